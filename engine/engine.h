@@ -1,0 +1,32 @@
+// The engine's front door: objects + policy + node inventory -> findings.
+// Pure: no I/O, no globals that change, no clock. Both front ends call this.
+#ifndef GPULINT_ENGINE_ENGINE_H_
+#define GPULINT_ENGINE_ENGINE_H_
+
+#include <string>
+#include <vector>
+
+#include "engine/finding.h"
+#include "engine/inventory.h"
+#include "engine/loader.h"
+#include "engine/policy.h"
+#include "engine/value.h"
+
+namespace gpulint {
+
+// The policy's node classes plus real nodes (from --nodes or the API server).
+Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes);
+
+// Findings for one object (not a List: see ForEachObject), honouring the
+// policy's rule settings, exempt namespaces and ignore annotations. `file` is
+// copied into each finding (empty for webhook input). Findings are ordered by
+// position, then rule name.
+std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,
+                              const Inventory& inventory);
+
+// The finding for a document that could not be read (rule "parse-error").
+Finding ParseErrorFinding(const Error& error);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_ENGINE_H_

@@ -1,0 +1,80 @@
+// Manifests in, documents out: one document at a time, so memory stays flat
+// whatever the size of the input.
+#ifndef GPULINT_ENGINE_LOADER_H_
+#define GPULINT_ENGINE_LOADER_H_
+
+#include <cstddef>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/finding.h"
+#include "engine/value.h"
+
+namespace gpulint {
+
+// Bounds that keep hostile input from taking time or memory without end.
+struct LoadLimits {
+  size_t max_depth = 256;                 // nesting of mappings/sequences
+  size_t max_alias_expansion = 100000;    // nodes created by expanding aliases, per document
+  size_t max_documents = 1000000;         // per stream
+  size_t max_document_bytes = 64u << 20;  // one document's source text
+  size_t max_scalar_bytes = 16u << 20;
+};
+
+// One document of a stream. `index` counts from 0 within its file; `start` is
+// where the document begins. When the document could not be read, `error` is
+// set (with its position) and `root` is null; the stream goes on with the next
+// document where the syntax allows it.
+struct Document {
+  std::string file;
+  size_t index = 0;
+  Mark start;
+  Value root;
+  bool ok = true;
+  Error error;
+};
+
+// Called for each document in order. Return false to stop early.
+using DocumentSink = std::function<bool(Document&&)>;
+
+// Reads a YAML stream (which includes JSON) from an open file descriptor,
+// streaming: documents are handed to `sink` as soon as each one ends. `name` is
+// the file name used in marks and errors ("<stdin>" for stdin). Returns false
+// only when the stream could not be read at all (I/O error), with *error set;
+// syntax errors are reported per document through the sink.
+bool LoadYamlFd(int fd, const std::string& name, const LoadLimits& limits,
+                const DocumentSink& sink, Error* error);
+// The same over text already in memory.
+bool LoadYamlString(std::string_view text, const std::string& name, const LoadLimits& limits,
+                    const DocumentSink& sink, Error* error);
+
+// Parses one JSON text (an AdmissionReview body) into a Value, refusing nesting
+// deeper than `max_depth` before recursing, duplicate keys, and invalid UTF-8.
+// Marks hold line/column of each value. On failure returns false with *error.
+bool ParseJson(std::string_view text, size_t max_depth, Value* out, Error* error);
+
+// `kind: List` (and *List kinds such as NodeList) hold objects in `items`:
+// calls `fn` for each item, or for `root` itself when it is not a list.
+void ForEachObject(const Value& root, const std::function<void(const Value&)>& fn);
+
+// Expands command-line paths into the files to read: a directory is walked
+// recursively for *.yaml, *.yml and *.json (sorted, symlink loops not
+// followed); "-" is stdin. Paths that cannot be used become errors.
+struct InputFile {
+  std::string path;  // "-" for stdin
+};
+std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
+                                   std::vector<Error>* errors);
+
+// Opens and streams one input (file or "-") through LoadYamlFd. Refuses
+// directories, FIFOs that do not end within limits, devices and unreadable files
+// with a clear error.
+bool LoadInput(const InputFile& input, const LoadLimits& limits, const DocumentSink& sink,
+               Error* error);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_LOADER_H_

@@ -1,0 +1,105 @@
+// The policy: node classes, reserved headroom, the VRAM resource, rule
+// severities and exemptions, and where each workload kind keeps its pods.
+// One YAML document, apiVersion gpulint.io/v1alpha1, kind Policy. Loading
+// validates everything, RE2 patterns included, once; a Policy is immutable and
+// safe to share between threads after that.
+#ifndef GPULINT_ENGINE_POLICY_H_
+#define GPULINT_ENGINE_POLICY_H_
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/finding.h"
+#include "engine/inventory.h"
+#include "engine/quantity.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace gpulint {
+
+// Headroom kept free on a node for one resource, on top of kubelet's own
+// reservation: fixed + percent of allocatable + per GPU on the node.
+struct Reserve {
+  Quantity fixed;
+  int64_t percent_milli = 0;  // percent × 1000, so "2.5%" is 2500
+  Quantity per_gpu;
+};
+
+// Where a kind keeps its pods. Paths are dotted field names; "*" matches every
+// value of a mapping or every item of a sequence, e.g.
+// "spec.pytorchReplicaSpecs.*.template" or "spec.workerGroupSpecs.*.template".
+// `templates` point at PodTemplateSpecs (metadata + spec); `pod_specs` point at
+// objects that are pod specs themselves (KServe predictors).
+struct WorkloadKind {
+  std::string group;  // API group, "" for core; "*" any
+  std::string kind;
+  std::vector<std::string> templates;
+  std::vector<std::string> pod_specs;
+};
+
+struct RuleSetting {
+  bool enabled = true;
+  std::optional<Severity> severity;  // overrides the rule's default
+};
+
+struct Mutations {
+  bool vram = true;
+  bool headroom = true;
+  bool hide_gpus = true;
+};
+
+class Policy {
+ public:
+  Policy();
+  ~Policy();
+  Policy(Policy&&) noexcept;
+  Policy& operator=(Policy&&) noexcept;
+
+  std::string name;
+  std::string vram_resource = "gpulint.io/vram";
+  std::string vram_annotation = "gpulint.io/vram";
+  std::string headroom_annotation = "gpulint.io/headroom-added";
+  std::vector<std::string> gpu_resources = {"nvidia.com/gpu"};
+  std::map<std::string, Reserve> reserved;  // by resource name: memory, cpu, ...
+  std::vector<NodeClass> node_classes;
+  std::vector<WorkloadKind> workloads;
+  std::map<std::string, RuleSetting> rules;
+  Mutations mutations;
+  std::vector<std::string> exempt_namespaces;
+  std::string ignore_annotation_prefix = "ignore.gpulint.io/";
+
+  // How to tell, with no node inventory, that a pod can reach a GPU node.
+  std::vector<std::string> gpu_taint_keys = {"nvidia.com/gpu"};
+  std::vector<std::string> gpu_node_label_keys;  // nodeSelector/affinity keys that select GPU nodes
+  bool MatchesCudaImage(std::string_view image) const;
+
+  const WorkloadKind* FindWorkload(std::string_view api_version, std::string_view kind) const;
+  // The effective setting for a rule (enabled, severity).
+  bool RuleEnabled(std::string_view rule) const;
+  Severity RuleSeverity(std::string_view rule, Severity fallback) const;
+  // Headroom to keep on `node` for `resource`.
+  Quantity ReservedOn(const std::string& resource, const NodeClass& node) const;
+
+  // Internal: compiled image patterns (set by the loader).
+  std::vector<std::unique_ptr<re2::RE2>> cuda_image_patterns;
+  std::vector<std::string> cuda_image_pattern_texts;
+};
+
+// Parses and validates a policy document. Errors carry the position of the
+// offending field ("policy.yaml:12:7: spec.reserved.memory.percent: ...").
+bool LoadPolicy(const Value& doc, const std::string& file, Policy* out, Error* error);
+bool LoadPolicyFile(const std::string& path, Policy* out, Error* error);
+bool LoadPolicyText(std::string_view text, const std::string& name, Policy* out, Error* error);
+// The policy compiled into both binaries (policies/default.yaml).
+std::string_view DefaultPolicyText();
+const Policy& DefaultPolicy();
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_POLICY_H_

@@ -1,0 +1,62 @@
+// A rule: its metadata and one check function. Rules live one per file under
+// engine/rules/ and are listed, explicitly, in engine/registry.cc.
+#ifndef GPULINT_ENGINE_RULE_H_
+#define GPULINT_ENGINE_RULE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/finding.h"
+#include "engine/inventory.h"
+#include "engine/policy.h"
+#include "engine/workload.h"
+
+namespace gpulint {
+
+struct RuleInfo {
+  const char* name;       // stable kebab-case id
+  Severity severity;      // default; the policy may override it
+  const char* title;      // one line
+  const char* rationale;  // why it matters (cites the incident where there is one)
+  const char* fix;        // what to do
+};
+
+// Everything a check may look at. Built once per object.
+struct ObjectContext {
+  const Value& object;
+  ObjectRef ref;
+  const std::string& file;
+  const Policy& policy;
+  const Inventory& inventory;
+  std::vector<PodInfo> pods;
+};
+
+// Collects one rule's findings for one object.
+class Reporter {
+ public:
+  Reporter(const RuleInfo& rule, Severity severity, const ObjectContext& ctx,
+           std::vector<Finding>* out)
+      : rule_(rule), severity_(severity), ctx_(ctx), out_(out) {}
+  // `at` gives the line/column (may be null: the object's own position).
+  void Report(const Value* at, std::string path, std::string message);
+
+ private:
+  const RuleInfo& rule_;
+  Severity severity_;
+  const ObjectContext& ctx_;
+  std::vector<Finding>* out_;
+};
+
+struct Rule {
+  RuleInfo info;
+  void (*check)(const ObjectContext& ctx, Reporter& out);
+};
+
+// All rules, in the order the registry lists them.
+const std::vector<const Rule*>& AllRules();
+const Rule* FindRule(std::string_view name);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_RULE_H_

@@ -1,0 +1,86 @@
+// Every workload's pods, found by the policy's template paths, with their
+// containers' resources parsed once so no rule cares whether a pod sits in a
+// Deployment, a CronJob or a PyTorchJob.
+#ifndef GPULINT_ENGINE_WORKLOAD_H_
+#define GPULINT_ENGINE_WORKLOAD_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/finding.h"
+#include "engine/inventory.h"
+#include "engine/policy.h"
+#include "engine/quantity.h"
+#include "engine/value.h"
+
+namespace gpulint {
+
+enum class ContainerRole { kInit, kSidecar, kApp };  // sidecar: init with restartPolicy Always
+const char* ContainerRoleName(ContainerRole r);    // "initContainer", "sidecar", "container"
+
+// A quantity as written in a resource list, with where it was written.
+struct ResourceEntry {
+  std::string name;    // "memory", "nvidia.com/gpu"
+  const Value* value;  // the node as written
+  std::string path;    // ...resources.limits.memory
+  bool valid = false;
+  Quantity quantity;   // as the API server stores it (milli-rounded); set when valid
+  QuantityError error; // set when not valid
+};
+
+struct ContainerInfo {
+  const Value* node = nullptr;
+  std::string path;  // spec.template.spec.containers[0]
+  ContainerRole role = ContainerRole::kApp;
+  std::string name;
+  std::string image;
+  std::vector<ResourceEntry> requests;
+  std::vector<ResourceEntry> limits;
+
+  const ResourceEntry* Request(std::string_view resource) const;
+  const ResourceEntry* Limit(std::string_view resource) const;
+  // The request the API server would default: requests[r], else limits[r]
+  // (valid entries only); zero when neither is set.
+  Quantity EffectiveRequest(std::string_view resource) const;
+  // Sum over the policy's GPU resources of the (valid) limit, else request.
+  Quantity GpuCount(const Policy& policy) const;
+  bool HasGpuLimit(const Policy& policy) const;
+  // The value of env var `name` when set with a plain value; nullptr otherwise.
+  const Value* Env(std::string_view name) const;
+};
+
+struct PodInfo {
+  const Value* metadata = nullptr;  // may be null (pod specs without a template)
+  const Value* spec = nullptr;
+  std::string path;  // path of the pod spec: "spec", "spec.template.spec", ...
+  std::vector<ContainerInfo> containers;
+  Placement placement;
+  // Candidate nodes of the inventory (all that pass nodeName, selector,
+  // affinity and taints).
+  std::vector<const NodeClass*> candidates;
+  bool can_reach_gpu_node = false;  // see Policy: inventory, else taints/labels/images
+  std::string gpu_reach_reason;     // why: "tolerates the nvidia.com/gpu taint", ...
+
+  // Kubernetes' effective pod request for `resource`: the larger of
+  // sum(app containers) + sum(sidecars) and, for each init container, its own
+  // request plus the sidecars started before it. Limits alike.
+  Quantity EffectiveRequest(std::string_view resource) const;
+  Quantity EffectiveLimit(std::string_view resource) const;
+  // Annotation on the pod template (or Pod), else nullptr.
+  const Value* Annotation(std::string_view key) const;
+  int64_t GpuCount(const Policy& policy) const;  // effective GPU request, whole GPUs
+};
+
+// The pods of `object` per the policy's workload table. Objects that carry no
+// pods yield none.
+std::vector<PodInfo> ExtractPods(const Value& object, const Policy& policy,
+                                 const Inventory& inventory);
+
+// "apps/v1" -> "apps"; "v1" -> "".
+std::string_view ApiGroupOf(std::string_view api_version);
+ObjectRef RefOf(const Value& object);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_WORKLOAD_H_
