@@ -77,7 +77,13 @@ class Value {
   std::vector<Member> members_;
 };
 
-const char* TypeName(Value::Type type);
+const char* TypeName(Value::Type type);  // "null", "bool", "int", "float", "string", ...
+
+// Compact JSON text of a value (strings escaped per RFC 8259, numbers and
+// bools as their text, mappings in member order).
+std::string ToJson(const Value& value);
+// Appends `s` as a JSON string literal, quotes included.
+void AppendJsonString(std::string_view s, std::string* out);
 
 }  // namespace gpulint
 

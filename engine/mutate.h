@@ -1,0 +1,49 @@
+// Mutations as RFC 6902 JSONPatch operations, produced by the engine: the
+// mutating webhook returns them, `gpulint fix` applies them to files.
+#ifndef GPULINT_ENGINE_MUTATE_H_
+#define GPULINT_ENGINE_MUTATE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/finding.h"
+#include "engine/inventory.h"
+#include "engine/policy.h"
+#include "engine/value.h"
+
+namespace gpulint {
+
+struct PatchOp {
+  std::string op;    // "add", "replace", "remove", "test"
+  std::string path;  // JSON pointer, "~" as "~0" and "/" as "~1"
+  Value value;       // unused for "remove"
+};
+
+// "/" + each segment escaped: PointerOf({"metadata","annotations","a/b"}) ==
+// "/metadata/annotations/a~1b".
+std::string EscapePointerSegment(std::string_view segment);
+
+// The mutations the policy enables, for one object (not a List):
+//  - VRAM: every GPU container gets the policy's VRAM resource (bytes,
+//    requests = limits) from the container or pod annotation, else GPU count ×
+//    VRAM per GPU of its candidate node classes, else the per-replica share on
+//    shared GPUs.
+//  - Headroom: GPU containers' memory request (and limit, where set) grows by the
+//    per-GPU headroom; an annotation records it so a second pass adds nothing.
+//  - Hide GPUs: containers with no GPU limit in a pod that can reach a GPU node
+//    get NVIDIA_VISIBLE_DEVICES=void unless they set it themselves.
+// Missing maps are created (resources, limits, annotations, env). Applying the
+// result and mutating again yields no operations.
+std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory);
+
+// JSON text of a patch: [{"op":"add","path":"...","value":...}, ...].
+std::string PatchToJson(const std::vector<PatchOp>& ops);
+
+// Applies `ops` to `doc` in order (RFC 6902 add/remove/replace/test). On
+// failure returns false with *error and leaves `doc` unchanged.
+bool ApplyPatch(const std::vector<PatchOp>& ops, Value* doc, Error* error);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_MUTATE_H_
