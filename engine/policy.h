@@ -46,6 +46,7 @@ struct WorkloadKind {
 struct RuleSetting {
   bool enabled = true;
   std::optional<Severity> severity;  // overrides the rule's default
+  Mark mark;  // where the policy names the rule, for an error when no rule has that name
 };
 
 struct Mutations {

@@ -20,6 +20,9 @@ struct RuleInfo {
   const char* title;      // one line
   const char* rationale;  // why it matters (cites the incident where there is one)
   const char* fix;        // what to do
+  // Optional: a short manifest excerpt that triggers the rule, shown by
+  // `gpulint explain` and in the generated catalogue. Null when absent.
+  const char* example = nullptr;
 };
 
 // Everything a check may look at. Built once per object.

@@ -1,0 +1,168 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "engine/loader.h"
+
+namespace gpulint {
+namespace {
+
+// strerror's text, lower-cased to sit after "file: " like the rest of our errors.
+std::string ErrnoText(int err) {
+  std::string text = strerror(err);
+  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] + 32);
+  return text;
+}
+
+bool HasManifestExtension(std::string_view name) {
+  for (std::string_view ext : {".yaml", ".yml", ".json"}) {
+    if (name.size() > ext.size() && name.substr(name.size() - ext.size()) == ext) return true;
+  }
+  return false;
+}
+
+std::string Join(const std::string& dir, const std::string& name) {
+  return !dir.empty() && dir.back() == '/' ? dir + name : dir + "/" + name;
+}
+
+// Sorted entry names of a directory, or false with errno's text.
+bool ReadDirectory(const std::string& path, std::vector<std::string>* names, std::string* error) {
+  DIR* dir = opendir(path.c_str());
+  if (dir == nullptr) {
+    *error = ErrnoText(errno);
+    return false;
+  }
+  while (const dirent* entry = readdir(dir)) {
+    std::string name = entry->d_name;
+    if (name != "." && name != "..") names->push_back(std::move(name));
+  }
+  closedir(dir);
+  std::sort(names->begin(), names->end());
+  return true;
+}
+
+// Depth first in name order, with an explicit stack; a directory reached
+// again (a symlink loop, or two links to one place) is not walked again.
+void WalkDirectory(const std::string& root, std::vector<InputFile>* files,
+                   std::vector<Error>* errors) {
+  std::set<std::pair<dev_t, ino_t>> visited;
+  struct Entry {
+    std::string path;
+    bool named;  // named on the command line: read whatever its extension
+  };
+  std::vector<Entry> stack = {{root, true}};
+  while (!stack.empty()) {
+    Entry entry = std::move(stack.back());
+    stack.pop_back();
+    struct stat st;
+    if (stat(entry.path.c_str(), &st) != 0) {
+      int err = errno;
+      if (entry.named || HasManifestExtension(entry.path)) {
+        errors->push_back(Error{entry.path, {}, ErrnoText(err)});
+      }
+      continue;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+      // Found in a directory: regular files only (a FIFO there would block).
+      if (entry.named || (S_ISREG(st.st_mode) && HasManifestExtension(entry.path))) {
+        files->push_back({entry.path});
+      }
+      continue;
+    }
+    if (!visited.insert({st.st_dev, st.st_ino}).second) continue;
+    std::vector<std::string> names;
+    std::string error;
+    if (!ReadDirectory(entry.path, &names, &error)) {
+      errors->push_back(Error{entry.path, {}, error});
+      continue;
+    }
+    for (auto it = names.rbegin(); it != names.rend(); ++it) {
+      stack.push_back({Join(entry.path, *it), false});
+    }
+  }
+}
+
+// Why a file of this type cannot be read as a manifest, or "" when it can.
+std::string RefusedType(mode_t mode) {
+  if (S_ISDIR(mode)) return "is a directory";
+  if (S_ISCHR(mode)) return "is a character device, not a file";
+  if (S_ISBLK(mode)) return "is a block device, not a file";
+  if (S_ISSOCK(mode)) return "is a socket, not a file";
+  return "";
+}
+
+}  // namespace
+
+std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
+                                   std::vector<Error>* errors) {
+  std::vector<InputFile> files;
+  for (const std::string& path : paths) {
+    if (path == "-") {
+      files.push_back({path});
+    } else {
+      WalkDirectory(path, &files, errors);
+    }
+  }
+  return files;
+}
+
+bool LoadInput(const InputFile& input, const LoadLimits& limits, const DocumentSink& sink,
+               Error* error) {
+  if (input.path == "-") {
+    // A terminal or /dev/zero on stdin is allowed: the document size limit
+    // ends endless input.
+    struct stat st;
+    if (fstat(0, &st) == 0 && S_ISDIR(st.st_mode)) {
+      *error = Error{"<stdin>", {}, "is a directory"};
+      return false;
+    }
+    return LoadYamlFd(0, "<stdin>", limits, sink, error);
+  }
+  // Look before opening: opening a device can block or have effects.
+  struct stat st;
+  if (stat(input.path.c_str(), &st) != 0) {
+    *error = Error{input.path, {}, ErrnoText(errno)};
+    return false;
+  }
+  std::string refused = RefusedType(st.st_mode);
+  if (!refused.empty()) {
+    *error = Error{input.path, {}, refused};
+    return false;
+  }
+  int fd = open(input.path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    *error = Error{input.path, {}, ErrnoText(errno)};
+    return false;
+  }
+  // The path may have been replaced between stat and open.
+  if (fstat(fd, &st) != 0 || !(refused = RefusedType(st.st_mode)).empty()) {
+    *error = Error{input.path, {}, refused.empty() ? ErrnoText(errno) : refused};
+    close(fd);
+    return false;
+  }
+  bool ok = LoadYamlFd(fd, input.path, limits, sink, error);
+  close(fd);
+  return ok;
+}
+
+void ForEachObject(const Value& root, const std::function<void(const Value&)>& fn) {
+  std::string_view kind = root.StringAt("kind");
+  const Value* items = root.Find("items");
+  if (kind.size() >= 4 && kind.substr(kind.size() - 4) == "List" && items != nullptr &&
+      items->is_sequence()) {
+    for (const Value& item : items->items()) fn(item);
+    return;
+  }
+  fn(root);
+}
+
+}  // namespace gpulint

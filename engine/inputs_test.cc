@@ -1,0 +1,184 @@
+#include <fcntl.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "engine/loader.h"
+
+namespace gpulint {
+namespace {
+
+// A temporary directory, removed with everything in it.
+class TempDir {
+ public:
+  TempDir() {
+    char pattern[] = "/tmp/gpulint-inputs-XXXXXX";
+    REQUIRE(mkdtemp(pattern) != nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  const std::string& path() const { return path_; }
+  std::string Write(const std::string& name, const std::string& text) const {
+    std::string p = path_ + "/" + name;
+    std::ofstream(p) << text;
+    return p;
+  }
+  std::string Mkdir(const std::string& name) const {
+    std::string p = path_ + "/" + name;
+    REQUIRE(mkdir(p.c_str(), 0755) == 0);
+    return p;
+  }
+
+ private:
+  std::string path_;
+};
+
+std::vector<std::string> Paths(const std::vector<InputFile>& files, const std::string& prefix) {
+  std::vector<std::string> out;
+  for (const InputFile& f : files) {
+    out.push_back(f.path.substr(0, prefix.size()) == prefix ? f.path.substr(prefix.size())
+                                                             : f.path);
+  }
+  return out;
+}
+
+struct Result {
+  bool ok = false;
+  Error error;
+  std::vector<std::string> docs;  // JSON of each document, or its error
+};
+
+Result Load(const std::string& path) {
+  Result r;
+  r.ok = LoadInput({path}, {},
+                   [&](Document&& d) {
+                     r.docs.push_back(d.ok ? ToJson(d.root) : d.error.ToString());
+                     return true;
+                   },
+                   &r.error);
+  return r;
+}
+
+TEST_CASE("ExpandPaths: directories, sorted, loops not followed", "[inputs]") {
+  TempDir dir;
+  dir.Write("b.yaml", "");
+  dir.Write("a.yml", "");
+  dir.Write("c.json", "");
+  dir.Write("notes.txt", "");
+  dir.Write("yaml", "");
+  dir.Mkdir("sub");
+  dir.Write("sub/z.yaml", "");
+  dir.Mkdir("sub/deeper");
+  dir.Write("sub/deeper/x.yml", "");
+  REQUIRE(symlink("..", (dir.path() + "/sub/loop").c_str()) == 0);
+  REQUIRE(symlink("sub", (dir.path() + "/sub2").c_str()) == 0);
+  REQUIRE(symlink("missing", (dir.path() + "/dangling.yaml").c_str()) == 0);
+  REQUIRE(mkfifo((dir.path() + "/fifo.yaml").c_str(), 0644) == 0);
+  std::string other = dir.Write("other.txt", "");
+
+  std::vector<Error> errors;
+  std::vector<InputFile> files =
+      ExpandPaths({dir.path(), "-", other, dir.path() + "/nope.yaml"}, &errors);
+  // sub2 links to a directory already walked; sub/loop back to the root.
+  CHECK(Paths(files, dir.path()) == std::vector<std::string>{
+                                        "/a.yml",
+                                        "/b.yaml",
+                                        "/c.json",
+                                        "/sub/deeper/x.yml",
+                                        "/sub/z.yaml",
+                                        "-",
+                                        "/other.txt",
+                                    });
+  REQUIRE(errors.size() == 2);
+  CHECK(errors[0].ToString() == dir.path() + "/dangling.yaml: no such file or directory");
+  CHECK(errors[1].ToString() == dir.path() + "/nope.yaml: no such file or directory");
+}
+
+TEST_CASE("LoadInput: a regular file and an empty one", "[inputs]") {
+  TempDir dir;
+  Result r = Load(dir.Write("pods.yaml", "a: 1\n---\nb: [\n---\nc: 3\n"));
+  CHECK(r.ok);
+  CHECK(r.docs == std::vector<std::string>{
+                      R"({"a":1})",
+                      dir.path() + "/pods.yaml:4:1: did not find expected node content "
+                                   "before the end of the document",
+                      R"({"c":3})",
+                  });
+  Result empty = Load(dir.Write("empty.yaml", ""));
+  CHECK(empty.ok);
+  CHECK(empty.docs.empty());
+}
+
+TEST_CASE("LoadInput: what is not a file", "[inputs]") {
+  TempDir dir;
+  Result d = Load(dir.path());
+  CHECK_FALSE(d.ok);
+  CHECK(d.error.ToString() == dir.path() + ": is a directory");
+
+  Result zero = Load("/dev/zero");
+  CHECK_FALSE(zero.ok);
+  CHECK(zero.error.ToString() == "/dev/zero: is a character device, not a file");
+  CHECK(zero.docs.empty());
+
+  Result missing = Load(dir.path() + "/nope.yaml");
+  CHECK_FALSE(missing.ok);
+  CHECK(missing.error.ToString() == dir.path() + "/nope.yaml: no such file or directory");
+}
+
+TEST_CASE("LoadInput: an unreadable file", "[inputs]") {
+  TempDir dir;
+  std::string path = dir.Write("secret.yaml", "a: 1\n");
+  REQUIRE(chmod(path.c_str(), 0) == 0);
+  Result r = Load(path);
+  if (geteuid() == 0) {
+    SUCCEED("root reads any file: nothing to refuse");
+    return;
+  }
+  CHECK_FALSE(r.ok);
+  CHECK(r.error.ToString() == path + ": permission denied");
+}
+
+TEST_CASE("LoadInput: a FIFO, as process substitution gives", "[inputs]") {
+  TempDir dir;
+  std::string fifo = dir.path() + "/in.yaml";
+  REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
+  std::thread writer([&] { std::ofstream(fifo) << "kind: Pod\n---\nkind: Node\n"; });
+  Result r = Load(fifo);
+  writer.join();
+  CHECK(r.ok);
+  CHECK(r.docs == std::vector<std::string>{R"({"kind":"Pod"})", R"({"kind":"Node"})"});
+}
+
+TEST_CASE("ForEachObject: lists and single objects", "[inputs]") {
+  auto kinds = [](const std::string& yaml) {
+    std::vector<std::string> out;
+    Error error;
+    LoadYamlString(yaml, "m.yaml", {},
+                   [&](Document&& d) {
+                     ForEachObject(d.root, [&](const Value& v) {
+                       out.push_back(std::string(v.StringAt("kind", "?")));
+                     });
+                     return true;
+                   },
+                   &error);
+    return out;
+  };
+  CHECK(kinds("kind: List\nitems: [{kind: Pod}, {kind: Service}]\n") ==
+        std::vector<std::string>{"Pod", "Service"});
+  CHECK(kinds("kind: NodeList\nitems: [{kind: Node}]\n") == std::vector<std::string>{"Node"});
+  CHECK(kinds("kind: List\nitems: []\n").empty());
+  CHECK(kinds("kind: Pod\nitems: [{kind: X}]\n") == std::vector<std::string>{"Pod"});
+  CHECK(kinds("kind: List\nitems: {kind: X}\n") == std::vector<std::string>{"List"});
+  CHECK(kinds("kind: List\n") == std::vector<std::string>{"List"});
+  CHECK(kinds("- kind: Pod\n") == std::vector<std::string>{"?"});
+}
+
+}  // namespace
+}  // namespace gpulint

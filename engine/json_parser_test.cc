@@ -1,0 +1,193 @@
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include "engine/loader.h"
+#include "engine/value.h"
+
+namespace gpulint {
+namespace {
+
+// ParseJson's result as compact JSON, or "error <message>".
+std::string Parse(std::string_view text, size_t max_depth = 256) {
+  Value v;
+  Error error;
+  if (!ParseJson(text, max_depth, &v, &error)) return "error " + error.ToString();
+  return ToJson(v);
+}
+
+TEST_CASE("ParseJson: values and the text of numbers", "[json]") {
+  CHECK(Parse(R"({"a": [1.50, -0, 1E+3, 18446744073709551615, 123456789012345678901234567890,
+                  true, false, null, "x"], "b": {}, "c": []})") ==
+        R"({"a":[1.50,0,1E+3,18446744073709551615,123456789012345678901234567890,)"
+        R"(true,false,null,"x"],"b":{},"c":[]})");
+  Value v;
+  Error error;
+  REQUIRE(ParseJson(R"({"n": -12, "f": 2.5e-3, "u": 18446744073709551615, "s": "é"})", 10, &v,
+                    &error));
+  CHECK(v.Find("n")->type() == Value::Type::kInt);
+  CHECK(v.Find("n")->text() == "-12");
+  CHECK(v.Find("f")->type() == Value::Type::kFloat);
+  CHECK(v.Find("f")->text() == "2.5e-3");
+  CHECK(v.Find("u")->type() == Value::Type::kInt);
+  CHECK(v.Find("s")->text() == "\xC3\xA9");
+  // Webhook findings carry JSON paths: values have no line/column.
+  CHECK(v.Find("n")->mark().line == 0);
+  CHECK(v.mark().column == 0);
+}
+
+TEST_CASE("ParseJson: nesting is refused before it is built", "[json]") {
+  const size_t kDeep = 100000;
+  CHECK(Parse(std::string(kDeep, '[') + std::string(kDeep, ']'), 100) ==
+        "error nesting is deeper than 100 levels");
+  std::string objects;
+  for (size_t i = 0; i < kDeep; ++i) objects += R"({"a":)";
+  objects += "1" + std::string(kDeep, '}');
+  CHECK(Parse(objects, 100) == "error nesting is deeper than 100 levels");
+  CHECK(Parse("[[[1]]]", 3) == "[[[1]]]");
+  CHECK(Parse("[[[[1]]]]", 3) == "error nesting is deeper than 3 levels");
+}
+
+TEST_CASE("ParseJson: duplicate keys", "[json]") {
+  CHECK(Parse(R"({"a": 1, "a": 2})") == R"(error duplicate key "a" at /a)");
+  CHECK(Parse(R"({"m": {"k": [0, {"x": 1, "x": 2}]}})") ==
+        R"(error duplicate key "x" at /m/k/1/x)");
+  CHECK(Parse(R"({"a~/b": {"c": 1, "c": 2}})") == R"(error duplicate key "c" at /a~0~1b/c)");
+  std::string large = "{";
+  for (int i = 0; i < 40; ++i) large += "\"k" + std::to_string(i) + "\": 0, ";
+  CHECK(Parse(large + "\"k39\": 1}") == R"(error duplicate key "k39" at /k39)");
+  CHECK(Parse(large + "\"k40\": 1}").substr(0, 8) == R"({"k0":0)");
+}
+
+TEST_CASE("ParseJson: text that is not JSON", "[json]") {
+  struct Case {
+    std::string text;
+    const char* error;
+  };
+  const Case cases[] = {
+      {"[\"\xC3\"]",
+       "error 1:4: syntax error while parsing value - invalid string: ill-formed UTF-8 byte; "
+       "last read: '\"\xC3\"'"},
+      {R"(["\ud800"])",
+       "error 1:9: syntax error while parsing value - invalid string: surrogate U+D800..U+DBFF "
+       "must be followed by U+DC00..U+DFFF; last read: '\"\\ud800\"'"},
+      {R"(["\udc00"])",
+       "error 1:8: syntax error while parsing value - invalid string: surrogate U+DC00..U+DFFF "
+       "must follow U+D800..U+DBFF; last read: '\"\\udc00'"},
+      {std::string("{\"a\0b\": 1}", 10),
+       "error 1:4: syntax error while parsing object key - invalid string: control character "
+       "U+0000 (NUL) must be escaped to \\u0000; last read: '\"a<U+0000>'"},
+      {"{\n  \"a\": 1x}",
+       "error 2:9: syntax error while parsing object - invalid literal; last read: '1x'; "
+       "expected '}'"},
+      {"", "error 1:1: syntax error while parsing value - unexpected end of input; expected '[', "
+           "'{', or a literal"},
+      {"[1] 2",
+       "error 1:5: syntax error while parsing value - unexpected number literal; expected end "
+       "of input"},
+      {"{'a': 1}",
+       "error 1:2: syntax error while parsing object key - invalid literal; last read: '{''; "
+       "expected string literal"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    CHECK(Parse(c.text) == c.error);
+  }
+}
+
+TEST_CASE("ParseJson: escaped NUL in keys and strings is kept", "[json]") {
+  Value v;
+  Error error;
+  REQUIRE(ParseJson(R"({"a\u0000b": "x\u0000"})", 10, &v, &error));
+  REQUIRE(v.members().size() == 1);
+  CHECK(v.members()[0].first == std::string("a\0b", 3));
+  CHECK(v.members()[0].second.text() == std::string("x\0", 2));
+  CHECK(ToJson(v) == R"({"a\u0000b":"x\u0000"})");
+}
+
+TEST_CASE("ToJson: round trips", "[json]") {
+  for (const char* text : {
+           R"({"kind":"Pod","spec":{"containers":[{"name":"a","args":["-x",""]}]}})",
+           R"([1,-2,3.25,1e-7,true,false,null,{},[],"\"\\\/"])",
+           R"({"ctl":"\u0001\b\f\n\r\t\u001f","utf8":"é😀"})",
+       }) {
+    INFO(text);
+    std::string once = Parse(text);
+    CHECK(Parse(once) == once);
+  }
+  CHECK(Parse(R"(["\/", "\u00e9", "\ud83d\ude00", "\u007f"])") == "[\"/\",\"é\",\"😀\",\"\x7f\"]");
+}
+
+TEST_CASE("ToJson: YAML numbers JSON cannot spell", "[json]") {
+  struct Case {
+    Value::Type type;
+    const char* text;
+    const char* json;
+  };
+  const Case cases[] = {
+      {Value::Type::kFloat, "1.5", "1.5"},
+      {Value::Type::kFloat, "1e3", "1e3"},
+      {Value::Type::kFloat, ".5", "0.5"},
+      {Value::Type::kFloat, "-.5", "-0.5"},
+      {Value::Type::kFloat, "+1.5", "1.5"},
+      {Value::Type::kFloat, "1.", "1"},
+      {Value::Type::kFloat, "007.50", "7.50"},
+      {Value::Type::kFloat, "08", "8"},
+      {Value::Type::kFloat, "+9223372036854775808", "9223372036854775808"},
+      {Value::Type::kFloat, ".5E+3", "0.5E+3"},
+      {Value::Type::kFloat, ".inf", "\".inf\""},
+      {Value::Type::kFloat, "-.Inf", "\"-.Inf\""},
+      {Value::Type::kFloat, ".nan", "\".nan\""},
+      {Value::Type::kInt, "16", "16"},
+      {Value::Type::kInt, "", "\"\""},
+      {Value::Type::kBool, "true", "true"},
+      {Value::Type::kBool, "yes", "\"yes\""},
+      {Value::Type::kNull, "", "null"},
+      {Value::Type::kString, "12", "\"12\""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    CHECK(ToJson(Value::Scalar(c.type, c.text)) == c.json);
+  }
+}
+
+TEST_CASE("AppendJsonString: RFC 8259 escaping", "[json]") {
+  std::string out = "x=";
+  AppendJsonString(std::string("a\"b\\c\x01\x1f\x7f\0d", 10), &out);
+  CHECK(out == "x=\"a\\\"b\\\\c\\u0001\\u001f\x7f\\u0000d\"");
+  // Bytes that are not UTF-8 cannot be JSON text: replaced as Go's encoder does.
+  out.clear();
+  AppendJsonString("ok \xC3\xA9 \xFF \xC3 \xED\xA0\x80 \xF0\x9F\x98\x80", &out);
+  CHECK(out == "\"ok \xC3\xA9 \\ufffd \\ufffd \\ufffd\\ufffd\\ufffd \xF0\x9F\x98\x80\"");
+}
+
+TEST_CASE("ToJson: deep trees need no deep stack", "[json]") {
+  const size_t kDeep = 200000;
+  Value root(Value::Type::kSequence);
+  Value* v = &root;
+  for (size_t i = 0; i < kDeep; ++i) {
+    v->mutable_items().emplace_back(Value::Type::kSequence);
+    v = &v->mutable_items().back();
+  }
+  std::string json = ToJson(root);
+  CHECK(json == std::string(kDeep + 1, '[') + std::string(kDeep + 1, ']'));
+  // Taken apart one level at a time: ~Value itself recurses.
+  while (!root.items().empty()) {
+    Value next = std::move(root.mutable_items().back());
+    root = std::move(next);
+  }
+}
+
+TEST_CASE("TypeName", "[json]") {
+  CHECK(std::string(TypeName(Value::Type::kNull)) == "null");
+  CHECK(std::string(TypeName(Value::Type::kBool)) == "bool");
+  CHECK(std::string(TypeName(Value::Type::kInt)) == "int");
+  CHECK(std::string(TypeName(Value::Type::kFloat)) == "float");
+  CHECK(std::string(TypeName(Value::Type::kString)) == "string");
+  CHECK(std::string(TypeName(Value::Type::kSequence)) == "sequence");
+  CHECK(std::string(TypeName(Value::Type::kMapping)) == "mapping");
+}
+
+}  // namespace
+}  // namespace gpulint

@@ -1,0 +1,583 @@
+#include "engine/policy.h"
+
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/loader.h"
+#include "engine/path.h"
+#include "engine/policy_decoder.h"
+
+#ifndef GPULINT_SOURCE_DIR
+#define GPULINT_SOURCE_DIR "."
+#endif
+
+namespace gpulint {
+namespace {
+
+const std::string kPolicies = std::string(GPULINT_SOURCE_DIR) + "/testdata/policies/";
+
+Quantity Q(std::string_view text) {
+  Quantity q;
+  QuantityError error;
+  INFO(text);
+  REQUIRE(Quantity::Parse(text, &q, &error));
+  return q;
+}
+
+// "policy.yaml:L:C: message", or "" when the policy loads.
+std::string LoadError(const std::string& text) {
+  Policy p;
+  Error error;
+  if (LoadPolicyText(text, "policy.yaml", &p, &error)) return "";
+  return error.ToString();
+}
+
+Policy MustLoad(const std::string& text) {
+  Policy p;
+  Error error;
+  bool ok = LoadPolicyText(text, "policy.yaml", &p, &error);
+  INFO(error.ToString());
+  REQUIRE(ok);
+  return p;
+}
+
+const std::string kHeader = "apiVersion: gpulint.io/v1alpha1\nkind: Policy\n";
+
+// The V100 node of incident 1: MemTotal 527787256 kB, 4 GPUs.
+NodeClass V100Node() {
+  NodeClass node;
+  node.name = "v100-4x";
+  node.source = "policy";
+  node.allocatable["memory"] = Q("527787256Ki");
+  node.allocatable["cpu"] = Q("48");
+  node.allocatable["nvidia.com/gpu"] = Q("4");
+  node.gpu.count = 4;
+  return node;
+}
+
+TEST_CASE("the default policy loads and holds the documented defaults", "[policy]") {
+  const Policy& p = DefaultPolicy();
+  CHECK(p.name == "default");
+  CHECK(p.vram_resource == "gpulint.io/vram");
+  CHECK(p.vram_annotation == "gpulint.io/vram");
+  CHECK(p.headroom_annotation == "gpulint.io/headroom-added");
+  CHECK(p.gpu_resources == std::vector<std::string>{"nvidia.com/gpu"});
+  CHECK(p.gpu_taint_keys == std::vector<std::string>{"nvidia.com/gpu"});
+  CHECK(p.node_classes.empty());
+  CHECK(p.exempt_namespaces.empty());
+  CHECK(p.ignore_annotation_prefix == "ignore.gpulint.io/");
+  CHECK(p.rules.empty());
+  CHECK(p.mutations.vram);
+  CHECK(p.mutations.headroom);
+  CHECK(p.mutations.hide_gpus);
+  REQUIRE(p.reserved.count("memory") == 1);
+  const Reserve& memory = p.reserved.at("memory");
+  CHECK(memory.fixed == Q("1Gi"));
+  CHECK(memory.percent_milli == 5000);
+  CHECK(memory.per_gpu == Q("8Gi"));
+  CHECK(p.reserved.size() == 1);
+  for (const char* key : {"nvidia.com/gpu.present", "cloud.google.com/gke-accelerator", "gpus"}) {
+    INFO(key);
+    CHECK(std::find(p.gpu_node_label_keys.begin(), p.gpu_node_label_keys.end(), key) !=
+          p.gpu_node_label_keys.end());
+  }
+  CHECK(p.cuda_image_patterns.size() == p.cuda_image_pattern_texts.size());
+  CHECK(p.cuda_image_patterns.size() == 5);
+}
+
+TEST_CASE("the compiled-in text is policies/default.yaml", "[policy]") {
+  std::vector<Document> docs;
+  Error error;
+  REQUIRE(LoadInput(InputFile{std::string(GPULINT_SOURCE_DIR) + "/policies/default.yaml"},
+                    LoadLimits{}, [&](Document&& d) { docs.push_back(std::move(d)); return true; },
+                    &error));
+  std::vector<Document> compiled;
+  REQUIRE(LoadYamlString(DefaultPolicyText(), "<default>", LoadLimits{},
+                         [&](Document&& d) { compiled.push_back(std::move(d)); return true; },
+                         &error));
+  REQUIRE(docs.size() == 1);
+  REQUIRE(compiled.size() == 1);
+  CHECK(ToJson(docs[0].root) == ToJson(compiled[0].root));
+}
+
+// Incident 1: a 500Gi job on the V100 node hung it; 440G is what fits.
+TEST_CASE("default reserve denies incident 1's 500Gi job and passes 440G", "[policy][reserved]") {
+  const Policy& p = DefaultPolicy();
+  NodeClass node = V100Node();
+  Quantity allocatable = node.allocatable["memory"];
+  CHECK(allocatable == Quantity::FromInt(540454150144));
+  // 1Gi + ceil(5% of 540454150144 = 27022707507.2) + 4 × 8Gi
+  Quantity reserved = p.ReservedOn("memory", node);
+  CHECK(reserved == Quantity::FromInt(1073741824 + 27022707508 + 4 * 8589934592));
+  Quantity room = allocatable - reserved;
+  CHECK(room == Quantity::FromInt(477997962444));
+  CHECK(Q("500Gi") == Quantity::FromInt(536870912000));
+  CHECK(Q("500Gi") > room);
+  CHECK(Q("440G") <= room);
+  // Without the per-GPU share, 500Gi would still be refused by the 5% alone,
+  // but 478G would pass: the per-GPU term is what a 4-GPU node adds.
+  NodeClass no_gpus = node;
+  no_gpus.gpu.count = 0;
+  CHECK(p.ReservedOn("memory", no_gpus) == Quantity::FromInt(1073741824 + 27022707508));
+}
+
+TEST_CASE("ReservedOn: fixed, rounded-up percent and per GPU, per resource", "[policy][reserved]") {
+  Policy p = MustLoad(kHeader + R"(spec:
+  reserved:
+    cpu: {fixed: 500m, percent: 2.5}
+    nvidia.com/gpu: {fixed: 1}
+    ephemeral-storage: {percent: 0.001}
+)");
+  NodeClass node = V100Node();
+  node.allocatable["cpu"] = Q("95690m");
+  node.allocatable["ephemeral-storage"] = Q("1001");
+  // 2.5% of 95690m = 2392.25m, rounded up to the millicore.
+  CHECK(p.ReservedOn("cpu", node) == Q("2893m"));
+  CHECK(p.ReservedOn("nvidia.com/gpu", node) == Q("1"));
+  // 0.001% of 1001 B = 0.01001 B, rounded up to a whole byte.
+  CHECK(p.ReservedOn("ephemeral-storage", node) == Q("1"));
+  // Layered: the default memory reserve is still there.
+  CHECK(p.ReservedOn("memory", node) == DefaultPolicy().ReservedOn("memory", node));
+  CHECK(p.ReservedOn("pods", node).is_zero());
+  // A node without the resource in allocatable keeps only fixed + per GPU.
+  node.allocatable.erase("memory");
+  CHECK(p.ReservedOn("memory", node) == Q("1Gi") + Q("8Gi") * 4);
+}
+
+TEST_CASE("a reserve entry replaces the default's entry whole", "[policy][reserved]") {
+  Policy p = MustLoad(kHeader + "spec:\n  reserved:\n    memory: {fixed: 2Gi}\n");
+  const Reserve& memory = p.reserved.at("memory");
+  CHECK(memory.fixed == Q("2Gi"));
+  CHECK(memory.percent_milli == 0);
+  CHECK(memory.per_gpu.is_zero());
+}
+
+TEST_CASE("percent takes up to three decimals", "[policy][reserved]") {
+  struct Case {
+    const char* text;
+    int64_t milli;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"0", 0}, {"5", 5000}, {"2.5", 2500}, {"2.50", 2500}, {"0.125", 125}, {"100", 100000},
+           {"100.0", 100000}}) {
+    INFO(c.text);
+    Policy p = MustLoad(kHeader + "spec:\n  reserved:\n    memory: {percent: " + c.text + "}\n");
+    CHECK(p.reserved.at("memory").percent_milli == c.milli);
+  }
+}
+
+TEST_CASE("a policy file with node classes, rules and workloads", "[policy]") {
+  Policy p;
+  Error error;
+  bool ok = LoadPolicyFile(kPolicies + "v100.yaml", &p, &error);
+  INFO(error.ToString());
+  REQUIRE(ok);
+  CHECK(p.name == "v100-cluster");
+  REQUIRE(p.node_classes.size() == 3);
+
+  const NodeClass& v100 = p.node_classes[0];
+  CHECK(v100.name == "v100-4x");
+  CHECK(v100.source == "policy");
+  CHECK(v100.labels.at("gpus") == "true");
+  REQUIRE(v100.taints.size() == 1);
+  CHECK(v100.taints[0].key == "nvidia.com/gpu");
+  CHECK(v100.taints[0].value == "present");
+  CHECK(v100.taints[0].effect == "NoSchedule");
+  CHECK(v100.allocatable.at("memory") == Q("527787256Ki"));
+  CHECK(v100.allocatable.at("pods") == Q("110"));
+  CHECK(v100.gpu.model == "Tesla-V100-SXM2-32GB");
+  CHECK(v100.gpu.count == 4);
+  CHECK(v100.gpu.vram_per_gpu == Q("32Gi"));
+  CHECK(v100.gpu.sharing == GpuSharing::kNone);
+  CHECK(v100.gpu.replicas == 1);
+
+  // No count: 4 time-sliced replicas of nvidia.com/gpu are one physical T4.
+  const NodeClass& t4 = p.node_classes[1];
+  CHECK(t4.gpu.count == 1);
+  CHECK(t4.gpu.replicas == 4);
+  CHECK(t4.gpu.sharing == GpuSharing::kTimeSlicing);
+
+  const NodeClass& cpu = p.node_classes[2];
+  CHECK_FALSE(cpu.has_gpu());
+  CHECK(cpu.allocatable.count("nvidia.com/gpu") == 0);
+
+  CHECK(p.reserved.at("cpu").percent_milli == 2500);
+  CHECK(p.reserved.count("memory") == 1);  // kept from the default
+  CHECK(p.exempt_namespaces == std::vector<std::string>{"kube-system"});
+  CHECK_FALSE(p.RuleEnabled("removed-annotation"));
+  CHECK(p.RuleEnabled("gpu-visibility-bypass"));
+  CHECK(p.RuleSeverity("gpu-visibility-bypass", Severity::kError) == Severity::kInfo);
+  CHECK(p.RuleSeverity("removed-annotation", Severity::kWarning) == Severity::kWarning);
+  CHECK(p.RuleSeverity("no-such-rule", Severity::kWarning) == Severity::kWarning);
+  CHECK(p.RuleEnabled("no-such-rule"));
+  // Marks let the caller point at a rule name no rule has.
+  CHECK(p.rules.at("gpu-visibility-bypass").mark.line == 24);
+  CHECK(p.rules.at("removed-annotation").mark.line == 25);
+}
+
+TEST_CASE("a count without the GPU resource fills allocatable", "[policy]") {
+  Policy p = MustLoad(kHeader + R"(spec:
+  nodeClasses:
+  - name: mps
+    gpu: {count: 2, sharing: mps, replicas: 10}
+)");
+  REQUIRE(p.node_classes.size() == 1);
+  CHECK(p.node_classes[0].allocatable.at("nvidia.com/gpu") == Q("20"));
+  CHECK(p.node_classes[0].gpu.sharing == GpuSharing::kMps);
+}
+
+TEST_CASE("user workloads add to and override the default table", "[policy][workloads]") {
+  Policy p;
+  Error error;
+  REQUIRE(LoadPolicyFile(kPolicies + "v100.yaml", &p, &error));
+  CHECK(p.workloads.size() == DefaultPolicy().workloads.size() + 1);
+
+  const WorkloadKind* pytorch = p.FindWorkload("kubeflow.org/v1", "PyTorchJob");
+  REQUIRE(pytorch);
+  CHECK(pytorch->templates == std::vector<std::string>{"spec.replicas.*.template"});
+  const WorkloadKind* custom = p.FindWorkload("example.com/v2", "TrainingTask");
+  REQUIRE(custom);
+  CHECK(custom->templates == std::vector<std::string>{"spec.workers.*.podTemplate"});
+  // An entry with no paths turns the kind off.
+  const WorkloadKind* ray = p.FindWorkload("ray.io/v1", "RayService");
+  REQUIRE(ray);
+  CHECK(ray->templates.empty());
+  CHECK(ray->pod_specs.empty());
+  // Untouched defaults stay.
+  REQUIRE(p.FindWorkload("ray.io/v1", "RayCluster"));
+  CHECK(p.FindWorkload("ray.io/v1", "RayCluster")->templates.size() == 2);
+}
+
+TEST_CASE("FindWorkload matches by API group and kind", "[policy][workloads]") {
+  struct Case {
+    const char* api_version;
+    const char* kind;
+    std::vector<std::string> templates;  // empty: not found
+  };
+  const Policy& p = DefaultPolicy();
+  for (const Case& c : std::vector<Case>{
+           {"v1", "Pod", {""}},
+           {"v1", "PodTemplate", {"template"}},
+           {"v1", "ReplicationController", {"spec.template"}},
+           {"apps/v1", "Deployment", {"spec.template"}},
+           {"apps/v1beta2", "StatefulSet", {"spec.template"}},
+           {"extensions/v1beta1", "DaemonSet", {"spec.template"}},
+           {"batch/v1", "Job", {"spec.template"}},
+           {"batch/v1beta1", "CronJob", {"spec.jobTemplate.spec.template"}},
+           {"batch.volcano.sh/v1alpha1", "Job", {"spec.tasks.*.template"}},
+           {"kubeflow.org/v1", "TFJob", {"spec.tfReplicaSpecs.*.template"}},
+           {"kubeflow.org/v2beta1", "MPIJob", {"spec.mpiReplicaSpecs.*.template", "spec.template"}},
+           {"ray.io/v1", "RayJob",
+            {"spec.rayClusterSpec.headGroupSpec.template",
+             "spec.rayClusterSpec.workerGroupSpecs.*.template"}},
+           {"jobset.x-k8s.io/v1alpha2", "JobSet", {"spec.replicatedJobs.*.template.spec.template"}},
+           {"leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet",
+            {"spec.leaderWorkerTemplate.leaderTemplate", "spec.leaderWorkerTemplate.workerTemplate"}},
+           {"v1", "Service", {}},
+           {"example.com/v1", "Pod", {}},   // a CRD named Pod is not a Pod
+           {"apps/v1", "Job", {}},
+           {"v1", "pod", {}},               // kinds are case-sensitive
+       }) {
+    INFO(c.api_version << " " << c.kind);
+    const WorkloadKind* w = p.FindWorkload(c.api_version, c.kind);
+    if (c.templates.empty()) {
+      CHECK(w == nullptr);
+    } else {
+      REQUIRE(w);
+      CHECK(w->templates == c.templates);
+    }
+  }
+  const WorkloadKind* isvc = p.FindWorkload("serving.kserve.io/v1beta1", "InferenceService");
+  REQUIRE(isvc);
+  CHECK(isvc->templates.empty());
+  CHECK(isvc->pod_specs ==
+        std::vector<std::string>{"spec.predictor", "spec.transformer", "spec.explainer"});
+}
+
+// Pod specs anywhere under `v`: mappings with a containers list.
+int CountPodSpecs(const Value& v) {
+  int n = v.is_mapping() && v.Find("containers") && v.Find("containers")->is_sequence() ? 1 : 0;
+  for (const auto& member : v.members()) n += CountPodSpecs(member.second);
+  for (const Value& item : v.items()) n += CountPodSpecs(item);
+  return n;
+}
+
+// The table is configuration, so check it against real manifests: every pod
+// spec in the corpus must be reached through its kind's paths.
+TEST_CASE("the default workload table reaches every pod in the corpus", "[policy][workloads]") {
+  const Policy& p = DefaultPolicy();
+  std::filesystem::path corpus = std::filesystem::path(GPULINT_SOURCE_DIR) / "../shared/corpus";
+  REQUIRE(std::filesystem::is_directory(corpus));
+  int objects_with_pods = 0;
+  for (const auto& entry : std::filesystem::recursive_directory_iterator(corpus)) {
+    std::string ext = entry.path().extension().string();
+    if (!entry.is_regular_file() || (ext != ".yaml" && ext != ".yml")) continue;
+    std::vector<Document> docs;
+    Error error;
+    REQUIRE(LoadInput(InputFile{entry.path().string()}, LoadLimits{},
+                      [&](Document&& d) { docs.push_back(std::move(d)); return true; }, &error));
+    for (const Document& doc : docs) {
+      if (!doc.ok) continue;  // a few corpus files are templates, not YAML
+      ForEachObject(doc.root, [&](const Value& object) {
+        int expected = CountPodSpecs(object);
+        if (expected == 0) return;
+        ++objects_with_pods;
+        INFO(entry.path().filename().string() << ": " << object.StringAt("apiVersion") << " "
+                                              << object.StringAt("kind"));
+        const WorkloadKind* w = p.FindWorkload(object.StringAt("apiVersion"), object.StringAt("kind"));
+        REQUIRE(w);
+        int found = 0;
+        for (const std::string& path : w->templates)
+          ForEachAtPath(object, path, [&](const Value& tpl, const std::string&) {
+            const Value* spec = tpl.Find("spec");
+            if (spec && spec->Find("containers")) ++found;
+          });
+        for (const std::string& path : w->pod_specs)
+          ForEachAtPath(object, path, [&](const Value& spec, const std::string&) {
+            if (spec.Find("containers")) ++found;
+          });
+        CHECK(found == expected);
+      });
+    }
+  }
+  CHECK(objects_with_pods > 100);
+}
+
+TEST_CASE("a group of * matches kinds no entry names the group of", "[policy][workloads]") {
+  Policy p = MustLoad(kHeader + R"(spec:
+  workloads:
+  - {group: "*", kind: Job, templates: [spec.anything]}
+)");
+  CHECK(p.FindWorkload("batch/v1", "Job")->templates[0] == "spec.template");
+  CHECK(p.FindWorkload("batch.volcano.sh/v1alpha1", "Job")->templates[0] ==
+        "spec.tasks.*.template");
+  REQUIRE(p.FindWorkload("example.com/v1", "Job"));
+  CHECK(p.FindWorkload("example.com/v1", "Job")->templates[0] == "spec.anything");
+}
+
+TEST_CASE("layering: what a policy leaves out keeps the default", "[policy]") {
+  Policy p = MustLoad(kHeader + R"(metadata: {name: mine}
+spec:
+  gpuNodes: {labelKeys: [gpu-pool]}
+  mutations: {hideGpus: false}
+  vram: {resource: example.com/vram}
+)");
+  const Policy& d = DefaultPolicy();
+  CHECK(p.name == "mine");
+  CHECK(p.gpu_node_label_keys == std::vector<std::string>{"gpu-pool"});
+  CHECK(p.gpu_taint_keys == d.gpu_taint_keys);
+  CHECK(p.cuda_image_pattern_texts == d.cuda_image_pattern_texts);
+  CHECK(p.MatchesCudaImage("nvidia/cuda:12.2.0-base-ubuntu22.04"));
+  CHECK_FALSE(p.mutations.hide_gpus);
+  CHECK(p.mutations.vram);
+  CHECK(p.vram_resource == "example.com/vram");
+  CHECK(p.vram_annotation == "gpulint.io/vram");
+  CHECK(p.workloads.size() == d.workloads.size());
+
+  Policy cleared = MustLoad(kHeader + "spec:\n  gpuNodes: {cudaImages: []}\n");
+  CHECK(cleared.cuda_image_patterns.empty());
+  CHECK_FALSE(cleared.MatchesCudaImage("nvidia/cuda:12.2.0-base-ubuntu22.04"));
+}
+
+TEST_CASE("the default CUDA image patterns", "[policy][images]") {
+  const Policy& p = DefaultPolicy();
+  for (const char* image : {
+           "nvidia/cuda",
+           "nvidia/cuda:10.1-base-ubuntu18.04",
+           "docker.io/nvidia/cuda:13.0.2-base-ubi8",
+           "nvcr.io/nvidia/k8s/cuda-sample:vectoradd-cuda12.5.0",
+           "nvcr.io/nvidia/tritonserver:22.01-py3",
+           "tensorflow/tensorflow:2.13.0-gpu-jupyter",
+           "rayproject/ray:2.37.0-gpu",
+           "rayproject/ray-llm:2.52.0-py311-cu128",
+           "registry.baidubce.com/paddlepaddle/paddle:2.4.0rc0-gpu-cuda11.2-cudnn8.1-trt8.0",
+           "us-docker.pkg.dev/deeplearning-platform-release/gcr.io/"
+           "huggingface-text-generation-inference-cu124.2-3.ubuntu2204.py311",
+           "pytorch/pytorch:2.1.0-cuda12.1-cudnn8-runtime",
+           "vllm/vllm-openai:v0.8.5",
+           "lmsysorg/sglang:latest",
+           "cheyang/gpu-player:v2",
+           "pytorch_1.15_gpu_gemini_2.0:latest",
+       }) {
+    INFO(image);
+    CHECK(p.MatchesCudaImage(image));
+  }
+  for (const char* image : {
+           "ubuntu:22.04",
+           "busybox",
+           "rayproject/ray:2.52.0",
+           "gcr.io/kubeflow/tensorflow-notebook-cpu:v1",
+           "kubeflow/pytorch-dist-mnist:latest",
+           "registry.cn-hangzhou.aliyuncs.com/acs/k8s-gpushare-plugin:v2-1.11-aff8a23",
+           "quay.io/coreos/etcd:v3.5.19",
+           "example.com/barracuda:1.0",
+           "example.com/cudatext:1",
+       }) {
+    INFO(image);
+    CHECK_FALSE(p.MatchesCudaImage(image));
+  }
+}
+
+TEST_CASE("LoadPolicyText refuses what Kubernetes' strict decoder would", "[policy][errors]") {
+  struct Case {
+    std::string text;
+    std::string error;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"apiVersion: v1\nkind: Policy\n",
+            "policy.yaml:1:13: apiVersion: expected \"gpulint.io/v1alpha1\", got \"v1\""},
+           {"apiVersion: gpulint.io/v1alpha1\nkind: ConfigMap\n",
+            "policy.yaml:2:7: kind: expected \"Policy\", got \"ConfigMap\""},
+           {"kind: Policy\n",
+            "policy.yaml:1:1: missing required field \"apiVersion\" (apiVersion: "
+            "gpulint.io/v1alpha1)"},
+           {kHeader + "spce: {}\n",
+            "policy.yaml:3:7: unknown field \"spce\" (did you mean \"spec\"?)"},
+           {kHeader + "metadata: {name: 7}\n",
+            "policy.yaml:3:18: metadata.name: expected a string, got int 7 (quote it: \"7\")"},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: off}\n",
+            "policy.yaml:5:12: spec.nodeClasses[0].name: expected a string, got bool false (YAML "
+            "reads y, n, yes, no, on and off as booleans: quote the value)"},
+           {kHeader + "spec:\n  reserved:\n    memory: {fixed: 1Gi, perGPU: 8Gi}\n",
+            "policy.yaml:5:34: spec.reserved.memory: unknown field \"perGPU\" (did you mean "
+            "\"perGpu\"?)"},
+           {kHeader + "spec:\n  reserved:\n    memory: {percent: 101}\n",
+            "policy.yaml:5:23: spec.reserved.memory.percent: expected a number from 0 to 100 (at "
+            "most 3 decimals, e.g. 2.5), got 101"},
+           {kHeader + "spec:\n  reserved:\n    memory: {percent: -1}\n",
+            "policy.yaml:5:23: spec.reserved.memory.percent: expected a number from 0 to 100 (at "
+            "most 3 decimals, e.g. 2.5), got -1"},
+           {kHeader + "spec:\n  reserved:\n    memory: {percent: 2.5001}\n",
+            "policy.yaml:5:23: spec.reserved.memory.percent: expected a number from 0 to 100 (at "
+            "most 3 decimals, e.g. 2.5), got 2.5001"},
+           {kHeader + "spec:\n  reserved:\n    memory: {percent: \"5\"}\n",
+            "policy.yaml:5:23: spec.reserved.memory.percent: expected a number from 0 to 100 (at "
+            "most 3 decimals, e.g. 2.5), got string \"5\""},
+           {kHeader + "spec:\n  reserved:\n    memory: {fixed: -1Gi}\n",
+            "policy.yaml:5:21: spec.reserved.memory.fixed: must not be negative"},
+           {kHeader + "spec:\n  reserved: [memory]\n",
+            "policy.yaml:4:13: spec.reserved: expected a mapping, got a sequence"},
+           {kHeader + "spec:\n  mutations: {vram: \"yes\"}\n",
+            "policy.yaml:4:21: spec.mutations.vram: expected true or false, got string \"yes\""},
+           {kHeader + "spec:\n  gpuNodes:\n    cudaImages: ['ok', '(']\n",
+            "policy.yaml:5:24: spec.gpuNodes.cudaImages[1]: invalid pattern \"(\": missing ): ("},
+           {kHeader + "spec:\n  gpuNodes: {labelKeys: [gpu, \"\"]}\n",
+            "policy.yaml:4:31: spec.gpuNodes.labelKeys[1]: must not be empty"},
+           {kHeader + "spec:\n  gpuResources: []\n",
+            "policy.yaml:4:17: spec.gpuResources: must name at least one resource, e.g. "
+            "nvidia.com/gpu"},
+           {kHeader + "spec:\n  vram: {resource: vram}\n",
+            "policy.yaml:4:20: spec.vram.resource: \"vram\" is not an extended resource name: use "
+            "a domain prefix, e.g. gpulint.io/vram"},
+           {kHeader + "spec:\n  rules:\n    gpu-fractional: {severity: fatal}\n",
+            "policy.yaml:5:32: spec.rules.gpu-fractional.severity: unknown severity \"fatal\" "
+            "(expected info, warning or error)"},
+           {kHeader + "spec:\n  rules:\n    gpu-fractional: {enable: false}\n",
+            "policy.yaml:5:30: spec.rules.gpu-fractional: unknown field \"enable\" (did you mean "
+            "\"enabled\"?)"},
+           {kHeader + "spec:\n  exemptions: {namespace: [a]}\n",
+            "policy.yaml:4:27: spec.exemptions: unknown field \"namespace\" (did you mean "
+            "\"namespaces\"?)"},
+           {kHeader + "spec:\n  nodeClasses:\n  - labels: {a: b}\n",
+            "policy.yaml:5:5: spec.nodeClasses[0]: missing required field \"name\""},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a}\n  - {name: a}\n",
+            "policy.yaml:6:12: spec.nodeClasses[1].name: duplicate node class name \"a\""},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, labels: {nvidia.com/gpu.count: 4}}\n",
+            "policy.yaml:5:46: spec.nodeClasses[0].labels[\"nvidia.com/gpu.count\"]: expected a "
+            "string, got int 4 (quote it: \"4\")"},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, allocatable: {memory: 500GB}}\n",
+            ""},  // filled in below from Quantity's own message
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, taints: [{key: k, effect: NoScheduled}]}\n",
+            "policy.yaml:5:41: spec.nodeClasses[0].taints[0].effect: unknown effect \"NoScheduled\" "
+            "(expected NoSchedule, PreferNoSchedule or NoExecute)"},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, taints: [{effect: NoSchedule}]}\n",
+            "policy.yaml:5:24: spec.nodeClasses[0].taints[0]: missing required field \"key\""},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, gpu: {sharing: mig}}\n",
+            "policy.yaml:5:30: spec.nodeClasses[0].gpu.sharing: unknown sharing \"mig\" (expected "
+            "none, time-slicing or mps)"},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, gpu: {count: 4, replicas: 4}}\n",
+            "policy.yaml:5:41: spec.nodeClasses[0].gpu.replicas: more than 1 replica per GPU needs "
+            "sharing: time-slicing or mps"},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, gpu: {count: -1}}\n",
+            "policy.yaml:5:28: spec.nodeClasses[0].gpu.count: must be from 0 to 1024, got -1"},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, gpu: {count: 2.5}}\n",
+            "policy.yaml:5:28: spec.nodeClasses[0].gpu.count: expected a whole number, got float "
+            "2.5"},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, gpu: {memoryPerGpu: 0}}\n",
+            "policy.yaml:5:35: spec.nodeClasses[0].gpu.memoryPerGpu: must be more than 0"},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, gpu: {memoryPerGPU: 16Gi}}\n",
+            "policy.yaml:5:35: spec.nodeClasses[0].gpu: unknown field \"memoryPerGPU\" (did you "
+            "mean \"memoryPerGpu\"?)"},
+           {kHeader + "spec:\n  workloads:\n  - {group: apps, templates: [spec.template]}\n",
+            "policy.yaml:5:5: spec.workloads[0]: missing required field \"kind\""},
+           {kHeader + "spec:\n  workloads:\n  - {kind: A, templates: [spec..template]}\n",
+            "policy.yaml:5:27: spec.workloads[0].templates[0]: invalid path \"spec..template\": "
+            "expected dotted field names such as spec.template (\"*\" for every key or item, \"\" "
+            "for the object itself)"},
+           {kHeader + "spec:\n  workloads:\n  - {kind: A}\n  - {kind: A}\n",
+            "policy.yaml:6:5: spec.workloads[1]: duplicate entry for kind A in group \"\""},
+           {"", "policy.yaml: the policy is empty: expected one document with apiVersion: "
+                "gpulint.io/v1alpha1 and kind: Policy"},
+           {"[1, 2]\n",
+            "policy.yaml:1:1: a policy must be a mapping with apiVersion, kind and spec"},
+       }) {
+    INFO(c.text);
+    std::string want = c.error;
+    if (want.empty()) {
+      Quantity q;
+      QuantityError qe;
+      REQUIRE_FALSE(Quantity::Parse("500GB", &q, &qe));
+      want = "policy.yaml:5:37: spec.nodeClasses[0].allocatable.memory: invalid quantity "
+             "\"500GB\": " + qe.message + (qe.suggestion.empty() ? "" : " (" + qe.suggestion + ")");
+    }
+    CHECK(LoadError(c.text) == want);
+  }
+}
+
+TEST_CASE("LoadPolicyText leaves *out alone when the policy does not load", "[policy][errors]") {
+  Policy p = MustLoad(kHeader + "metadata: {name: before}\n");
+  Error error;
+  CHECK_FALSE(LoadPolicyText(kHeader + "metadata: {name: after}\nspec: {bogus: 1}\n",
+                             "policy.yaml", &p, &error));
+  CHECK(p.name == "before");
+}
+
+TEST_CASE("LoadPolicyFile positions errors in the file", "[policy][errors]") {
+  Policy p;
+  Error error;
+  REQUIRE_FALSE(LoadPolicyFile(kPolicies + "typo.yaml", &p, &error));
+  CHECK(error.ToString() == kPolicies +
+                                "typo.yaml:9:15: spec.reserved.memory: unknown field \"perGPU\" "
+                                "(did you mean \"perGpu\"?)");
+
+  REQUIRE_FALSE(LoadPolicyFile(kPolicies + "two-documents.yaml", &p, &error));
+  CHECK(error.ToString() ==
+        kPolicies + "two-documents.yaml:4:1: a policy is one YAML document; found a second one here");
+
+  REQUIRE_FALSE(LoadPolicyFile(kPolicies + "no-such-file.yaml", &p, &error));
+  CHECK(error.file == kPolicies + "no-such-file.yaml");
+  CHECK_FALSE(error.message.empty());
+}
+
+TEST_CASE("a YAML syntax error is reported with its position", "[policy][errors]") {
+  Policy p;
+  Error error;
+  REQUIRE_FALSE(LoadPolicyText(kHeader + "spec: {reserved: [}\n", "policy.yaml", &p, &error));
+  CHECK(error.file == "policy.yaml");
+  CHECK(error.mark.line == 3);
+}
+
+TEST_CASE("ClosestWord suggests only near misses", "[policy][errors]") {
+  std::vector<std::string_view> fields = {"fixed", "percent", "perGpu"};
+  CHECK(ClosestWord("perGPU", fields) == "perGpu");
+  CHECK(ClosestWord("precent", fields) == "percent");
+  CHECK(ClosestWord("fix", fields) == "fixed");
+  CHECK(ClosestWord("headroom", fields).empty());
+}
+
+}  // namespace
+}  // namespace gpulint

@@ -1,0 +1,39 @@
+// The rule registry: one explicit line per rule, in catalogue order.
+#include "engine/rule.h"
+
+namespace gpulint {
+
+extern const Rule kParseErrorRule;
+extern const Rule kQuantityInvalidRule;
+extern const Rule kQuantityMilliMemoryRule;
+extern const Rule kQuantityMixedUnitsRule;
+extern const Rule kGpuLimitMissingRule;
+extern const Rule kGpuRequestLimitMismatchRule;
+extern const Rule kGpuFractionalRule;
+extern const Rule kMemoryLimitMissingRule;
+extern const Rule kExceedsAllocatableRule;
+extern const Rule kNoMatchingNodeRule;
+extern const Rule kVramExceedsGpuRule;
+extern const Rule kSharedGpuMultipleReplicasRule;
+extern const Rule kGpuVisibilityBypassRule;
+extern const Rule kRemovedApiVersionRule;
+extern const Rule kRemovedAnnotationRule;
+
+const std::vector<const Rule*>& AllRules() {
+  static const std::vector<const Rule*> kRules = {
+      &kParseErrorRule,          &kQuantityInvalidRule,    &kQuantityMilliMemoryRule,
+      &kQuantityMixedUnitsRule,  &kGpuLimitMissingRule,    &kGpuRequestLimitMismatchRule,
+      &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kExceedsAllocatableRule,
+      &kNoMatchingNodeRule,      &kVramExceedsGpuRule,     &kSharedGpuMultipleReplicasRule,
+      &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,  &kRemovedAnnotationRule,
+  };
+  return kRules;
+}
+
+const Rule* FindRule(std::string_view name) {
+  for (const Rule* r : AllRules())
+    if (name == r->info.name) return r;
+  return nullptr;
+}
+
+}  // namespace gpulint

@@ -1,0 +1,130 @@
+// exceeds-allocatable: requests (and the memory limit) must fit allocatable
+// minus the policy's reserved headroom on at least one node the pod can reach
+// (incidents 1 and 3).
+#include <set>
+
+#include "engine/rule.h"
+#include "engine/rules/rule_util.h"
+
+namespace gpulint {
+namespace {
+
+// "1Gi fixed + 5% + 4 × 8Gi per GPU"
+std::string ReserveTerms(const Policy& policy, const std::string& resource, const NodeClass& node) {
+  auto it = policy.reserved.find(resource);
+  if (it == policy.reserved.end()) return "";
+  const Reserve& r = it->second;
+  std::string terms;
+  auto add = [&](const std::string& t) { terms += (terms.empty() ? "" : " + ") + t; };
+  if (!r.fixed.is_zero()) add(r.fixed.Canonical() + " fixed");
+  if (r.percent_milli != 0) {
+    Quantity pct = Quantity::FromNano(static_cast<int128>(r.percent_milli) * 1000000);
+    add(pct.ExactDecimal() + "% of allocatable");
+  }
+  if (!r.per_gpu.is_zero() && node.gpu.count > 0)
+    add(std::to_string(node.gpu.count) + (node.gpu.count == 1 ? " GPU × " : " GPUs × ") +
+        r.per_gpu.Canonical());
+  return terms;
+}
+
+struct Shortfall {
+  std::string resource;
+  std::string what;  // "request" or "limit"
+  Quantity wanted;
+  Quantity allocatable;
+  Quantity reserved;
+};
+
+// The first resource of `pod` that does not fit on `node`, if any.
+bool FindShortfall(const PodInfo& pod, const NodeClass& node, const Policy& policy,
+                   const std::set<std::string>& resources, Shortfall* out) {
+  for (const std::string& r : resources) {
+    auto alloc = node.allocatable.find(r);
+    if (alloc == node.allocatable.end() && !IsGpuResource(policy, r)) continue;
+    Quantity allocatable = alloc == node.allocatable.end() ? Quantity() : alloc->second;
+    Quantity reserved = policy.ReservedOn(r, node);
+    Quantity available = allocatable - reserved;
+    Quantity request = pod.EffectiveRequest(r);
+    Quantity limit = r == "memory" ? pod.EffectiveLimit(r) : Quantity();
+    if (request > available) {
+      *out = {r, "request", request, allocatable, reserved};
+      return true;
+    }
+    if (limit > available) {
+      *out = {r, "limit", limit, allocatable, reserved};
+      return true;
+    }
+  }
+  return false;
+}
+
+// A figure gpulint computed (no text of the user's to echo).
+std::string Computed(const std::string& resource, const Quantity& q) {
+  return IsByteResource(resource) ? FormatBytes(q) : DescribeCount(q);
+}
+
+std::string Explain(const Shortfall& s, const NodeClass& node, const Policy& policy) {
+  Quantity available = s.allocatable - s.reserved;
+  std::string msg = "node \"" + node.name + "\": " + s.resource + " " + s.what + " " +
+                    Describe(s.resource, s.wanted) + " > allocatable " +
+                    Describe(s.resource, s.allocatable);
+  if (!s.reserved.is_zero()) {
+    std::string terms = ReserveTerms(policy, s.resource, node);
+    msg += " - reserved " + Computed(s.resource, s.reserved);
+    if (!terms.empty()) msg += " [" + terms + "]";
+    msg += " = " + Computed(s.resource, available);
+  }
+  return msg;
+}
+
+// Where to point: the first container entry for the resource.
+const ResourceEntry* EntryFor(const PodInfo& pod, const Shortfall& s) {
+  for (const ContainerInfo& c : pod.containers) {
+    const ResourceEntry* e = s.what == "limit" ? c.Limit(s.resource) : c.Request(s.resource);
+    if (!e) e = c.Limit(s.resource);
+    if (e) return e;
+  }
+  return nullptr;
+}
+
+void CheckPod(const PodInfo& pod, const Policy& policy, Reporter& out) {
+  std::set<std::string> resources;
+  for (const ContainerInfo& c : pod.containers) {
+    for (const ResourceEntry& e : c.requests) resources.insert(e.name);
+    for (const ResourceEntry& e : c.limits) resources.insert(e.name);
+  }
+  std::vector<std::pair<const NodeClass*, Shortfall>> misses;
+  for (const NodeClass* node : pod.candidates) {
+    Shortfall s;
+    if (!FindShortfall(pod, *node, policy, resources, &s)) return;  // fits somewhere
+    misses.push_back({node, s});
+  }
+  if (misses.empty()) return;
+  std::string msg = "the pod fits on none of its " + std::to_string(misses.size()) +
+                    " candidate node" + (misses.size() == 1 ? "" : "s") + ": ";
+  for (size_t i = 0; i < misses.size() && i < 3; ++i)
+    msg += (i ? "; " : "") + Explain(misses[i].second, *misses[i].first, policy);
+  if (misses.size() > 3) msg += "; and " + std::to_string(misses.size() - 3) + " more";
+  const ResourceEntry* at = EntryFor(pod, misses.front().second);
+  out.Report(at ? at->value : nullptr, at ? at->path : pod.path, msg);
+}
+
+void Check(const ObjectContext& ctx, Reporter& out) {
+  for (const PodInfo& pod : ctx.pods) CheckPod(pod, ctx.policy, out);
+}
+
+}  // namespace
+
+extern const Rule kExceedsAllocatableRule = {
+    {"exceeds-allocatable", Severity::kError,
+     "Requests or the memory limit exceed allocatable minus reserved headroom",
+     "A pod that requests (or may use, up to its memory limit) all of a node's allocatable memory "
+     "leaves nothing for the OS, kubelet, daemon pods and the GPU driver. Incident 1: a 500Gi job "
+     "on a node with 503.3 GiB hung the node instead of being OOM-killed. The policy reserves "
+     "headroom (fixed, percent and per GPU) on top of kubelet's own.",
+     "Lower the request or limit below the available figure shown, or target a larger node class. "
+     "Remember 500Gi is 536.9 GB: sizing in G instead of Gi frees 7%."},
+    Check,
+};
+
+}  // namespace gpulint

@@ -1,0 +1,34 @@
+// memory-limit-missing: a GPU container with no memory limit (incident 3).
+#include "engine/rule.h"
+#include "engine/rules/rule_util.h"
+
+namespace gpulint {
+namespace {
+
+void Check(const ObjectContext& ctx, Reporter& out) {
+  for (const PodInfo& pod : ctx.pods)
+    for (const ContainerInfo& c : pod.containers) {
+      if (!c.HasGpuLimit(ctx.policy) || c.Limit("memory")) continue;
+      const Value* at = c.node->Find("resources");
+      out.Report(
+          at ? at : c.node, c.path + ".resources.limits",
+          ContainerLabel(c) +
+              " uses GPUs but sets no memory limit; the driver's host "
+              "memory is not charged to the pod, so an unbounded container can hang the node");
+    }
+}
+
+}  // namespace
+
+extern const Rule kMemoryLimitMissingRule = {
+    {"memory-limit-missing", Severity::kWarning, "A GPU container without a memory limit",
+     "The NVIDIA driver allocates host memory on behalf of GPU processes that no cgroup charges to "
+     "the pod (incident 3: 31.4 GB of nvidia_pte_cache). Without a memory limit the container and "
+     "the driver together push the node into reclaim; it hangs instead of OOM-killing the pod, "
+     "goes NotReady, and the pod moves on to the next GPU node.",
+     "Set resources.limits.memory on every GPU container, leaving the policy's per-GPU headroom "
+     "free on the node."},
+    Check,
+};
+
+}  // namespace gpulint

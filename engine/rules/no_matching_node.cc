@@ -1,0 +1,36 @@
+// no-matching-node: with a node inventory, a pod that can land on none of it
+// stays Pending (or its selectors are wrong).
+#include "engine/rule.h"
+#include "engine/rules/rule_util.h"
+
+namespace gpulint {
+namespace {
+
+void Check(const ObjectContext& ctx, Reporter& out) {
+  if (ctx.inventory.empty()) return;
+  for (const PodInfo& pod : ctx.pods) {
+    if (!pod.candidates.empty()) continue;
+    std::string names;
+    for (size_t i = 0; i < ctx.inventory.classes.size() && i < 5; ++i)
+      names += (i ? ", " : "") + ctx.inventory.classes[i].name;
+    if (ctx.inventory.classes.size() > 5) names += ", ...";
+    out.Report(pod.spec, pod.path,
+               "no node in the inventory (" + names +
+                   ") matches the pod's nodeName, nodeSelector, required node affinity and "
+                   "tolerations; it would stay Pending");
+  }
+}
+
+}  // namespace
+
+extern const Rule kNoMatchingNodeRule = {
+    {"no-matching-node", Severity::kWarning, "No known node can run the pod",
+     "With node classes in the policy or --nodes, gpulint knows where pods can land. A pod whose "
+     "selectors, affinity or missing tolerations rule out every node stays Pending; often a "
+     "label value is misspelt or the GPU taint is not tolerated.",
+     "Check nodeSelector / affinity values against the node labels, and tolerate the GPU taint "
+     "(nvidia.com/gpu: NoSchedule) on GPU pods."},
+    Check,
+};
+
+}  // namespace gpulint

@@ -1,0 +1,63 @@
+#include "engine/rules/rule_util.h"
+
+#include "engine/path.h"
+
+namespace gpulint {
+
+bool IsByteResource(std::string_view name) {
+  return name == "memory" || name == "ephemeral-storage" || name.substr(0, 10) == "hugepages-";
+}
+
+bool IsExtendedResource(std::string_view name) {
+  size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return false;
+  std::string_view domain = name.substr(0, slash);
+  bool kube = domain == "kubernetes.io" ||
+              (domain.size() > 14 && domain.substr(domain.size() - 14) == ".kubernetes.io");
+  return !kube && name.substr(slash + 1, 8) != "requests";
+}
+
+bool IsGpuResource(const Policy& policy, std::string_view name) {
+  for (const std::string& g : policy.gpu_resources)
+    if (g == name) return true;
+  return false;
+}
+
+std::string Describe(std::string_view resource, const Quantity& q) {
+  return IsByteResource(resource) ? DescribeBytes(q) : DescribeCount(q);
+}
+
+std::string MetadataPath(const PodInfo& pod) {
+  // Pod specs found through a template path end in ".spec" (or are "spec").
+  std::string_view spec = pod.path;
+  if (spec.size() >= 4 && spec.substr(spec.size() - 4) == "spec")
+    return std::string(spec.substr(0, spec.size() - 4)) + "metadata";
+  return JoinPath(spec, "metadata");
+}
+
+std::string ContainerLabel(const ContainerInfo& c) {
+  return std::string(ContainerRoleName(c.role)) + " \"" + c.name + "\"";
+}
+
+bool DeclaredVram(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, Quantity* out,
+                  const Value** where, std::string* path) {
+  if (const ResourceEntry* l = c.Limit(policy.vram_resource); l && l->valid) {
+    *out = l->quantity;
+    *where = l->value;
+    *path = l->path;
+    return true;
+  }
+  std::string own = policy.vram_annotation + "." + c.name;
+  for (const std::string& key : {own, policy.vram_annotation}) {
+    const Value* v = pod.Annotation(key);
+    if (!v || !v->is_scalar()) continue;
+    QuantityError error;
+    if (!Quantity::Parse(v->text(), out, &error)) return false;
+    *where = v;
+    *path = AppendKey(MetadataPath(pod) + ".annotations", key);
+    return true;
+  }
+  return false;
+}
+
+}  // namespace gpulint

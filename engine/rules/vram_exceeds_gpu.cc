@@ -1,0 +1,70 @@
+// vram-exceeds-gpu: declared VRAM above what the pod's GPUs have (incident 2).
+#include "engine/rule.h"
+#include "engine/rules/rule_util.h"
+
+namespace gpulint {
+namespace {
+
+// VRAM that `gpus` GPUs (or replicas) surely give on `node`: whole GPUs each
+// bring their memory; replicas of a shared GPU may all sit on one card.
+Quantity VramOf(const NodeClass& node, int64_t gpus) {
+  int64_t cards = gpus;
+  if (node.gpu.sharing != GpuSharing::kNone && node.gpu.replicas > 1)
+    cards = (gpus + node.gpu.replicas - 1) / node.gpu.replicas;
+  return *node.gpu.vram_per_gpu * cards;
+}
+
+void CheckContainer(const PodInfo& pod, const ContainerInfo& c, const Policy& policy,
+                    Reporter& out) {
+  Quantity vram;
+  const Value* at = nullptr;
+  std::string path;
+  if (!DeclaredVram(pod, c, policy, &vram, &at, &path)) return;
+  int64_t gpus = c.GpuCount(policy).Value();
+  if (gpus <= 0) {
+    // A pod annotation applies to GPU containers only; a container's own declaration counts.
+    if (c.Limit(policy.vram_resource) || pod.Annotation(policy.vram_annotation + "." + c.name))
+      out.Report(
+          at, path,
+          ContainerLabel(c) + " declares " + DescribeBytes(vram) + " of VRAM but requests no GPU");
+    return;
+  }
+  const NodeClass* best = nullptr;
+  Quantity best_vram;
+  for (const NodeClass* node : pod.candidates) {
+    if (!node->has_gpu() || !node->gpu.vram_per_gpu) continue;
+    Quantity have = VramOf(*node, gpus);
+    if (vram <= have) return;  // fits on this one
+    if (!best || have > best_vram) best = node, best_vram = have;
+  }
+  if (!best) return;  // no candidate with known VRAM: nothing to compare with
+  std::string share = best->gpu.sharing != GpuSharing::kNone
+                          ? " (" + std::string(GpuSharingName(best->gpu.sharing)) + ", " +
+                                std::to_string(best->gpu.replicas) + " replicas per GPU)"
+                          : "";
+  out.Report(at, path,
+             ContainerLabel(c) + " declares " + DescribeBytes(vram) + " of VRAM but " +
+                 std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + " on node \"" +
+                 best->name + "\"" + share + (gpus == 1 ? " gives" : " give") + " at most " +
+                 FormatBytes(best_vram) + " (" +
+                 best->gpu.vram_per_gpu->Canonical() + " per GPU)");
+}
+
+void Check(const ObjectContext& ctx, Reporter& out) {
+  for (const PodInfo& pod : ctx.pods)
+    for (const ContainerInfo& c : pod.containers) CheckContainer(pod, c, ctx.policy, out);
+}
+
+}  // namespace
+
+extern const Rule kVramExceedsGpuRule = {
+    {"vram-exceeds-gpu", Severity::kError, "Declared VRAM exceeds what the pod's GPUs have",
+     "The scheduler does not see GPU memory. A container that needs more VRAM than its GPUs have "
+     "crashes at start and restarts forever (CrashLoopBackOff) instead of staying Pending "
+     "(incident 2). On shared GPUs every replica shares one card's memory.",
+     "Request more GPUs, a node class with larger GPUs, or lower the declared VRAM "
+     "(the gpulint.io/vram annotation or resource) to the measured peak."},
+    Check,
+};
+
+}  // namespace gpulint

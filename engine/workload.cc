@@ -1,0 +1,248 @@
+#include "engine/workload.h"
+
+#include <algorithm>
+
+#include "engine/path.h"
+
+namespace gpulint {
+namespace {
+
+// Parses one resource list (requests or limits) as the API server would store it.
+std::vector<ResourceEntry> ParseResources(const Value* list, const std::string& path) {
+  std::vector<ResourceEntry> out;
+  if (!list || !list->is_mapping()) return out;
+  for (const auto& [name, value] : list->members()) {
+    ResourceEntry e;
+    e.name = name;
+    e.value = &value;
+    e.path = AppendKey(path, name);
+    if (value.is_null()) {
+      // A null quantity decodes to zero in Kubernetes.
+      e.valid = true;
+    } else if (!value.is_scalar() || value.type() == Value::Type::kBool) {
+      e.error.code = QuantityError::Code::kFormat;
+      e.error.message =
+          std::string("a quantity must be a number or a string, not a ") + TypeName(value.type());
+    } else if (Quantity::Parse(value.text(), &e.quantity, &e.error)) {
+      e.valid = true;
+      e.quantity = e.quantity.Stored();
+    }
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+const ResourceEntry* FindEntry(const std::vector<ResourceEntry>& list, std::string_view name) {
+  for (const ResourceEntry& e : list)
+    if (e.name == name) return &e;
+  return nullptr;
+}
+
+ContainerInfo ReadContainer(const Value& node, std::string path, ContainerRole role) {
+  ContainerInfo c;
+  c.node = &node;
+  c.path = std::move(path);
+  c.role = role;
+  c.name = std::string(node.StringAt("name"));
+  c.image = std::string(node.StringAt("image"));
+  if (const Value* res = node.Find("resources")) {
+    c.requests = ParseResources(res->Find("requests"), c.path + ".resources.requests");
+    c.limits = ParseResources(res->Find("limits"), c.path + ".resources.limits");
+  }
+  return c;
+}
+
+void ReadContainers(const Value& spec, const std::string& spec_path, PodInfo* pod) {
+  if (const Value* inits = spec.Find("initContainers"); inits && inits->is_sequence()) {
+    for (size_t i = 0; i < inits->items().size(); ++i) {
+      const Value& c = inits->items()[i];
+      if (!c.is_mapping()) continue;
+      ContainerRole role =
+          c.StringAt("restartPolicy") == "Always" ? ContainerRole::kSidecar : ContainerRole::kInit;
+      pod->containers.push_back(
+          ReadContainer(c, spec_path + ".initContainers[" + std::to_string(i) + "]", role));
+    }
+  }
+  if (const Value* apps = spec.Find("containers"); apps && apps->is_sequence()) {
+    for (size_t i = 0; i < apps->items().size(); ++i) {
+      const Value& c = apps->items()[i];
+      if (!c.is_mapping()) continue;
+      pod->containers.push_back(ReadContainer(
+          c, spec_path + ".containers[" + std::to_string(i) + "]", ContainerRole::kApp));
+    }
+  }
+}
+
+// Why a pod can reach a GPU node, or "" when nothing says it can.
+std::string GpuReachReason(const PodInfo& pod, const Policy& policy, const Inventory& inventory) {
+  for (const ContainerInfo& c : pod.containers)
+    if (c.HasGpuLimit(policy)) return "its pod requests GPUs";
+  for (const NodeClass* n : pod.candidates)
+    if (n->has_gpu()) return "its pod can be scheduled on GPU node " + n->name;
+  for (const std::string& key : policy.gpu_taint_keys) {
+    Taint t{key, "", "NoSchedule"};
+    if (Tolerates(pod.placement, t)) return "its pod tolerates the " + key + " taint";
+  }
+  for (const auto& [key, value] : pod.placement.node_selector) {
+    if (std::find(policy.gpu_node_label_keys.begin(), policy.gpu_node_label_keys.end(), key) !=
+        policy.gpu_node_label_keys.end())
+      return "its pod selects GPU nodes (nodeSelector " + key + ")";
+  }
+  return "";
+}
+
+void AddPod(const Value* metadata, const Value& spec, std::string spec_path, const Policy& policy,
+            const Inventory& inventory, std::vector<PodInfo>* out) {
+  if (!spec.is_mapping()) return;
+  PodInfo pod;
+  pod.metadata = metadata && metadata->is_mapping() ? metadata : nullptr;
+  pod.spec = &spec;
+  pod.path = std::move(spec_path);
+  ReadContainers(spec, pod.path, &pod);
+  pod.placement = PlacementOf(spec);
+  pod.candidates = Candidates(pod.placement, inventory);
+  pod.gpu_reach_reason = GpuReachReason(pod, policy, inventory);
+  pod.can_reach_gpu_node = !pod.gpu_reach_reason.empty();
+  out->push_back(std::move(pod));
+}
+
+}  // namespace
+
+const char* ContainerRoleName(ContainerRole r) {
+  switch (r) {
+    case ContainerRole::kInit:
+      return "initContainer";
+    case ContainerRole::kSidecar:
+      return "sidecar";
+    case ContainerRole::kApp:
+      return "container";
+  }
+  return "container";
+}
+
+const ResourceEntry* ContainerInfo::Request(std::string_view resource) const {
+  return FindEntry(requests, resource);
+}
+const ResourceEntry* ContainerInfo::Limit(std::string_view resource) const {
+  return FindEntry(limits, resource);
+}
+
+Quantity ContainerInfo::EffectiveRequest(std::string_view resource) const {
+  if (const ResourceEntry* r = Request(resource); r && r->valid) return r->quantity;
+  if (const ResourceEntry* l = Limit(resource); l && l->valid) return l->quantity;
+  return Quantity();
+}
+
+Quantity ContainerInfo::GpuCount(const Policy& policy) const {
+  Quantity total;
+  for (const std::string& gpu : policy.gpu_resources) {
+    if (const ResourceEntry* l = Limit(gpu); l && l->valid) {
+      total = total + l->quantity;
+    } else if (const ResourceEntry* r = Request(gpu); r && r->valid) {
+      total = total + r->quantity;
+    }
+  }
+  return total;
+}
+
+bool ContainerInfo::HasGpuLimit(const Policy& policy) const {
+  for (const std::string& gpu : policy.gpu_resources)
+    if (const ResourceEntry* l = Limit(gpu); l && (!l->valid || l->quantity.sign() > 0))
+      return true;
+  return false;
+}
+
+const Value* ContainerInfo::Env(std::string_view name) const {
+  const Value* env = node ? node->Find("env") : nullptr;
+  if (!env || !env->is_sequence()) return nullptr;
+  const Value* found = nullptr;
+  for (const Value& e : env->items())
+    if (e.StringAt("name") == name) found = e.Find("value");  // the last one wins, as in Kubernetes
+  return found;
+}
+
+namespace {
+
+// Kubernetes' pod resource formula (resourcehelper.PodRequests), applied to one
+// per-container measure.
+template <typename Measure>
+Quantity PodTotal(const std::vector<ContainerInfo>& containers, Measure measure) {
+  Quantity apps, sidecars, init_peak;
+  for (const ContainerInfo& c : containers) {
+    Quantity q = measure(c);
+    switch (c.role) {
+      case ContainerRole::kApp:
+        apps = apps + q;
+        break;
+      case ContainerRole::kSidecar:
+        sidecars = sidecars + q;
+        init_peak = std::max(init_peak, sidecars);
+        break;
+      case ContainerRole::kInit:
+        // An init container runs beside the sidecars declared before it.
+        init_peak = std::max(init_peak, sidecars + q);
+        break;
+    }
+  }
+  return std::max(apps + sidecars, init_peak);
+}
+
+}  // namespace
+
+Quantity PodInfo::EffectiveRequest(std::string_view resource) const {
+  return PodTotal(containers, [&](const ContainerInfo& c) { return c.EffectiveRequest(resource); });
+}
+
+Quantity PodInfo::EffectiveLimit(std::string_view resource) const {
+  return PodTotal(containers, [&](const ContainerInfo& c) {
+    const ResourceEntry* l = c.Limit(resource);
+    return l && l->valid ? l->quantity : Quantity();
+  });
+}
+
+const Value* PodInfo::Annotation(std::string_view key) const {
+  const Value* annotations = metadata ? metadata->Find("annotations") : nullptr;
+  return annotations ? annotations->Find(key) : nullptr;
+}
+
+int64_t PodInfo::GpuCount(const Policy& policy) const {
+  return PodTotal(containers, [&](const ContainerInfo& c) { return c.GpuCount(policy); }).Value();
+}
+
+std::string_view ApiGroupOf(std::string_view api_version) {
+  size_t slash = api_version.find('/');
+  return slash == std::string_view::npos ? std::string_view() : api_version.substr(0, slash);
+}
+
+ObjectRef RefOf(const Value& object) {
+  ObjectRef ref;
+  ref.api_version = std::string(object.StringAt("apiVersion"));
+  ref.kind = std::string(object.StringAt("kind"));
+  if (const Value* md = object.Find("metadata")) {
+    ref.namespace_name = std::string(md->StringAt("namespace"));
+    ref.name = std::string(md->StringAt("name", md->StringAt("generateName")));
+  }
+  return ref;
+}
+
+std::vector<PodInfo> ExtractPods(const Value& object, const Policy& policy,
+                                 const Inventory& inventory) {
+  std::vector<PodInfo> pods;
+  const WorkloadKind* kind =
+      policy.FindWorkload(object.StringAt("apiVersion"), object.StringAt("kind"));
+  if (!kind) return pods;
+  for (const std::string& path : kind->templates) {
+    ForEachAtPath(object, path, [&](const Value& tmpl, const std::string& at) {
+      if (const Value* spec = tmpl.Find("spec"))
+        AddPod(tmpl.Find("metadata"), *spec, JoinPath(at, "spec"), policy, inventory, &pods);
+    });
+  }
+  for (const std::string& path : kind->pod_specs) {
+    ForEachAtPath(object, path, [&](const Value& spec, const std::string& at) {
+      AddPod(nullptr, spec, at, policy, inventory, &pods);
+    });
+  }
+  return pods;
+}
+
+}  // namespace gpulint

@@ -1,0 +1,75 @@
+// How the CLI prints findings and rules: compiler-style text, JSON, and the
+// Markdown catalogue the README is generated from. Output is built in a string
+// and handed to the stream in large blocks: a run with many findings costs one
+// write per block, never a flush per finding.
+#ifndef GPULINT_LINT_OUTPUT_H_
+#define GPULINT_LINT_OUTPUT_H_
+
+#include <cstddef>
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/finding.h"
+
+namespace gpulint {
+
+struct Rule;
+
+enum class OutputFormat { kText, kJson, kMarkdown };
+bool ParseOutputFormat(std::string_view text, OutputFormat* out);
+const char* OutputFormatName(OutputFormat format);
+
+// What a check run saw, for the summary line and the JSON "summary".
+struct Summary {
+  size_t errors = 0;
+  size_t warnings = 0;
+  size_t infos = 0;
+  size_t objects = 0;  // objects evaluated (items of a List count one by one)
+  size_t files = 0;    // inputs read (stdin counts as one)
+  void Count(Severity severity);
+  // How many findings are at or above `threshold`.
+  size_t AtLeast(Severity threshold) const;
+};
+// "3 errors, 1 warning in 2 objects (5 files)"; infos appear only when present.
+std::string SummaryText(const Summary& summary);
+
+// file:line:col: severity: message [rule]   (unknown parts left out)
+void AppendFindingText(const Finding& finding, bool color, std::string* out);
+// One JSON object per the schema documented in `gpulint check --help`.
+void AppendFindingJson(const Finding& finding, std::string* out);
+
+// Streams findings in one format. Text prints nothing at Finish (the summary
+// line goes to stderr, written by the caller); JSON closes the findings array
+// and adds "summary".
+class FindingWriter {
+ public:
+  virtual ~FindingWriter() = default;
+  virtual void Add(const Finding& finding) = 0;
+  virtual void Finish(const Summary& summary) = 0;
+  // Hands what is buffered to the stream (before writing to stderr, so a
+  // terminal shows errors and findings in order).
+  virtual void Flush() = 0;
+};
+// `format` must be kText or kJson.
+std::unique_ptr<FindingWriter> NewFindingWriter(OutputFormat format, std::ostream& out,
+                                                bool color);
+
+// The rule catalogue. Markdown is what the README's catalogue is generated from.
+void AppendRulesText(const std::vector<const Rule*>& rules, std::string* out);
+void AppendRulesJson(const std::vector<const Rule*>& rules, std::string* out);
+void AppendRulesMarkdown(const std::vector<const Rule*>& rules, std::string* out);
+// `gpulint explain`: title, severity, rationale, fix, example, and how to
+// silence the rule for one object with `ignore_prefix` + name.
+void AppendExplanation(const Rule& rule, std::string_view ignore_prefix, std::string* out);
+
+// Appends `text` word-wrapped to `width` columns, each line starting with
+// `indent`; the text's own line breaks are kept.
+void AppendWrapped(std::string_view text, std::string_view indent, size_t width,
+                   std::string* out);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_LINT_OUTPUT_H_

@@ -1,0 +1,77 @@
+#include "tests/golden.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <sstream>
+
+namespace gpulint::testing {
+
+std::string SourceDir() { return GPULINT_SOURCE_DIR; }
+
+std::string ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+std::vector<NodeClass> LoadNodes(const std::string& path) {
+  std::vector<NodeClass> nodes;
+  Error error;
+  bool ok = LoadInput(
+      InputFile{path}, LoadLimits(),
+      [&](Document&& doc) {
+        INFO(path << ": " << doc.error.ToString());
+        REQUIRE(doc.ok);
+        ForEachObject(doc.root, [&](const Value& object) {
+          NodeClass node;
+          Error node_error;
+          INFO(node_error.ToString());
+          REQUIRE(NodeClassFromNode(object, path, &node, &node_error));
+          nodes.push_back(std::move(node));
+        });
+        return true;
+      },
+      &error);
+  INFO(error.ToString());
+  REQUIRE(ok);
+  return nodes;
+}
+
+std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
+                              const Inventory& inventory) {
+  std::vector<Finding> findings;
+  Error error;
+  bool ok = LoadInput(
+      InputFile{path}, LoadLimits(),
+      [&](Document&& doc) {
+        if (!doc.ok) {
+          findings.push_back(ParseErrorFinding(doc.error));
+          return true;
+        }
+        ForEachObject(doc.root, [&](const Value& object) {
+          for (Finding& f : Evaluate(object, path, policy, inventory))
+            findings.push_back(std::move(f));
+        });
+        return true;
+      },
+      &error);
+  INFO(error.ToString());
+  REQUIRE(ok);
+  return findings;
+}
+
+std::vector<std::string> Render(const std::vector<Finding>& findings, const std::string& rule) {
+  std::vector<std::string> lines;
+  for (const Finding& f : findings) {
+    if (!rule.empty() && f.rule != rule) continue;
+    lines.push_back(std::to_string(f.mark.line) + ":" + std::to_string(f.mark.column) + ": " +
+                    SeverityName(f.severity) + ": " + f.message);
+  }
+  return lines;
+}
+
+}  // namespace gpulint::testing

@@ -1,0 +1,123 @@
+// Golden cases, one directory per rule (Polaris style): testdata/rules/<rule>/
+//   pass-*.yaml     must give no finding of the rule
+//   fail-*.yaml     must give exactly the findings in fail-*.expected
+//                   ("LINE:COL: SEVERITY: MESSAGE", one per line)
+//   policy.yaml     optional policy for the directory (else the default policy)
+//   nodes.yaml      optional node inventory (kubectl get nodes -o yaml)
+// GPULINT_UPDATE_GOLDEN=1 rewrites the .expected files (review the diff!).
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "engine/rule.h"
+#include "tests/golden.h"
+
+namespace fs = std::filesystem;
+
+namespace gpulint::testing {
+namespace {
+
+fs::path RulesDir() { return fs::path(SourceDir()) / "testdata" / "rules"; }
+
+std::vector<fs::path> Cases(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> out;
+  if (!fs::is_directory(dir)) return out;
+  for (const auto& e : fs::directory_iterator(dir)) {
+    std::string name = e.path().filename().string();
+    if (name.rfind(prefix, 0) == 0 && (e.path().extension() == ".yaml" || e.path().extension() == ".json"))
+      out.push_back(e.path());
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct DirSetup {
+  Policy policy;
+  Inventory inventory;
+};
+
+DirSetup SetupFor(const fs::path& dir) {
+  DirSetup s;
+  fs::path policy = dir / "policy.yaml";
+  if (fs::exists(policy)) {
+    Error error;
+    INFO(error.ToString());
+    REQUIRE(LoadPolicyFile(policy.string(), &s.policy, &error));
+  } else {
+    Error error;
+    REQUIRE(LoadPolicyText(DefaultPolicyText(), "<default policy>", &s.policy, &error));
+  }
+  std::vector<NodeClass> nodes;
+  if (fs::exists(dir / "nodes.yaml")) nodes = LoadNodes((dir / "nodes.yaml").string());
+  s.inventory = BuildInventory(s.policy, std::move(nodes));
+  return s;
+}
+
+std::string Relative(const fs::path& p) { return fs::relative(p, SourceDir()).string(); }
+
+}  // namespace
+
+TEST_CASE("every rule has passing and failing golden cases", "[golden]") {
+  for (const Rule* rule : AllRules()) {
+    fs::path dir = RulesDir() / rule->info.name;
+    INFO("rule " << rule->info.name << " needs " << Relative(dir) << "/pass-*.yaml and fail-*.yaml");
+    CHECK(!Cases(dir, "pass-").empty());
+    CHECK(!Cases(dir, "fail-").empty());
+  }
+}
+
+TEST_CASE("every golden directory names a registered rule", "[golden]") {
+  for (const auto& e : fs::directory_iterator(RulesDir())) {
+    INFO(Relative(e.path()));
+    CHECK(FindRule(e.path().filename().string()) != nullptr);
+  }
+}
+
+TEST_CASE("rules have complete metadata", "[golden]") {
+  for (const Rule* rule : AllRules()) {
+    const RuleInfo& i = rule->info;
+    INFO(i.name);
+    std::string name = i.name;
+    CHECK(name.find_first_not_of("abcdefghijklmnopqrstuvwxyz-") == std::string::npos);
+    CHECK(std::string(i.title).size() > 10);
+    CHECK(std::string(i.rationale).size() > 40);
+    CHECK(std::string(i.fix).size() > 20);
+    CHECK(rule->check != nullptr);
+  }
+}
+
+TEST_CASE("golden cases give the expected findings", "[golden]") {
+  const bool update = std::getenv("GPULINT_UPDATE_GOLDEN") != nullptr;
+  for (const Rule* rule : AllRules()) {
+    const std::string name = rule->info.name;
+    fs::path dir = RulesDir() / name;
+    if (!fs::is_directory(dir)) continue;
+    DirSetup setup = SetupFor(dir);
+    for (const fs::path& file : Cases(dir, "pass-")) {
+      INFO(Relative(file));
+      auto findings = Render(LintFile(file.string(), setup.policy, setup.inventory), name);
+      CHECK(findings == std::vector<std::string>{});
+    }
+    for (const fs::path& file : Cases(dir, "fail-")) {
+      INFO(Relative(file));
+      auto got = Render(LintFile(file.string(), setup.policy, setup.inventory), name);
+      fs::path expected_path = file;
+      expected_path.replace_extension(".expected");
+      if (update) {
+        std::ofstream out(expected_path);
+        for (const std::string& line : got) out << line << "\n";
+        continue;
+      }
+      REQUIRE(fs::exists(expected_path));
+      std::vector<std::string> expected;
+      std::ifstream in(expected_path);
+      for (std::string line; std::getline(in, line);)
+        if (!line.empty()) expected.push_back(line);
+      CHECK(!got.empty());
+      CHECK(got == expected);
+    }
+  }
+}
+
+}  // namespace gpulint::testing
