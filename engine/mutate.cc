@@ -1,0 +1,341 @@
+// The engine's mutations (VRAM resource, memory headroom, hidden GPUs) as RFC
+// 6902 JSONPatch operations. Every decision is made from the object as it is,
+// so applying the patch and mutating again finds nothing left to do.
+#include "engine/mutate.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/workload.h"
+
+namespace gpulint {
+namespace {
+
+constexpr std::string_view kVisibleDevices = "NVIDIA_VISIBLE_DEVICES";
+
+// Where a pod spec sits in the object, as JSON pointers. Pods found through
+// `templates` have a template (where their metadata lives); pods found through
+// `pod_specs` (KServe predictors) have none.
+struct PodLocation {
+  std::string spec;
+  const Value* tmpl = nullptr;
+  std::string tmpl_pointer;
+};
+
+std::vector<std::string_view> SplitDots(std::string_view pattern) {
+  std::vector<std::string_view> parts;
+  while (!pattern.empty()) {
+    size_t dot = pattern.find('.');
+    parts.push_back(pattern.substr(0, dot));
+    if (dot == std::string_view::npos) break;
+    pattern.remove_prefix(dot + 1);
+  }
+  return parts;
+}
+
+// ForEachAtPath's walk, keeping a JSON pointer instead of a dotted path: the
+// dotted form quotes odd keys in a way a pointer cannot be read back from.
+void WalkPointers(const Value& node, const std::vector<std::string_view>& parts, size_t i,
+                  const std::string& pointer,
+                  const std::function<void(const Value&, const std::string&)>& fn) {
+  if (i == parts.size()) {
+    fn(node, pointer);
+    return;
+  }
+  if (parts[i] == "*") {
+    if (node.is_mapping()) {
+      for (const auto& [key, child] : node.members())
+        WalkPointers(child, parts, i + 1, pointer + "/" + EscapePointerSegment(key), fn);
+    } else if (node.is_sequence()) {
+      for (size_t k = 0; k < node.items().size(); ++k)
+        WalkPointers(node.items()[k], parts, i + 1, pointer + "/" + std::to_string(k), fn);
+    }
+    return;
+  }
+  if (const Value* child = node.Find(parts[i]))
+    WalkPointers(*child, parts, i + 1, pointer + "/" + EscapePointerSegment(parts[i]), fn);
+}
+
+// The location of every pod spec ExtractPods can find, keyed by the spec node.
+std::map<const Value*, PodLocation> LocatePods(const Value& object, const Policy& policy) {
+  std::map<const Value*, PodLocation> out;
+  const WorkloadKind* kind =
+      policy.FindWorkload(object.StringAt("apiVersion"), object.StringAt("kind"));
+  if (!kind) return out;
+  for (const std::string& path : kind->templates) {
+    WalkPointers(object, SplitDots(path), 0, "", [&](const Value& tmpl, const std::string& at) {
+      if (const Value* spec = tmpl.Find("spec"))
+        out.emplace(spec, PodLocation{at + "/spec", &tmpl, at});
+    });
+  }
+  for (const std::string& path : kind->pod_specs) {
+    WalkPointers(object, SplitDots(path), 0, "", [&](const Value& spec, const std::string& at) {
+      out.emplace(&spec, PodLocation{at, nullptr, ""});
+    });
+  }
+  return out;
+}
+
+// "/spec/containers/2" for a container node of `spec`.
+std::string ContainerPointer(const Value& spec, const std::string& spec_pointer,
+                             const Value* container) {
+  for (const char* list : {"initContainers", "containers"}) {
+    const Value* items = spec.Find(list);
+    if (!items || !items->is_sequence()) continue;
+    for (size_t i = 0; i < items->items().size(); ++i)
+      if (&items->items()[i] == container)
+        return spec_pointer + "/" + list + "/" + std::to_string(i);
+  }
+  return "";
+}
+
+Value StringValue(const std::string& text) { return Value::String(text); }
+
+Value MapOf(std::vector<Value::Member> members) {
+  Value v(Value::Type::kMapping);
+  v.mutable_members() = std::move(members);
+  return v;
+}
+
+void AddOp(std::vector<PatchOp>* ops, std::string op, std::string path, Value value) {
+  ops->push_back(PatchOp{std::move(op), std::move(path), std::move(value)});
+}
+
+// A container whose GPUs the mutations can count: a GPU limit, every GPU
+// quantity valid, a positive whole number in all. Fractional or invalid GPU
+// limits are denied by gpu-fractional and quantity-invalid; mutating them
+// would only guess.
+bool CountGpus(const ContainerInfo& c, const Policy& policy, int64_t* count) {
+  if (!c.HasGpuLimit(policy)) return false;
+  for (const std::string& gpu : policy.gpu_resources) {
+    const ResourceEntry* l = c.Limit(gpu);
+    const ResourceEntry* r = c.Request(gpu);
+    if ((l && !l->valid) || (r && !r->valid)) return false;
+  }
+  Quantity n = c.GpuCount(policy);
+  if (n.sign() <= 0 || !n.is_whole()) return false;
+  *count = n.Value();
+  return true;
+}
+
+// VRAM that `gpus` GPUs surely give on every candidate node able to hold the
+// pod: whole GPUs each bring their memory; a replica of a shared (MPS or
+// time-sliced) GPU brings its share, vram / replicas rounded down to a byte.
+// Candidates whose GPUs (or replicas) are fewer than the pod asks for cannot
+// run it and do not count. Nothing when no candidate has known VRAM.
+std::optional<Quantity> VramFromNodes(const PodInfo& pod, const Policy& policy, int64_t gpus) {
+  std::optional<Quantity> smallest;
+  int64_t pod_gpus = pod.GpuCount(policy);
+  for (const NodeClass* node : pod.candidates) {
+    if (!node->has_gpu() || !node->gpu.vram_per_gpu) continue;
+    bool shared = node->gpu.sharing != GpuSharing::kNone && node->gpu.replicas > 1;
+    int64_t slices = shared ? node->gpu.replicas : 1;
+    if (pod_gpus > node->gpu.count * slices) continue;
+    // In the unit system the node's VRAM is given in (GFD labels: MiB, binary).
+    const Quantity& per_gpu = *node->gpu.vram_per_gpu;
+    Quantity per_slice = Quantity::FromInt(per_gpu.Value() / slices, per_gpu.format());
+    Quantity vram = per_slice * gpus;
+    if (!smallest || vram < *smallest) smallest = vram;
+  }
+  return smallest;
+}
+
+// The VRAM to add to a GPU container, or nothing: the container's own
+// annotation, else the pod's, else the candidate nodes. An annotation that is
+// not a valid non-negative quantity stops there (quantity-invalid reports it):
+// falling back to a guess would hide the typo.
+std::optional<Quantity> VramFor(const PodInfo& pod, const ContainerInfo& c, const Policy& policy,
+                                int64_t gpus) {
+  if (c.Request(policy.vram_resource) || c.Limit(policy.vram_resource)) return std::nullopt;
+  for (const std::string& key : {policy.vram_annotation + "." + c.name, policy.vram_annotation}) {
+    const Value* v = pod.Annotation(key);
+    if (!v) continue;
+    Quantity q;
+    QuantityError error;
+    if (!v->is_string() || !Quantity::Parse(v->text(), &q, &error) || q.sign() < 0)
+      return std::nullopt;
+    return q;
+  }
+  return VramFromNodes(pod, policy, gpus);
+}
+
+// Memory headroom for one GPU container, by what it sets:
+//
+//   memory request | memory limit | patch
+//   ---------------+--------------+----------------------------------------------
+//   set            | set          | both += headroom (the QoS class stays)
+//   set            | not set      | request += headroom
+//   not set        | set          | limit += headroom; the API server defaults
+//                  |              | the request to the new limit when it
+//                  |              | creates the pod (a Pod reaching the webhook
+//                  |              | already has its request defaulted)
+//   not set        | not set      | nothing (memory-limit-missing reports it)
+//   either one is not a valid quantity | nothing (quantity-invalid reports it)
+//
+// Sums keep the unit system of the value they grow (Quantity's + keeps the
+// left operand's format), so 500Gi + 16Gi is "516Gi" and 440G + 16Gi is
+// "457179869184". Returns false when nothing is added.
+bool HeadroomEdits(const ContainerInfo& c, const Quantity& headroom,
+                   std::vector<std::pair<std::string, Value::Member>>* edits) {
+  const ResourceEntry* request = c.Request("memory");
+  const ResourceEntry* limit = c.Limit("memory");
+  if ((request && !request->valid) || (limit && !limit->valid)) return false;
+  if (!request && !limit) return false;
+  if (request)
+    edits->push_back(
+        {"requests", {"memory", StringValue((request->quantity + headroom).Canonical())}});
+  if (limit)
+    edits->push_back({"limits", {"memory", StringValue((limit->quantity + headroom).Canonical())}});
+  return true;
+}
+
+// Adds `edits` (list name -> key: value) to a container's resources, creating
+// `resources`, `requests` and `limits` where they are missing with one op
+// each: one that adds the whole map with every key it needs.
+void ResourceOps(const Value& container, const std::string& pointer,
+                 const std::vector<std::pair<std::string, Value::Member>>& edits,
+                 std::vector<PatchOp>* ops) {
+  if (edits.empty()) return;
+  std::vector<Value::Member> lists;  // "requests"/"limits" -> mapping, in first-use order
+  for (const auto& [list, member] : edits) {
+    auto it = std::find_if(lists.begin(), lists.end(),
+                           [&](const Value::Member& m) { return m.first == list; });
+    if (it == lists.end()) it = lists.insert(lists.end(), {list, Value(Value::Type::kMapping)});
+    it->second.mutable_members().push_back(member);
+  }
+  const Value* resources = container.Find("resources");
+  if (!resources || !resources->is_mapping()) {
+    AddOp(ops, "add", pointer + "/resources", MapOf(std::move(lists)));
+    return;
+  }
+  for (Value::Member& list : lists) {
+    std::string list_pointer = pointer + "/resources/" + list.first;
+    const Value* existing = resources->Find(list.first);
+    if (!existing || !existing->is_mapping()) {
+      AddOp(ops, "add", list_pointer, std::move(list.second));
+      continue;
+    }
+    for (Value::Member& m : list.second.mutable_members())
+      AddOp(ops, existing->Find(m.first) ? "replace" : "add",
+            list_pointer + "/" + EscapePointerSegment(m.first), std::move(m.second));
+  }
+}
+
+// Whether the container sets `name` itself, by value or valueFrom. envFrom is
+// not looked into: an explicit env entry wins over it in Kubernetes, so a
+// variable from a ConfigMap is overridden by the one added here.
+bool SetsEnv(const Value& container, std::string_view name) {
+  const Value* env = container.Find("env");
+  if (!env || !env->is_sequence()) return false;
+  for (const Value& e : env->items())
+    if (e.StringAt("name") == name) return true;
+  return false;
+}
+
+void HideGpusOp(const Value& container, const std::string& pointer, std::vector<PatchOp>* ops) {
+  Value var =
+      MapOf({{"name", StringValue(std::string(kVisibleDevices))}, {"value", StringValue("void")}});
+  const Value* env = container.Find("env");
+  if (env && env->is_sequence()) {
+    AddOp(ops, "add", pointer + "/env/-", std::move(var));
+    return;
+  }
+  Value list(Value::Type::kSequence);
+  list.mutable_items().push_back(std::move(var));
+  AddOp(ops, "add", pointer + "/env", std::move(list));
+}
+
+// Sets annotation `key` on the pod template at `where`, creating metadata and
+// annotations when missing.
+void AnnotationOp(const PodLocation& where, const std::string& key, const std::string& text,
+                  std::vector<PatchOp>* ops) {
+  std::string metadata_pointer = where.tmpl_pointer + "/metadata";
+  const Value* metadata = where.tmpl->Find("metadata");
+  Value annotation = MapOf({{key, StringValue(text)}});
+  if (!metadata || !metadata->is_mapping()) {
+    AddOp(ops, "add", metadata_pointer, MapOf({{"annotations", std::move(annotation)}}));
+    return;
+  }
+  const Value* annotations = metadata->Find("annotations");
+  if (!annotations || !annotations->is_mapping()) {
+    AddOp(ops, "add", metadata_pointer + "/annotations", std::move(annotation));
+    return;
+  }
+  AddOp(ops, "add", metadata_pointer + "/annotations/" + EscapePointerSegment(key),
+        StringValue(text));
+}
+
+Quantity HeadroomPerGpu(const Policy& policy) {
+  auto it = policy.reserved.find("memory");
+  return it == policy.reserved.end() ? Quantity() : it->second.per_gpu;
+}
+
+// The mutations of one pod. The headroom annotation records, as JSON text,
+// the memory added to each container ({"trainer":"64Gi"}); its presence, not
+// its content, is what keeps a second pass from adding headroom again.
+void MutatePod(const PodInfo& pod, const PodLocation& where, const Policy& policy,
+               std::vector<PatchOp>* ops) {
+  Quantity per_gpu = HeadroomPerGpu(policy);
+  // Headroom needs a place to record itself: pod specs without a template
+  // (KServe predictors) have no metadata of their own and get none.
+  bool headroom = policy.mutations.headroom && per_gpu.sign() > 0 && where.tmpl &&
+                  !pod.Annotation(policy.headroom_annotation);
+  Value recorded(Value::Type::kMapping);
+  for (const ContainerInfo& c : pod.containers) {
+    std::string pointer = ContainerPointer(*pod.spec, where.spec, c.node);
+    if (pointer.empty()) continue;
+    int64_t gpus = 0;
+    if (CountGpus(c, policy, &gpus)) {
+      std::vector<std::pair<std::string, Value::Member>> edits;
+      if (policy.mutations.vram) {
+        if (std::optional<Quantity> vram = VramFor(pod, c, policy, gpus)) {
+          std::string text = vram->Canonical();
+          edits.push_back({"requests", {policy.vram_resource, StringValue(text)}});
+          edits.push_back({"limits", {policy.vram_resource, StringValue(text)}});
+        }
+      }
+      Quantity added = per_gpu * gpus;
+      if (headroom && HeadroomEdits(c, added, &edits))
+        recorded.mutable_members().push_back({c.name, StringValue(added.Canonical())});
+      ResourceOps(*c.node, pointer, edits, ops);
+    } else if (policy.mutations.hide_gpus && pod.can_reach_gpu_node && !c.HasGpuLimit(policy) &&
+               !SetsEnv(*c.node, kVisibleDevices)) {
+      HideGpusOp(*c.node, pointer, ops);
+    }
+  }
+  if (!recorded.members().empty())
+    AnnotationOp(where, policy.headroom_annotation, ToJson(recorded), ops);
+}
+
+bool NamespaceExempt(const Value& object, const Policy& policy) {
+  const Value* metadata = object.Find("metadata");
+  std::string_view ns = metadata ? metadata->StringAt("namespace") : std::string_view();
+  return !ns.empty() && std::find(policy.exempt_namespaces.begin(), policy.exempt_namespaces.end(),
+                                  ns) != policy.exempt_namespaces.end();
+}
+
+}  // namespace
+
+std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory) {
+  std::vector<PatchOp> ops;
+  // Exempt namespaces are left alone here as Evaluate leaves them alone, so
+  // `gpulint fix` and the webhook agree.
+  if (!object.is_mapping() || NamespaceExempt(object, policy)) return ops;
+  std::map<const Value*, PodLocation> locations = LocatePods(object, policy);
+  std::set<const Value*> done;  // a spec reached by two template paths is mutated once
+  for (const PodInfo& pod : ExtractPods(object, policy, inventory)) {
+    auto it = locations.find(pod.spec);
+    if (it == locations.end() || !done.insert(pod.spec).second) continue;
+    MutatePod(pod, it->second, policy, &ops);
+  }
+  return ops;
+}
+
+}  // namespace gpulint

@@ -1,0 +1,694 @@
+#include "engine/mutate.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "engine/engine.h"
+#include "engine/loader.h"
+#include "tests/golden.h"
+
+namespace gpulint {
+namespace {
+
+namespace fs = std::filesystem;
+
+Value Yaml(std::string_view text) {
+  std::vector<Document> docs;
+  Error error;
+  REQUIRE(LoadYamlString(
+      text, "<test>", LoadLimits{},
+      [&](Document&& d) {
+        docs.push_back(std::move(d));
+        return true;
+      },
+      &error));
+  REQUIRE(docs.size() == 1);
+  INFO(docs[0].error.ToString());
+  REQUIRE(docs[0].ok);
+  return std::move(docs[0].root);
+}
+
+const Inventory& NoNodes() {
+  static const Inventory inventory;
+  return inventory;
+}
+
+// testdata/nodes/incidents.yaml: v100-node (4 × 32 GiB, tainted), rtx8000-node
+// (1 × 48 GiB), t4-node (1 × 15 GiB, tainted), t4-mps-node (1 T4 as 10 MPS
+// replicas), cpu-node.
+const Inventory& IncidentNodes() {
+  static const Inventory inventory = BuildInventory(
+      DefaultPolicy(), testing::LoadNodes(testing::SourceDir() + "/testdata/nodes/incidents.yaml"));
+  return inventory;
+}
+
+Policy PolicyWith(std::string_view spec_yaml) {
+  Policy p;
+  Error error;
+  std::string text =
+      "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n" + std::string(spec_yaml);
+  INFO(error.ToString());
+  REQUIRE(LoadPolicyText(text, "<test policy>", &p, &error));
+  return p;
+}
+
+// The patch for `object` as JSON. Every patch checked here must also apply,
+// leave GPU limits alone and leave nothing for a second pass to do.
+std::string PatchFor(const Value& object, const Policy& policy, const Inventory& inventory) {
+  std::vector<PatchOp> ops = Mutate(object, policy, inventory);
+  std::string json = PatchToJson(ops);
+  INFO(json);
+  for (const PatchOp& op : ops)
+    for (const std::string& gpu : policy.gpu_resources)
+      CHECK(op.path.find(EscapePointerSegment(gpu)) == std::string::npos);
+  Value mutated = object;
+  Error error;
+  INFO(error.ToString());
+  REQUIRE(ApplyPatch(ops, &mutated, &error));
+  CHECK(PatchToJson(Mutate(mutated, policy, inventory)) == "[]");
+  return json;
+}
+
+std::string PatchFor(std::string_view yaml, const Inventory& inventory = NoNodes()) {
+  return PatchFor(Yaml(yaml), DefaultPolicy(), inventory);
+}
+
+// A Pod with one container `cuda` whose resources (and pod spec extras) are given.
+std::string GpuPod(std::string_view resources, std::string_view spec_extra = "",
+                   std::string_view annotations = "") {
+  std::string text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n";
+  if (!annotations.empty()) text += "  annotations: " + std::string(annotations) + "\n";
+  text += "spec:\n";
+  if (!spec_extra.empty()) text += std::string(spec_extra);
+  text += "  containers:\n  - name: cuda\n    image: example/trainer:1\n    resources: " +
+          std::string(resources) + "\n";
+  return text;
+}
+
+std::string VramPatch(std::string_view value, std::string_view container = "/spec/containers/0") {
+  std::string c(container), v(value);
+  return R"([{"op":"add","path":")" + c + R"(/resources/requests","value":{"gpulint.io/vram":")" +
+         v + R"("}},{"op":"add","path":")" + c +
+         R"(/resources/limits/gpulint.io~1vram","value":")" + v + R"("}])";
+}
+
+TEST_CASE("VRAM: the container's annotation, else the pod's, canonical in both lists",
+          "[mutate][vram]") {
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  annotations: {gpulint.io/vram: "12000000000", gpulint.io/vram.b: 20Gi}
+spec:
+  containers:
+  - name: a
+    image: x
+    resources: {limits: {nvidia.com/gpu: 1}}
+  - name: b
+    image: x
+    resources: {limits: {nvidia.com/gpu: 2}, requests: {nvidia.com/gpu: 2}}
+)";
+  std::string expected =
+      R"([{"op":"add","path":"/spec/containers/0/resources/requests","value":{"gpulint.io/vram":"12G"}},)"
+      R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12G"},)"
+      R"({"op":"add","path":"/spec/containers/1/resources/requests/gpulint.io~1vram","value":"20Gi"},)"
+      R"({"op":"add","path":"/spec/containers/1/resources/limits/gpulint.io~1vram","value":"20Gi"}])";
+  CHECK(PatchFor(pod) == expected);
+  // An annotation wins over what the nodes would give.
+  CHECK(PatchFor(pod, IncidentNodes()) == expected);
+}
+
+TEST_CASE("VRAM: nothing to go on, nothing added", "[mutate][vram]") {
+  // No annotation and no node inventory.
+  CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1}}")) == "[]");
+  // Already declared, in limits (requests default to it) or in both.
+  CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1, gpulint.io/vram: 4Gi}}", "",
+                        "{gpulint.io/vram: 8Gi}"),
+                 IncidentNodes()) == "[]");
+  CHECK(PatchFor(GpuPod("{requests: {gpulint.io/vram: 4Gi}, limits: {nvidia.com/gpu: 1, "
+                        "gpulint.io/vram: 4Gi}}"),
+                 IncidentNodes()) == "[]");
+  // A container annotation that does not parse stops there: no fallback to the
+  // pod's annotation or the nodes (quantity-invalid reports the typo).
+  CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1}}", "",
+                        "{gpulint.io/vram.cuda: 12GB, gpulint.io/vram: 8Gi}"),
+                 IncidentNodes()) == "[]");
+  CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1}}", "", "{gpulint.io/vram: \"-1Gi\"}"),
+                 IncidentNodes()) == "[]");
+  // No GPU: an annotation alone adds nothing.
+  CHECK(PatchFor(GpuPod("{limits: {cpu: 1}}", "", "{gpulint.io/vram: 8Gi}")) == "[]");
+}
+
+TEST_CASE("VRAM from the node inventory: the smallest candidate that can hold the pod",
+          "[mutate][vram][nodes]") {
+  const std::string tolerate =
+      "  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]\n";
+  struct Case {
+    std::string what;
+    std::string spec_extra;
+    int gpus;
+    std::string vram;  // "" for no patch
+  };
+  const std::vector<Case> cases = {
+      {"V100 only: 2 × 32Gi", "  nodeSelector: {gpus: \"true\"}\n" + tolerate, 2, "64Gi"},
+      {"V100 only: 4 × 32Gi", "  nodeSelector: {gpus: \"true\"}\n" + tolerate, 4, "128Gi"},
+      {"RTX 8000: 48Gi", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n", 1, "48Gi"},
+      {"MPS: one replica is 15360Mi / 10", "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n",
+       1, "1536Mi"},
+      {"MPS: 3 replicas", "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 3, "4608Mi"},
+      {"MPS: all 10 replicas are the whole card",
+       "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 10, "15Gi"},
+      {"MPS: 11 replicas fit no node", "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 11,
+       ""},
+      {"no placement: RTX 8000 or an MPS replica, the smaller", "", 1, "1536Mi"},
+      {"V100 or T4, 2 GPUs: the single-GPU T4 cannot hold it",
+       "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+       "{nodeSelectorTerms: [{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, "
+       "values: [Tesla-V100-SXM2-32GB, Tesla-T4]}]}]}}}\n" +
+           tolerate,
+       2, "64Gi"},
+      {"V100 or T4, 1 GPU: the T4's 15Gi",
+       "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+       "{nodeSelectorTerms: [{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, "
+       "values: [Tesla-V100-SXM2-32GB, Tesla-T4]}]}]}}}\n" +
+           tolerate,
+       1, "15Gi"},
+      {"CPU nodes only", "  nodeSelector: {node-role: cpu}\n", 1, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    std::string pod =
+        GpuPod("{limits: {nvidia.com/gpu: " + std::to_string(c.gpus) + "}}", c.spec_extra);
+    CHECK(PatchFor(pod, IncidentNodes()) == (c.vram.empty() ? "[]" : VramPatch(c.vram)));
+    CHECK(PatchFor(pod) == "[]");  // without nodes, nothing is known
+  }
+}
+
+TEST_CASE("VRAM from policy node classes: their unit system, shares rounded down to a byte",
+          "[mutate][vram][nodes]") {
+  Policy policy = PolicyWith(R"(  nodeClasses:
+  - name: l4-2x
+    labels: {accel: l4}
+    allocatable: {nvidia.com/gpu: 2}
+    gpu: {count: 2, memoryPerGpu: 24G}
+  - name: small-shared
+    labels: {accel: small}
+    allocatable: {nvidia.com/gpu: 3}
+    gpu: {count: 1, memoryPerGpu: 2G, sharing: time-slicing, replicas: 3}
+)");
+  Inventory inventory = BuildInventory(policy, {});
+  auto patch = [&](const char* accel, int gpus) {
+    return PatchFor(Yaml(GpuPod("{limits: {nvidia.com/gpu: " + std::to_string(gpus) + "}}",
+                                std::string("  nodeSelector: {accel: ") + accel + "}\n")),
+                    policy, inventory);
+  };
+  CHECK(patch("l4", 2) == VramPatch("48G"));
+  // A replica is 2G / 3 = 666666666 bytes (rounded down); two are 1333333332,
+  // never more than the card has.
+  CHECK(patch("small", 1) == VramPatch("666666666"));
+  CHECK(patch("small", 2) == VramPatch("1333333332"));
+  CHECK(patch("small", 4) == "[]");
+}
+
+std::string HeadroomAnnotationOp(std::string_view recorded) {
+  std::string escaped;
+  for (char ch : recorded) escaped += ch == '"' ? std::string("\\\"") : std::string(1, ch);
+  return R"({"op":"add","path":"/metadata/annotations","value":{"gpulint.io/headroom-added":")" +
+         escaped + R"("}})";
+}
+
+TEST_CASE("headroom: the request and the limit that are set grow by perGpu × GPUs",
+          "[mutate][headroom]") {
+  struct Case {
+    const char* resources;
+    std::vector<std::string> ops;  // without the annotation op
+    const char* recorded;          // "" when nothing is added
+  };
+  const std::string req =
+      R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":)";
+  const std::string lim =
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":)";
+  const std::vector<Case> cases = {
+      // Binary stays binary, exactly.
+      {"{requests: {memory: 500Gi}, limits: {memory: 500Gi, nvidia.com/gpu: 2}}",
+       {req + "\"516Gi\"}", lim + "\"516Gi\"}"},
+       R"({"cuda":"16Gi"})"},
+      {"{requests: {memory: 1Ti}, limits: {memory: 1Ti, nvidia.com/gpu: 8}}",
+       {req + "\"1088Gi\"}", lim + "\"1088Gi\"}"},
+       R"({"cuda":"64Gi"})"},
+      {"{requests: {memory: 1.5Gi}, limits: {nvidia.com/gpu: 1}}",
+       {req + "\"9728Mi\"}"},
+       R"({"cuda":"8Gi"})"},
+      // Decimal stays decimal: 440G + 16Gi = 457179869184 bytes.
+      {"{requests: {memory: 440G}, limits: {memory: 440G, nvidia.com/gpu: 2}}",
+       {req + "\"457179869184\"}", lim + "\"457179869184\"}"},
+       R"({"cuda":"16Gi"})"},
+      {"{requests: {memory: 64000000000}, limits: {nvidia.com/gpu: 1}}",
+       {req + "\"72589934592\"}"},
+       R"({"cuda":"8Gi"})"},
+      // A limit alone: the API server will default the request to the new limit.
+      {"{limits: {memory: 20Gi, nvidia.com/gpu: 1}}", {lim + "\"28Gi\"}"}, R"({"cuda":"8Gi"})"},
+      // Neither: memory-limit-missing reports it; nothing recorded.
+      {"{limits: {nvidia.com/gpu: 1}}", {}, ""},
+      {"{requests: {cpu: 1}, limits: {cpu: 2, nvidia.com/gpu: 1}}", {}, ""},
+      // A value Kubernetes refuses: quantity-invalid reports it.
+      {"{requests: {memory: 40g}, limits: {memory: 40Gi, nvidia.com/gpu: 1}}", {}, ""},
+      {"{requests: {memory: 40Gi}, limits: {memory: 40GB, nvidia.com/gpu: 1}}", {}, ""},
+      // GPUs that cannot be counted are not mutated (gpu-fractional, quantity-invalid).
+      {"{requests: {memory: 1Gi}, limits: {memory: 1Gi, nvidia.com/gpu: 500m}}", {}, ""},
+      {"{requests: {memory: 1Gi}, limits: {memory: 1Gi, nvidia.com/gpu: two}}", {}, ""},
+      {"{requests: {memory: 1Gi, nvidia.com/gpu: x}, limits: {memory: 1Gi, nvidia.com/gpu: 1}}",
+       {},
+       ""},
+      // No GPU limit, no GPU container.
+      {"{requests: {memory: 1Gi, nvidia.com/gpu: 1}}", {}, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.resources);
+    std::string expected = "[";
+    for (const std::string& op : c.ops) expected += op + ",";
+    if (*c.recorded) expected += HeadroomAnnotationOp(c.recorded) + ",";
+    if (expected.size() > 1) expected.pop_back();
+    expected += "]";
+    CHECK(PatchFor(GpuPod(c.resources)) == expected);
+  }
+}
+
+TEST_CASE("headroom: a pod that carries the annotation gets none", "[mutate][headroom]") {
+  const char* resources = "{requests: {memory: 500Gi}, limits: {memory: 500Gi, nvidia.com/gpu: 2}}";
+  CHECK(PatchFor(GpuPod(resources, "", "{gpulint.io/headroom-added: \"{}\"}")) == "[]");
+  CHECK(PatchFor(GpuPod(resources, "", "{gpulint.io/headroom-added: \"\"}")) == "[]");
+  // The policy names the annotation.
+  Policy p = PolicyWith("  mutations: {headroomAnnotation: example.com/added}\n");
+  CHECK(PatchFor(Yaml(GpuPod(resources, "", "{example.com/added: x}")), p, NoNodes()) == "[]");
+  CHECK(
+      PatchFor(Yaml(GpuPod(resources, "", "{gpulint.io/headroom-added: x}")), p, NoNodes()) ==
+      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"516Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"516Gi"},)"
+      R"({"op":"add","path":"/metadata/annotations/example.com~1added","value":"{\"cuda\":\"16Gi\"}"}])");
+}
+
+TEST_CASE("headroom: none when the policy keeps no memory per GPU", "[mutate][headroom]") {
+  Policy p = PolicyWith("  reserved: {memory: {fixed: 1Gi}}\n");
+  CHECK(
+      PatchFor(Yaml(GpuPod("{requests: {memory: 1Gi}, limits: {memory: 1Gi, nvidia.com/gpu: 1}}")),
+               p, NoNodes()) == "[]");
+}
+
+TEST_CASE("headroom: the annotation is created where the template keeps its metadata",
+          "[mutate][headroom]") {
+  const std::string containers = R"(
+      containers:
+      - name: train
+        image: x
+        resources: {limits: {memory: 10Gi, nvidia.com/gpu: 1}}
+)";
+  const std::string limit =
+      R"({"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"18Gi"},)";
+  const std::string value = R"("{\"train\":\"8Gi\"}")";
+  // No metadata at all.
+  CHECK(PatchFor("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
+                 "    spec:" +
+                 containers) ==
+        "[" + limit + R"({"op":"add","path":"/spec/template/metadata","value":)" +
+            R"({"annotations":{"gpulint.io/headroom-added":)" + value + "}}}]");
+  // Metadata without annotations.
+  CHECK(PatchFor("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
+                 "    metadata: {labels: {a: b}}\n    spec:" +
+                 containers) ==
+        "[" + limit + R"({"op":"add","path":"/spec/template/metadata/annotations","value":)" +
+            R"({"gpulint.io/headroom-added":)" + value + "}}]");
+  // Annotations already there.
+  CHECK(
+      PatchFor("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
+               "    metadata: {annotations: {a: b}}\n    spec:" +
+               containers) ==
+      "[" + limit +
+          R"({"op":"add","path":"/spec/template/metadata/annotations/gpulint.io~1headroom-added","value":)" +
+          value + "}]");
+}
+
+TEST_CASE("headroom is recorded per container, init containers included; no GPU, no headroom",
+          "[mutate][headroom][hide]") {
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, annotations: {team: ml}}
+spec:
+  initContainers:
+  - name: warmup
+    image: x
+    resources: {requests: {memory: 1Gi}, limits: {nvidia.com/gpu: 1}}
+  containers:
+  - name: trainer
+    image: x
+    resources: {requests: {memory: 10Gi}, limits: {memory: 10Gi, nvidia.com/gpu: 2}}
+  - name: metrics
+    image: busybox
+    resources: {requests: {memory: 64Mi}, limits: {memory: 64Mi}}
+)";
+  CHECK(
+      PatchFor(pod) ==
+      R"([{"op":"replace","path":"/spec/initContainers/0/resources/requests/memory","value":"9Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"26Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"26Gi"},)"
+      R"({"op":"add","path":"/spec/containers/1/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]},)"
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added",)"
+      R"("value":"{\"warmup\":\"8Gi\",\"trainer\":\"16Gi\"}"}])");
+}
+
+const char* kVoid = R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"void"})";
+
+TEST_CASE("hide GPUs: every container without a GPU limit in a pod that can reach GPU nodes",
+          "[mutate][hide]") {
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  initContainers:
+  - {name: setup, image: busybox}
+  - name: proxy
+    image: envoy
+    restartPolicy: Always
+    env: [{name: A, value: "1"}]
+  containers:
+  - {name: main, image: app, env: null}
+  - name: own
+    image: app
+    env: [{name: NVIDIA_VISIBLE_DEVICES, valueFrom: {configMapKeyRef: {name: c, key: k}}}]
+  - name: mine
+    image: app
+    env: [{name: NVIDIA_VISIBLE_DEVICES, value: "0"}]
+  - {name: zero, image: app, resources: {limits: {nvidia.com/gpu: 0}}}
+)";
+  std::string v(kVoid);
+  CHECK(PatchFor(pod) ==
+        R"([{"op":"add","path":"/spec/initContainers/0/env","value":[)" + v + "]}," +
+            R"({"op":"add","path":"/spec/initContainers/1/env/-","value":)" + v + "}," +
+            R"({"op":"add","path":"/spec/containers/0/env","value":[)" + v + "]}," +
+            R"({"op":"add","path":"/spec/containers/3/env","value":[)" + v + "]}]");
+}
+
+TEST_CASE("hide GPUs: only where the pod can reach a GPU node", "[mutate][hide][nodes]") {
+  const char* plain =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n%s"
+      "  containers:\n  - {name: web, image: nginx}\n";
+  auto pod = [&](std::string extra) {
+    std::string text = plain;
+    text.replace(text.find("%s"), 2, extra);
+    return text;
+  };
+  std::string hidden =
+      R"([{"op":"add","path":"/spec/containers/0/env","value":[)" + std::string(kVoid) + "]}]";
+  // Nothing says it reaches a GPU node.
+  CHECK(PatchFor(pod("")) == "[]");
+  // A GPU node label in its nodeSelector, with or without nodes.
+  CHECK(PatchFor(pod("  nodeSelector: {gpus: \"true\"}\n")) == hidden);
+  // With nodes: it can land on the untainted RTX 8000 or MPS nodes.
+  CHECK(PatchFor(pod(""), IncidentNodes()) == hidden);
+  CHECK(PatchFor(pod("  nodeSelector: {node-role: cpu}\n"), IncidentNodes()) == "[]");
+}
+
+TEST_CASE("each mutation is turned off in the policy", "[mutate][policy]") {
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, annotations: {gpulint.io/vram: 12Gi}}
+spec:
+  containers:
+  - name: cuda
+    image: x
+    resources: {requests: {memory: 1Gi}, limits: {memory: 1Gi, nvidia.com/gpu: 1}}
+  - {name: side, image: busybox}
+)";
+  const std::string vram =
+      R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
+      R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)";
+  const std::string headroom =
+      R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"9Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"9Gi"},)";
+  const std::string hide =
+      R"({"op":"add","path":"/spec/containers/1/env","value":[)" + std::string(kVoid) + "]},";
+  const std::string recorded =
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"cuda\":\"8Gi\"}"},)";
+  auto patch = [](std::string ops) {
+    if (!ops.empty()) ops.pop_back();
+    return "[" + ops + "]";
+  };
+  // VRAM and headroom edits to one container's lists come in one group.
+  CHECK(
+      PatchFor(pod) ==
+      patch(
+          R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"9Gi"},)"
+          R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"9Gi"},)" +
+          hide + recorded));
+  CHECK(PatchFor(Yaml(pod), PolicyWith("  mutations: {vram: false}\n"), NoNodes()) ==
+        patch(headroom + hide + recorded));
+  CHECK(PatchFor(Yaml(pod), PolicyWith("  mutations: {headroom: false}\n"), NoNodes()) ==
+        patch(vram + hide));
+  CHECK(
+      PatchFor(Yaml(pod), PolicyWith("  mutations: {hideGpus: false}\n"), NoNodes()) ==
+      patch(
+          R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"9Gi"},)"
+          R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"9Gi"},)" +
+          recorded));
+  CHECK(PatchFor(Yaml(pod),
+                 PolicyWith("  mutations: {vram: false, headroom: false, hideGpus: false}\n"),
+                 NoNodes()) == "[]");
+}
+
+TEST_CASE("objects in exempt namespaces and objects without pods are left alone",
+          "[mutate][policy]") {
+  std::string pod = GpuPod("{requests: {memory: 1Gi}, limits: {memory: 1Gi, nvidia.com/gpu: 1}}");
+  pod.replace(pod.find("name: p"), 7, "name: p\n  namespace: kube-system");
+  Policy p = PolicyWith("  exemptions: {namespaces: [kube-system]}\n");
+  CHECK(PatchFor(Yaml(pod), p, NoNodes()) == "[]");
+  CHECK(PatchFor(Yaml(pod), DefaultPolicy(), NoNodes()) != "[]");
+
+  CHECK(PatchFor("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n") == "[]");
+  // A List is not one object: its items are mutated one by one (ForEachObject).
+  CHECK(PatchFor("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, spec: "
+                 "{containers: [{name: a, image: x, resources: {limits: {memory: 1Gi, "
+                 "nvidia.com/gpu: 1}}}]}}\n") == "[]");
+  CHECK(Mutate(Yaml("[1, 2]"), DefaultPolicy(), NoNodes()).empty());
+}
+
+TEST_CASE("pods in CRD and CronJob templates are patched at their own paths",
+          "[mutate][workloads]") {
+  std::string job = R"(apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: t}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: x
+            resources: {limits: {memory: 8Gi, nvidia.com/gpu: 1}}
+    Worker:
+      replicas: 3
+      template:
+        metadata: {annotations: {gpulint.io/vram: 30Gi}}
+        spec:
+          containers:
+          - name: pytorch
+            image: x
+            resources: {limits: {nvidia.com/gpu: 2}}
+)";
+  CHECK(
+      PatchFor(job) ==
+      R"([{"op":"replace","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/memory","value":"16Gi"},)"
+      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/metadata",)"
+      R"("value":{"annotations":{"gpulint.io/headroom-added":"{\"pytorch\":\"8Gi\"}"}}},)"
+      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/requests",)"
+      R"("value":{"gpulint.io/vram":"30Gi"}},)"
+      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"30Gi"}])");
+
+  std::string cron = R"(apiVersion: batch/v1
+kind: CronJob
+metadata: {name: c}
+spec:
+  schedule: "0 2 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - {name: eval, image: x, resources: {limits: {nvidia.com/gpu: 1}}}
+)";
+  CHECK(PatchFor(cron) == "[]");
+  CHECK(PatchFor(cron, IncidentNodes()) ==
+        VramPatch("1536Mi", "/spec/jobTemplate/spec/template/spec/containers/0"));
+}
+
+TEST_CASE("a key with / or ~ in a template path is escaped in the pointer", "[mutate][workloads]") {
+  std::string job = R"(apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: t}
+spec:
+  tfReplicaSpecs:
+    a/b~c:
+      template:
+        spec:
+          containers:
+          - {name: tf, image: x, resources: {limits: {nvidia.com/gpu: 1}}}
+)";
+  Value object = Yaml(job);
+  std::vector<PatchOp> ops = Mutate(object, DefaultPolicy(), IncidentNodes());
+  REQUIRE(ops.size() == 2);
+  CHECK(ops[0].path ==
+        "/spec/tfReplicaSpecs/a~1b~0c/template/spec/containers/0/resources/requests");
+  CHECK(PatchFor(object, DefaultPolicy(), IncidentNodes()) == PatchToJson(ops));
+}
+
+// ---------------------------------------------------------------------------
+// The API server's own bodies (../shared/admission), default policy.
+
+Value AdmissionObject(const std::string& file) {
+  std::string body = testing::ReadFile(testing::SourceDir() + "/../shared/admission/" + file);
+  REQUIRE_FALSE(body.empty());
+  Value review;
+  Error error;
+  INFO(file << ": " << error.ToString());
+  REQUIRE(ParseJson(body, 256, &review, &error));
+  const Value* request = review.Find("request");
+  REQUIRE(request);
+  const Value* object = request->Find("object");
+  REQUIRE(object);
+  return *object;
+}
+
+TEST_CASE("every mutating admission body: the patch applies and a second pass is empty",
+          "[mutate][admission]") {
+  int bodies = 0;
+  for (const auto& entry : fs::directory_iterator(testing::SourceDir() + "/../shared/admission")) {
+    std::string name = entry.path().filename().string();
+    if (name.find("mutate") == std::string::npos || entry.path().extension() != ".json") continue;
+    ++bodies;
+    INFO(name);
+    Value object = AdmissionObject(name);
+    PatchFor(object, DefaultPolicy(), NoNodes());
+    PatchFor(object, DefaultPolicy(), IncidentNodes());
+  }
+  CHECK(bodies >= 14);
+}
+
+TEST_CASE("admission bodies 01, 03, 06, 10, 11, 18 get the documented patches",
+          "[mutate][admission]") {
+  auto patch = [](const char* file, const Inventory& nodes = NoNodes()) {
+    return PatchFor(AdmissionObject(file), DefaultPolicy(), nodes);
+  };
+  // 01: 500Gi request = limit, 2 GPUs; annotations exist (empty).
+  CHECK(
+      patch("01-pod-create-apply-mutate.json") ==
+      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"516Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"516Gi"},)"
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"cuda\":\"16Gi\"}"}])");
+  // 03: the GPU init container has no memory; the CPU sidecar is hidden from GPUs.
+  CHECK(
+      patch("03-pod-create-kubectlcreate-initcontainer-limits-only-mutate.json") ==
+      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"1088Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"1088Gi"},)"
+      R"({"op":"add","path":"/spec/containers/1/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]},)"
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"trainer\":\"64Gi\"}"}])");
+  // 06: a Deployment's template, metadata without annotations.
+  CHECK(
+      patch("06-deployment-create-mutate.json") ==
+      R"([{"op":"replace","path":"/spec/template/spec/containers/0/resources/requests/memory","value":"40Gi"},)"
+      R"({"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"40Gi"},)"
+      R"({"op":"add","path":"/spec/template/metadata/annotations",)"
+      R"("value":{"gpulint.io/headroom-added":"{\"server\":\"8Gi\"}"}}])");
+  // 10: a Job template with a memory limit only (templates are not defaulted).
+  CHECK(
+      patch("10-job-create-mutate.json") ==
+      R"([{"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"564Gi"},)"
+      R"({"op":"add","path":"/spec/template/metadata/annotations",)"
+      R"("value":{"gpulint.io/headroom-added":"{\"train\":\"64Gi\"}"}}])");
+  // 11: GPUs without memory: nothing, unless the nodes give the VRAM.
+  CHECK(patch("11-cronjob-create-mutate.json") == "[]");
+  CHECK(patch("11-cronjob-create-mutate.json", IncidentNodes()) ==
+        VramPatch("1536Mi", "/spec/jobTemplate/spec/template/spec/containers/0"));
+  // 18: no name, no annotations map.
+  CHECK(
+      patch("18-pod-create-by-replicaset-controller-mutate-noname.json") ==
+      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"40Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"40Gi"},)"
+      R"({"op":"add","path":"/metadata/annotations","value":{"gpulint.io/headroom-added":"{\"server\":\"8Gi\"}"}}])");
+}
+
+// ---------------------------------------------------------------------------
+// Golden cases: testdata/mutations/NAME.yaml, patched, is NAME.mutated.yaml.
+
+// JSON with every mapping's keys sorted: equality as JSON means, marks ignored.
+std::string SortedJson(const Value& v) {
+  if (v.is_mapping()) {
+    std::vector<const Value::Member*> members;
+    for (const Value::Member& m : v.members()) members.push_back(&m);
+    std::sort(members.begin(), members.end(),
+              [](const Value::Member* a, const Value::Member* b) { return a->first < b->first; });
+    std::string out = "{";
+    for (const Value::Member* m : members) {
+      if (out.size() > 1) out += ",";
+      AppendJsonString(m->first, &out);
+      out += ":" + SortedJson(m->second);
+    }
+    return out + "}";
+  }
+  if (v.is_sequence()) {
+    std::string out = "[";
+    for (const Value& item : v.items()) {
+      if (out.size() > 1) out += ",";
+      out += SortedJson(item);
+    }
+    return out + "]";
+  }
+  return ToJson(v);
+}
+
+Value YamlFile(const std::string& path) {
+  std::string text = testing::ReadFile(path);
+  REQUIRE_FALSE(text.empty());
+  INFO(path);
+  return Yaml(text);
+}
+
+TEST_CASE("golden mutation cases: the patched input is NAME.mutated.yaml", "[mutate][golden]") {
+  const std::string dir = testing::SourceDir() + "/testdata/mutations/";
+  std::vector<std::string> cases;
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    std::string name = entry.path().filename().string();
+    if (name.size() > 5 && name.substr(name.size() - 5) == ".yaml" &&
+        name.find(".mutated.") == std::string::npos)
+      cases.push_back(name.substr(0, name.size() - 5));
+  }
+  std::sort(cases.begin(), cases.end());
+  CHECK(cases.size() >= 10);
+  for (const std::string& name : cases) {
+    INFO(name);
+    REQUIRE(fs::exists(dir + name + ".mutated.yaml"));
+    // nodes-*: mutated with testdata/nodes/incidents.yaml; the rest with no nodes.
+    const Inventory& nodes = name.rfind("nodes-", 0) == 0 ? IncidentNodes() : NoNodes();
+    Value input = YamlFile(dir + name + ".yaml");
+    Value expected = YamlFile(dir + name + ".mutated.yaml");
+    std::vector<PatchOp> ops = Mutate(input, DefaultPolicy(), nodes);
+    INFO(PatchToJson(ops));
+    Value mutated = input;
+    Error error;
+    INFO(error.ToString());
+    REQUIRE(ApplyPatch(ops, &mutated, &error));
+    CHECK(SortedJson(mutated) == SortedJson(expected));
+    CHECK(PatchToJson(Mutate(expected, DefaultPolicy(), nodes)) == "[]");
+  }
+}
+
+}  // namespace
+}  // namespace gpulint

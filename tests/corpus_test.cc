@@ -1,0 +1,95 @@
+// The real-world corpus in ../shared/corpus: every file is linted without a
+// crash, an I/O error or a hang (ctest's timeout), and the findings the
+// corpus notes (SOURCES.md) call for are there.
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <map>
+
+#include "tests/golden.h"
+
+namespace fs = std::filesystem;
+
+namespace gpulint::testing {
+namespace {
+
+fs::path CorpusDir() { return fs::path(SourceDir()).parent_path() / "shared" / "corpus"; }
+
+std::vector<fs::path> CorpusFiles() {
+  std::vector<fs::path> files;
+  if (!fs::is_directory(CorpusDir())) return files;
+  for (const auto& e : fs::recursive_directory_iterator(CorpusDir())) {
+    std::string ext = e.path().extension().string();
+    if (ext == ".yaml" || ext == ".yml" || ext == ".json") files.push_back(e.path());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+std::map<std::string, int> RuleCounts(const std::vector<Finding>& findings) {
+  std::map<std::string, int> counts;
+  for (const Finding& f : findings) ++counts[f.rule];
+  return counts;
+}
+
+const Policy& Default() {
+  static const Policy* policy = [] {
+    auto* p = new Policy();
+    Error error;
+    if (!LoadPolicyText(DefaultPolicyText(), "<default policy>", p, &error)) FAIL(error.ToString());
+    return p;
+  }();
+  return *policy;
+}
+
+std::vector<Finding> Lint(const std::string& relative) {
+  Inventory none = BuildInventory(Default(), {});
+  return LintFile((CorpusDir() / relative).string(), Default(), none);
+}
+
+}  // namespace
+
+TEST_CASE("every corpus file is linted", "[corpus]") {
+  auto files = CorpusFiles();
+  if (files.empty()) {
+    WARN("../shared/corpus is not beside this checkout; skipping");
+    return;
+  }
+  CHECK(files.size() >= 100);
+  Inventory none = BuildInventory(Default(), {});
+  for (const fs::path& file : files) {
+    INFO(file.string());
+    for (const Finding& f : LintFile(file.string(), Default(), none)) {
+      // Every finding is positioned in the file it came from.
+      CHECK(f.file == file.string());
+      CHECK(f.mark.line > 0);
+      CHECK(!f.message.empty());
+    }
+  }
+}
+
+TEST_CASE("corpus files get the findings their notes call for", "[corpus]") {
+  if (!fs::is_directory(CorpusDir())) return;
+  // tag 1.0.0-beta4: extensions/v1beta1 DaemonSet + critical-pod annotation (incident 5).
+  auto old_plugin = RuleCounts(Lint("NVIDIA__k8s-device-plugin/extensions-v1beta1-nvidia-device-plugin.yml"));
+  CHECK(old_plugin["removed-api-version"] == 1);
+  CHECK(old_plugin["removed-annotation"] == 1);
+  // apps/v1 DaemonSet that still carries the critical-pod annotation.
+  auto beta4 = RuleCounts(Lint("NVIDIA__k8s-device-plugin/nvidia-device-plugin.yml"));
+  CHECK(beta4["removed-api-version"] == 0);
+  CHECK(beta4["removed-annotation"] == 1);
+  // A document with a value where a key belongs: reported, nothing else lost.
+  auto broken = RuleCounts(Lint("kserve__kserve/docs__samples__v1beta1__custom__torchserve__gpu.yaml"));
+  CHECK(broken["parse-error"] == 1);
+  // The MPI master runs the GPU image with no GPU limit.
+  auto mindspore = RuleCounts(Lint("volcano-sh__volcano/example__MindSpore-example__mindspore_gpu__mindspore-gpu.yaml"));
+  CHECK(mindspore["gpu-limit-missing"] == 1);
+  // Placeholders left for envsubst are not quantities.
+  auto fsdp = RuleCounts(Lint("aws-samples__awsome-distributed-training/3.test_cases__pytorch__FSDP__kubernetes__llama3_1_8b-fsdp.yaml"));
+  CHECK(fsdp["quantity-invalid"] == 4);
+  // The current static device plugin is clean of removed APIs.
+  auto current = RuleCounts(Lint("NVIDIA__k8s-device-plugin/deployments__static__nvidia-device-plugin.yml"));
+  CHECK(current["removed-api-version"] == 0);
+  CHECK(current["parse-error"] == 0);
+}
+
+}  // namespace gpulint::testing
