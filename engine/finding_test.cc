@@ -1,6 +1,6 @@
-#include <catch2/catch.hpp>
-
 #include "engine/finding.h"
+
+#include <catch2/catch.hpp>
 
 namespace gpulint {
 namespace {

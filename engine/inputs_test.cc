@@ -3,12 +3,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "engine/loader.h"
 
@@ -44,7 +43,7 @@ std::vector<std::string> Paths(const std::vector<InputFile>& files, const std::s
   std::vector<std::string> out;
   for (const InputFile& f : files) {
     out.push_back(f.path.substr(0, prefix.size()) == prefix ? f.path.substr(prefix.size())
-                                                             : f.path);
+                                                            : f.path);
   }
   return out;
 }
@@ -57,12 +56,13 @@ struct Result {
 
 Result Load(const std::string& path) {
   Result r;
-  r.ok = LoadInput({path}, {},
-                   [&](Document&& d) {
-                     r.docs.push_back(d.ok ? ToJson(d.root) : d.error.ToString());
-                     return true;
-                   },
-                   &r.error);
+  r.ok = LoadInput(
+      {path}, {},
+      [&](Document&& d) {
+        r.docs.push_back(d.ok ? ToJson(d.root) : d.error.ToString());
+        return true;
+      },
+      &r.error);
   return r;
 }
 
@@ -160,14 +160,14 @@ TEST_CASE("ForEachObject: lists and single objects", "[inputs]") {
   auto kinds = [](const std::string& yaml) {
     std::vector<std::string> out;
     Error error;
-    LoadYamlString(yaml, "m.yaml", {},
-                   [&](Document&& d) {
-                     ForEachObject(d.root, [&](const Value& v) {
-                       out.push_back(std::string(v.StringAt("kind", "?")));
-                     });
-                     return true;
-                   },
-                   &error);
+    LoadYamlString(
+        yaml, "m.yaml", {},
+        [&](Document&& d) {
+          ForEachObject(
+              d.root, [&](const Value& v) { out.push_back(std::string(v.StringAt("kind", "?"))); });
+          return true;
+        },
+        &error);
     return out;
   };
   CHECK(kinds("kind: List\nitems: [{kind: Pod}, {kind: Service}]\n") ==

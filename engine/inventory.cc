@@ -49,9 +49,9 @@ bool ReadNumberLabel(PolicyDecoder& d, const Value& labels, const NodeClass& nod
     *out = n;
     return true;
   }
-  return d.Fail(*labels.Find(key), AppendKey("metadata.labels", key),
-                "expected a whole number of at least " + std::to_string(min) + ", got \"" +
-                    *text + "\"");
+  return d.Fail(
+      *labels.Find(key), AppendKey("metadata.labels", key),
+      "expected a whole number of at least " + std::to_string(min) + ", got \"" + *text + "\"");
 }
 
 GpuSharing SharingOf(const NodeClass& node, int64_t replicas) {
@@ -143,7 +143,8 @@ const char* GpuSharingName(GpuSharing s) {
 
 bool NodeClassFromNode(const Value& node, const std::string& file, NodeClass* out, Error* error) {
   PolicyDecoder d(file, error);
-  if (!node.is_mapping()) return d.Fail(node, "", "expected a Node object, got " + std::string(TypeName(node.type())));
+  if (!node.is_mapping())
+    return d.Fail(node, "", "expected a Node object, got " + std::string(TypeName(node.type())));
   std::string_view kind = node.StringAt("kind", "Node");  // NodeList items carry no kind
   if (kind != "Node")
     return d.Fail(*node.Find("kind"), "kind", "expected a Node, got \"" + std::string(kind) + "\"");
@@ -157,12 +158,12 @@ bool NodeClassFromNode(const Value& node, const std::string& file, NodeClass* ou
   const Value* status = node.Find("status");
   const Value* labels = metadata->Find("labels");
   ResourceList capacity;
-  bool ok = ReadLabels(d, labels, &c) && ReadTaints(d, spec ? spec->Find("taints") : nullptr, &c) &&
-            ReadResources(d, status ? status->Find("allocatable") : nullptr,
-                          "status.allocatable", &c.allocatable) &&
-            ReadResources(d, status ? status->Find("capacity") : nullptr, "status.capacity",
-                          &capacity) &&
-            ReadGpuLabels(d, labels ? *labels : Value(), capacity, &c);
+  bool ok =
+      ReadLabels(d, labels, &c) && ReadTaints(d, spec ? spec->Find("taints") : nullptr, &c) &&
+      ReadResources(d, status ? status->Find("allocatable") : nullptr, "status.allocatable",
+                    &c.allocatable) &&
+      ReadResources(d, status ? status->Find("capacity") : nullptr, "status.capacity", &capacity) &&
+      ReadGpuLabels(d, labels ? *labels : Value(), capacity, &c);
   if (!ok) return false;
   *out = std::move(c);
   return true;
@@ -177,11 +178,13 @@ Placement PlacementOf(const Value& pod_spec) {
   if (const Value* affinity = pod_spec.Find("affinity"))
     if (const Value* node_affinity = affinity->Find("nodeAffinity"))
       p.required_affinity = node_affinity->Find("requiredDuringSchedulingIgnoredDuringExecution");
-  if (const Value* tolerations = pod_spec.Find("tolerations"); tolerations && tolerations->is_sequence())
+  if (const Value* tolerations = pod_spec.Find("tolerations");
+      tolerations && tolerations->is_sequence())
     for (const Value& t : tolerations->items()) {
       if (!t.is_mapping()) continue;
-      p.tolerations.push_back(Toleration{std::string(t.StringAt("key")), std::string(t.StringAt("operator")),
-                                         std::string(t.StringAt("value")), std::string(t.StringAt("effect"))});
+      p.tolerations.push_back(
+          Toleration{std::string(t.StringAt("key")), std::string(t.StringAt("operator")),
+                     std::string(t.StringAt("value")), std::string(t.StringAt("effect"))});
     }
   return p;
 }
@@ -226,7 +229,8 @@ bool MatchesRequirement(const Value& requirement, const std::string* label) {
   if (op == "DoesNotExist") return values.empty() && !label;
   if (op == "Gt" || op == "Lt") {
     int64_t have = 0, bound = 0;
-    if (values.size() != 1 || !label || !ParseInt64(values[0], &bound) || !ParseInt64(*label, &have))
+    if (values.size() != 1 || !label || !ParseInt64(values[0], &bound) ||
+        !ParseInt64(*label, &have))
       return false;
     return op == "Gt" ? have > bound : have < bound;
   }

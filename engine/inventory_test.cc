@@ -1,7 +1,6 @@
 #include "engine/inventory.h"
 
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -30,8 +29,13 @@ Quantity Q(std::string_view text) {
 std::vector<Document> Documents(std::string_view text, const std::string& name) {
   std::vector<Document> docs;
   Error error;
-  REQUIRE(LoadYamlString(text, name, LoadLimits{},
-                         [&](Document&& d) { docs.push_back(std::move(d)); return true; }, &error));
+  REQUIRE(LoadYamlString(
+      text, name, LoadLimits{},
+      [&](Document&& d) {
+        docs.push_back(std::move(d));
+        return true;
+      },
+      &error));
   for (const Document& d : docs) {
     INFO(d.error.ToString());
     REQUIRE(d.ok);
@@ -172,7 +176,7 @@ status: {allocatable: {nvidia.com/gpu: "8"}})",
             2, GpuSharing::kNone, 1},
            {"no label: capacity / replicas",
             R"(metadata: {name: node-a, labels: {nvidia.com/gpu.replicas: "4"}}
-status: {capacity: {nvidia.com/gpu: "8"}, allocatable: {nvidia.com/gpu: "5"}})",
+status: {capacity: {nvidia.com/gpu: "8"}, allocatable: {nvidia.com/gpu: "3"}})",
             2, GpuSharing::kTimeSlicing, 4},
            {"no capacity: allocatable / replicas, rounded up",
             R"(metadata: {name: node-a, labels: {nvidia.com/gpu.replicas: "4"}}
@@ -230,10 +234,11 @@ TEST_CASE("NodeClassFromNode refuses what is not a usable Node", "[inventory]") 
   REQUIRE_FALSE(Quantity::Parse("1.5.0", &q, &qe));
   NodeClass n;
   Error error;
-  CHECK_FALSE(NodeClassFromNode(Yaml("metadata: {name: node-a}\nstatus: {allocatable: {cpu: 1.5.0}}"),
-                                "n.yaml", &n, &error));
-  CHECK(error.ToString() == "n.yaml:2:29: status.allocatable.cpu: invalid quantity \"1.5.0\": " +
-                                qe.message + (qe.suggestion.empty() ? "" : " (" + qe.suggestion + ")"));
+  CHECK_FALSE(NodeClassFromNode(
+      Yaml("metadata: {name: node-a}\nstatus: {allocatable: {cpu: 1.5.0}}"), "n.yaml", &n, &error));
+  CHECK(error.ToString() ==
+        "n.yaml:2:29: status.allocatable.cpu: invalid quantity \"1.5.0\": " + qe.message +
+            (qe.suggestion.empty() ? "" : " (" + qe.suggestion + ")"));
 }
 
 TEST_CASE("Tolerates follows Kubernetes' ToleratesTaint", "[inventory][taints]") {
@@ -250,9 +255,13 @@ TEST_CASE("Tolerates follows Kubernetes' ToleratesTaint", "[inventory][taints]")
            {"Exists on the key, any effect", {"nvidia.com/gpu", "Exists", "", ""}, gpu, true},
            {"Exists ignores the value", {"nvidia.com/gpu", "Exists", "absent", ""}, gpu, true},
            {"Exists on another key", {"example.com/gpu", "Exists", "", ""}, gpu, false},
-           {"Equal with the same value", {"nvidia.com/gpu", "Equal", "present", "NoSchedule"}, gpu,
+           {"Equal with the same value",
+            {"nvidia.com/gpu", "Equal", "present", "NoSchedule"},
+            gpu,
             true},
-           {"Equal with another value", {"nvidia.com/gpu", "Equal", "true", "NoSchedule"}, gpu,
+           {"Equal with another value",
+            {"nvidia.com/gpu", "Equal", "true", "NoSchedule"},
+            gpu,
             false},
            {"no operator means Equal", {"nvidia.com/gpu", "", "present", ""}, gpu, true},
            {"no operator, no value", {"nvidia.com/gpu", "", "", ""}, gpu, false},
@@ -260,18 +269,30 @@ TEST_CASE("Tolerates follows Kubernetes' ToleratesTaint", "[inventory][taints]")
            {"another effect", {"nvidia.com/gpu", "Exists", "", "NoExecute"}, gpu, false},
            {"an unknown operator", {"nvidia.com/gpu", "exists", "", ""}, gpu, false},
            {"NoExecute tolerated", {"k", "Exists", "", "NoExecute"}, {"k", "", "NoExecute"}, true},
-           {"PreferNoSchedule never filters", {"other", "Exists", "", ""},
-            {"k", "", "PreferNoSchedule"}, true},
-           {"not-ready is transient", {"other", "Exists", "", ""},
-            {"node.kubernetes.io/not-ready", "", "NoSchedule"}, true},
-           {"unreachable is transient", {"other", "Exists", "", ""},
-            {"node.kubernetes.io/unreachable", "", "NoExecute"}, true},
-           {"unschedulable is transient", {"other", "Exists", "", ""},
-            {"node.kubernetes.io/unschedulable", "", "NoSchedule"}, true},
-           {"memory-pressure is transient", {"other", "Exists", "", ""},
-            {"node.kubernetes.io/memory-pressure", "", "NoSchedule"}, true},
-           {"uninitialized is transient", {"other", "Exists", "", ""},
-            {"node.cloudprovider.kubernetes.io/uninitialized", "true", "NoSchedule"}, true},
+           {"PreferNoSchedule never filters",
+            {"other", "Exists", "", ""},
+            {"k", "", "PreferNoSchedule"},
+            true},
+           {"not-ready is transient",
+            {"other", "Exists", "", ""},
+            {"node.kubernetes.io/not-ready", "", "NoSchedule"},
+            true},
+           {"unreachable is transient",
+            {"other", "Exists", "", ""},
+            {"node.kubernetes.io/unreachable", "", "NoExecute"},
+            true},
+           {"unschedulable is transient",
+            {"other", "Exists", "", ""},
+            {"node.kubernetes.io/unschedulable", "", "NoSchedule"},
+            true},
+           {"memory-pressure is transient",
+            {"other", "Exists", "", ""},
+            {"node.kubernetes.io/memory-pressure", "", "NoSchedule"},
+            true},
+           {"uninitialized is transient",
+            {"other", "Exists", "", ""},
+            {"node.cloudprovider.kubernetes.io/uninitialized", "true", "NoSchedule"},
+            true},
        }) {
     INFO(c.what);
     Placement p;
@@ -342,7 +363,8 @@ TEST_CASE("required node affinity: operators, ANDed requirements, ORed terms",
            {"[{matchExpressions: [{key: gpu-count, operator: Gt, values: [\"-1\"]}]}]", true},
            {"[{matchExpressions: [{key: gpu-count, operator: Lt, values: [\"9\"]}]}]", true},
            {"[{matchExpressions: [{key: gpu-count, operator: Lt, values: [\"8\"]}]}]", false},
-           {"[{matchExpressions: [{key: gpu-count, operator: Gt, values: [\"1\", \"2\"]}]}]", false},
+           {"[{matchExpressions: [{key: gpu-count, operator: Gt, values: [\"1\", \"2\"]}]}]",
+            false},
            {"[{matchExpressions: [{key: gpu-count, operator: Gt, values: [seven]}]}]", false},
            {"[{matchExpressions: [{key: bad-number, operator: Gt, values: [\"1\"]}]}]", false},
            {"[{matchExpressions: [{key: absent, operator: Lt, values: [\"100\"]}]}]", false},
@@ -449,8 +471,7 @@ TEST_CASE("Candidates on the recorded nodes", "[inventory]") {
   CHECK(names("affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
               "{nodeSelectorTerms: [{matchExpressions: [{key: nvidia.com/gpu.present, "
               "operator: Exists}]}]}}}") == Names{"l4-ts-0"});
-  CHECK(names("nodeSelector: {nvidia.com/gpu.sharing-strategy: time-slicing}") ==
-        Names{"l4-ts-0"});
+  CHECK(names("nodeSelector: {nvidia.com/gpu.sharing-strategy: time-slicing}") == Names{"l4-ts-0"});
   CHECK(names("nodeName: cpu-0") == Names{"cpu-0"});
   CHECK(names("nodeName: a100-80g-0") == Names{"a100-80g-0"});
 }

@@ -3,12 +3,11 @@
 // duplicate keys refused. nlohmann's lexer already refuses invalid UTF-8,
 // lone surrogates and unescaped control characters.
 #include <exception>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <unordered_map>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "engine/loader.h"
 
@@ -56,8 +55,7 @@ class JsonBuilder {
   bool end_object() { return Close(); }
   bool end_array() { return Close(); }
   bool key(json::string_t& key);
-  bool parse_error(std::size_t position, const std::string&,
-                   const nlohmann::detail::exception& ex);
+  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex);
 
   Value TakeRoot() { return std::move(root_); }
   const Error& error() const { return error_; }

@@ -1,7 +1,6 @@
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "engine/loader.h"
 #include "engine/value.h"
@@ -24,8 +23,8 @@ TEST_CASE("ParseJson: values and the text of numbers", "[json]") {
         R"(true,false,null,"x"],"b":{},"c":[]})");
   Value v;
   Error error;
-  REQUIRE(ParseJson(R"({"n": -12, "f": 2.5e-3, "u": 18446744073709551615, "s": "é"})", 10, &v,
-                    &error));
+  REQUIRE(
+      ParseJson(R"({"n": -12, "f": 2.5e-3, "u": 18446744073709551615, "s": "é"})", 10, &v, &error));
   CHECK(v.Find("n")->type() == Value::Type::kInt);
   CHECK(v.Find("n")->text() == "-12");
   CHECK(v.Find("f")->type() == Value::Type::kFloat);
@@ -54,10 +53,16 @@ TEST_CASE("ParseJson: duplicate keys", "[json]") {
   CHECK(Parse(R"({"m": {"k": [0, {"x": 1, "x": 2}]}})") ==
         R"(error duplicate key "x" at /m/k/1/x)");
   CHECK(Parse(R"({"a~/b": {"c": 1, "c": 2}})") == R"(error duplicate key "c" at /a~0~1b/c)");
+  // Large objects are checked through an index.
   std::string large = "{";
-  for (int i = 0; i < 40; ++i) large += "\"k" + std::to_string(i) + "\": 0, ";
+  std::string compact = "{";
+  for (int i = 0; i < 40; ++i) {
+    large += "\"k" + std::to_string(i) + "\": 0, ";
+    compact += "\"k" + std::to_string(i) + "\":0,";
+  }
   CHECK(Parse(large + "\"k39\": 1}") == R"(error duplicate key "k39" at /k39)");
-  CHECK(Parse(large + "\"k40\": 1}").substr(0, 8) == R"({"k0":0)");
+  CHECK(Parse(large + "\"k3\": 1}") == R"(error duplicate key "k3" at /k3)");
+  CHECK(Parse(large + "\"k40\": 1}") == compact + "\"k40\":1}");
 }
 
 TEST_CASE("ParseJson: text that is not JSON", "[json]") {
@@ -77,12 +82,14 @@ TEST_CASE("ParseJson: text that is not JSON", "[json]") {
        "must follow U+D800..U+DBFF; last read: '\"\\udc00'"},
       {std::string("{\"a\0b\": 1}", 10),
        "error 1:4: syntax error while parsing object key - invalid string: control character "
-       "U+0000 (NUL) must be escaped to \\u0000; last read: '\"a<U+0000>'"},
+       "U+0000 (NUL) must be escaped to \\u0000; last read: '\"a<U+0000>'; expected string "
+       "literal"},
       {"{\n  \"a\": 1x}",
        "error 2:9: syntax error while parsing object - invalid literal; last read: '1x'; "
        "expected '}'"},
-      {"", "error 1:1: syntax error while parsing value - unexpected end of input; expected '[', "
-           "'{', or a literal"},
+      {"",
+       "error 1:1: syntax error while parsing value - unexpected end of input; expected '[', "
+       "'{', or a literal"},
       {"[1] 2",
        "error 1:5: syntax error while parsing value - unexpected number literal; expected end "
        "of input"},

@@ -70,8 +70,8 @@ std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
                                    std::vector<Error>* errors);
 
 // Opens and streams one input (file or "-") through LoadYamlFd. Refuses
-// directories, FIFOs that do not end within limits, devices and unreadable files
-// with a clear error.
+// directories, devices and unreadable files with a clear error; a FIFO or pipe
+// is read as a stream, bounded by the per-document size limit.
 bool LoadInput(const InputFile& input, const LoadLimits& limits, const DocumentSink& sink,
                Error* error);
 

@@ -20,9 +20,32 @@ Policy::~Policy() = default;
 Policy::Policy(Policy&&) noexcept = default;
 Policy& Policy::operator=(Policy&&) noexcept = default;
 
-bool Policy::MatchesCudaImage(std::string_view image) const {
-  for (const auto& pattern : cuda_image_patterns)
-    if (RE2::PartialMatch(image, *pattern)) return true;
+PatternList::PatternList() = default;
+PatternList::~PatternList() = default;
+PatternList::PatternList(PatternList&&) noexcept = default;
+PatternList& PatternList::operator=(PatternList&&) noexcept = default;
+
+bool PatternList::Set(std::vector<std::string> texts, size_t* bad_index, std::string* error) {
+  std::vector<std::unique_ptr<re2::RE2>> compiled;
+  RE2::Options options;
+  options.set_log_errors(false);
+  for (size_t i = 0; i < texts.size(); ++i) {
+    auto re = std::make_unique<re2::RE2>(texts[i], options);
+    if (!re->ok()) {
+      *bad_index = i;
+      *error = re->error();
+      return false;
+    }
+    compiled.push_back(std::move(re));
+  }
+  texts_ = std::move(texts);
+  compiled_ = std::move(compiled);
+  return true;
+}
+
+bool PatternList::Matches(std::string_view text) const {
+  for (const auto& pattern : compiled_)
+    if (RE2::PartialMatch(text, *pattern)) return true;
   return false;
 }
 

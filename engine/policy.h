@@ -49,6 +49,25 @@ struct RuleSetting {
   Mark mark;  // where the policy names the rule, for an error when no rule has that name
 };
 
+// RE2 patterns compiled once when the policy loads; matched anywhere in the text.
+class PatternList {
+ public:
+  PatternList();
+  ~PatternList();
+  PatternList(PatternList&&) noexcept;
+  PatternList& operator=(PatternList&&) noexcept;
+  // Compiles every pattern; on the first bad one returns false with its index
+  // and RE2's message, leaving this list unchanged.
+  bool Set(std::vector<std::string> texts, size_t* bad_index, std::string* error);
+  bool Matches(std::string_view text) const;
+  const std::vector<std::string>& texts() const { return texts_; }
+  size_t size() const { return compiled_.size(); }
+
+ private:
+  std::vector<std::string> texts_;
+  std::vector<std::unique_ptr<re2::RE2>> compiled_;
+};
+
 struct Mutations {
   bool vram = true;
   bool headroom = true;
@@ -78,7 +97,15 @@ class Policy {
   // How to tell, with no node inventory, that a pod can reach a GPU node.
   std::vector<std::string> gpu_taint_keys = {"nvidia.com/gpu"};
   std::vector<std::string> gpu_node_label_keys;  // nodeSelector/affinity keys that select GPU nodes
-  bool MatchesCudaImage(std::string_view image) const;
+  PatternList cuda_images;    // images that set NVIDIA_VISIBLE_DEVICES=all
+  PatternList agent_images;   // node agents (device plugins, drivers, exporters)
+  bool MatchesCudaImage(std::string_view image) const { return cuda_images.Matches(image); }
+
+  // Other ways a container is given GPUs than gpu_resources: resources of
+  // GPU-sharing device plugins (HAMi, Aliyun, Volcano, MIG), DRA claims, and
+  // pod label/annotation keys of schedulers that assign GPUs themselves.
+  PatternList gpu_assignment_resources;
+  std::vector<std::string> gpu_assignment_pod_keys;
 
   const WorkloadKind* FindWorkload(std::string_view api_version, std::string_view kind) const;
   // The effective setting for a rule (enabled, severity).
@@ -86,10 +113,6 @@ class Policy {
   Severity RuleSeverity(std::string_view rule, Severity fallback) const;
   // Headroom to keep on `node` for `resource`.
   Quantity ReservedOn(const std::string& resource, const NodeClass& node) const;
-
-  // Internal: compiled image patterns (set by the loader).
-  std::vector<std::unique_ptr<re2::RE2>> cuda_image_patterns;
-  std::vector<std::string> cuda_image_pattern_texts;
 };
 
 // Parses and validates a policy document. Errors carry the position of the

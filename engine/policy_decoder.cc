@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 
 #include "engine/path.h"
 
@@ -9,8 +10,7 @@ namespace gpulint {
 namespace {
 
 bool EqualIgnoringCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
            return std::tolower(static_cast<unsigned char>(x)) ==
                   std::tolower(static_cast<unsigned char>(y));
          });
@@ -70,8 +70,8 @@ bool PolicyDecoder::Fail(const Value& at, std::string_view path, std::string_vie
   if (error_) {
     error_->file = file_;
     error_->mark = at.mark();
-    error_->message = path.empty() ? std::string(message)
-                                   : std::string(path) + ": " + std::string(message);
+    error_->message =
+        path.empty() ? std::string(message) : std::string(path) + ": " + std::string(message);
   }
   return false;
 }
@@ -137,15 +137,22 @@ bool PolicyDecoder::ReadBool(const Value& v, std::string_view path, bool* out) {
 bool PolicyDecoder::ReadInt(const Value& v, std::string_view path, int64_t min, int64_t max,
                             int64_t* out) {
   if (failed_) return false;
-  if (v.type() != Value::Type::kInt) return WrongType(v, path, "a whole number");
   const std::string& t = v.text();
-  size_t digits = t.size() - (!t.empty() && (t[0] == '-' || t[0] == '+') ? 1 : 0);
+  // Integers too large for int64 arrive as floats, as in go-yaml; they are
+  // whole numbers out of range, not fractions.
+  bool integer_text = !t.empty() && t.find_first_not_of("+-0123456789") == std::string::npos;
+  bool is_float_integer = v.type() == Value::Type::kFloat && integer_text;
+  if (v.type() != Value::Type::kInt && !is_float_integer)
+    return WrongType(v, path, "a whole number");
+  std::string_view digits = t;
+  if (!digits.empty() && digits[0] == '+') digits.remove_prefix(1);
   int64_t n = 0;
-  bool in_range = digits > 0 && digits <= 18;
-  if (in_range) n = std::stoll(t);
-  if (!in_range || n < min || n > max)
-    return Fail(v, path,
-                "must be from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + t);
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), n);
+  bool parsed = ec == std::errc() && end == digits.data() + digits.size();
+  if (!parsed || n < min || n > max)
+    return Fail(
+        v, path,
+        "must be from " + std::to_string(min) + " to " + std::to_string(max) + ", got " + t);
   *out = n;
   return true;
 }

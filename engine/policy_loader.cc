@@ -13,6 +13,7 @@
 #include "engine/path.h"
 #include "engine/policy.h"
 #include "engine/policy_decoder.h"
+#include "engine/rule.h"
 
 namespace gpulint {
 namespace {
@@ -33,17 +34,16 @@ void ForField(const Value& parent, std::string_view path, std::string_view key, 
 bool ReadReserve(PolicyDecoder& d, const Value& v, const std::string& path, Reserve* out) {
   if (!d.ExpectFields(v, path, {"fixed", "percent", "perGpu"})) return false;
   *out = Reserve{};
-  ForField(v, path, "fixed", [&](const Value& f, const std::string& p) {
-    d.ReadQuantity(f, p, &out->fixed);
-  });
+  ForField(v, path, "fixed",
+           [&](const Value& f, const std::string& p) { d.ReadQuantity(f, p, &out->fixed); });
   ForField(v, path, "percent", [&](const Value& f, const std::string& p) {
     d.ReadPercentMilli(f, p, &out->percent_milli);
   });
-  ForField(v, path, "perGpu", [&](const Value& f, const std::string& p) {
-    d.ReadQuantity(f, p, &out->per_gpu);
-  });
+  ForField(v, path, "perGpu",
+           [&](const Value& f, const std::string& p) { d.ReadQuantity(f, p, &out->per_gpu); });
   if (d.failed()) return false;
-  if (out->fixed.sign() < 0) return d.Fail(*v.Find("fixed"), path + ".fixed", "must not be negative");
+  if (out->fixed.sign() < 0)
+    return d.Fail(*v.Find("fixed"), path + ".fixed", "must not be negative");
   if (out->per_gpu.sign() < 0)
     return d.Fail(*v.Find("perGpu"), path + ".perGpu", "must not be negative");
   return true;
@@ -64,9 +64,10 @@ bool ReadVram(PolicyDecoder& d, const Value& v, const std::string& path, Policy*
   ForField(v, path, "resource", [&](const Value& f, const std::string& fp) {
     if (d.ReadNonEmptyString(f, fp, &p->vram_resource) &&
         p->vram_resource.find('/') == std::string::npos)
-      d.Fail(f, fp, "\"" + p->vram_resource +
-                        "\" is not an extended resource name: use a domain prefix, e.g. "
-                        "gpulint.io/vram");
+      d.Fail(f, fp,
+             "\"" + p->vram_resource +
+                 "\" is not an extended resource name: use a domain prefix, e.g. "
+                 "gpulint.io/vram");
   });
   ForField(v, path, "annotation", [&](const Value& f, const std::string& fp) {
     d.ReadNonEmptyString(f, fp, &p->vram_annotation);
@@ -74,32 +75,44 @@ bool ReadVram(PolicyDecoder& d, const Value& v, const std::string& path, Policy*
   return !d.failed();
 }
 
+bool ReadPatterns(PolicyDecoder& d, const Value& v, const std::string& path, PatternList* out) {
+  std::vector<std::string> texts;
+  if (!d.ReadStringList(v, path, &texts)) return false;
+  size_t bad = 0;
+  std::string error;
+  std::vector<std::string> copy = texts;
+  if (out->Set(std::move(texts), &bad, &error)) return true;
+  return d.Fail(v.items()[bad], Index(path, bad), "invalid pattern \"" + copy[bad] + "\": " + error);
+}
+
 bool ReadGpuNodes(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (!d.ExpectFields(v, path, {"taintKeys", "labelKeys", "cudaImages"})) return false;
+  if (!d.ExpectFields(v, path, {"taintKeys", "labelKeys", "cudaImages", "agentImages"}))
+    return false;
   ForField(v, path, "taintKeys", [&](const Value& f, const std::string& fp) {
     d.ReadStringList(f, fp, &p->gpu_taint_keys);
   });
   ForField(v, path, "labelKeys", [&](const Value& f, const std::string& fp) {
     d.ReadStringList(f, fp, &p->gpu_node_label_keys);
   });
-  const Value* images = v.Find("cudaImages");
-  if (!images || d.failed()) return !d.failed();
-  std::string images_path = JoinPath(path, "cudaImages");
-  std::vector<std::string> texts;
-  if (!d.ReadStringList(*images, images_path, &texts)) return false;
-  std::vector<std::unique_ptr<re2::RE2>> compiled;
-  RE2::Options options;
-  options.set_log_errors(false);
-  for (size_t i = 0; i < texts.size(); ++i) {
-    auto re = std::make_unique<re2::RE2>(texts[i], options);
-    if (!re->ok())
-      return d.Fail(images->items()[i], Index(images_path, i),
-                    "invalid pattern \"" + texts[i] + "\": " + re->error());
-    compiled.push_back(std::move(re));
-  }
-  p->cuda_image_pattern_texts = std::move(texts);
-  p->cuda_image_patterns = std::move(compiled);
-  return true;
+  ForField(v, path, "cudaImages", [&](const Value& f, const std::string& fp) {
+    ReadPatterns(d, f, fp, &p->cuda_images);
+  });
+  ForField(v, path, "agentImages", [&](const Value& f, const std::string& fp) {
+    ReadPatterns(d, f, fp, &p->agent_images);
+  });
+  return !d.failed();
+}
+
+bool ReadOtherGpuAssignments(PolicyDecoder& d, const Value& v, const std::string& path,
+                             Policy* p) {
+  if (!d.ExpectFields(v, path, {"resources", "podKeys"})) return false;
+  ForField(v, path, "resources", [&](const Value& f, const std::string& fp) {
+    ReadPatterns(d, f, fp, &p->gpu_assignment_resources);
+  });
+  ForField(v, path, "podKeys", [&](const Value& f, const std::string& fp) {
+    d.ReadStringList(f, fp, &p->gpu_assignment_pod_keys);
+  });
+  return !d.failed();
 }
 
 bool ReadTaint(PolicyDecoder& d, const Value& v, const std::string& path, Taint* out) {
@@ -107,11 +120,11 @@ bool ReadTaint(PolicyDecoder& d, const Value& v, const std::string& path, Taint*
   const Value* key = v.Find("key");
   const Value* effect = v.Find("effect");
   if (!key || !effect)
-    return d.Fail(v, path, std::string("missing required field \"") + (key ? "effect" : "key") + "\"");
+    return d.Fail(v, path,
+                  std::string("missing required field \"") + (key ? "effect" : "key") + "\"");
   d.ReadNonEmptyString(*key, path + ".key", &out->key);
-  ForField(v, path, "value", [&](const Value& f, const std::string& fp) {
-    d.ReadString(f, fp, &out->value);
-  });
+  ForField(v, path, "value",
+           [&](const Value& f, const std::string& fp) { d.ReadString(f, fp, &out->value); });
   if (!d.ReadString(*effect, path + ".effect", &out->effect)) return false;
   if (out->effect != "NoSchedule" && out->effect != "PreferNoSchedule" &&
       out->effect != "NoExecute")
@@ -137,9 +150,8 @@ bool ReadGpu(PolicyDecoder& d, const Value& v, const std::string& path, GpuInfo*
              bool* has_count) {
   if (!d.ExpectFields(v, path, {"model", "count", "memoryPerGpu", "sharing", "replicas"}))
     return false;
-  ForField(v, path, "model", [&](const Value& f, const std::string& fp) {
-    d.ReadString(f, fp, &gpu->model);
-  });
+  ForField(v, path, "model",
+           [&](const Value& f, const std::string& fp) { d.ReadString(f, fp, &gpu->model); });
   ForField(v, path, "count", [&](const Value& f, const std::string& fp) {
     *has_count = d.ReadInt(f, fp, 0, 1024, &gpu->count);
   });
@@ -149,9 +161,8 @@ bool ReadGpu(PolicyDecoder& d, const Value& v, const std::string& path, GpuInfo*
     if (q.sign() <= 0) d.Fail(f, fp, "must be more than 0");
     gpu->vram_per_gpu = q;
   });
-  ForField(v, path, "sharing", [&](const Value& f, const std::string& fp) {
-    ReadSharing(d, f, fp, &gpu->sharing);
-  });
+  ForField(v, path, "sharing",
+           [&](const Value& f, const std::string& fp) { ReadSharing(d, f, fp, &gpu->sharing); });
   ForField(v, path, "replicas", [&](const Value& f, const std::string& fp) {
     d.ReadInt(f, fp, 1, 1024, &gpu->replicas);
   });
@@ -182,9 +193,8 @@ bool ReadNodeClass(PolicyDecoder& d, const Policy& p, const Value& v, const std:
   if (!name) return d.Fail(v, path, "missing required field \"name\"");
   d.ReadNonEmptyString(*name, path + ".name", &c->name);
   c->source = "policy";
-  ForField(v, path, "labels", [&](const Value& f, const std::string& fp) {
-    d.ReadStringMap(f, fp, &c->labels);
-  });
+  ForField(v, path, "labels",
+           [&](const Value& f, const std::string& fp) { d.ReadStringMap(f, fp, &c->labels); });
   ForField(v, path, "taints", [&](const Value& f, const std::string& fp) {
     if (!d.ExpectSequence(f, fp)) return;
     for (size_t i = 0; i < f.items().size() && !d.failed(); ++i) {
@@ -201,9 +211,8 @@ bool ReadNodeClass(PolicyDecoder& d, const Policy& p, const Value& v, const std:
     }
   });
   bool has_count = false;
-  ForField(v, path, "gpu", [&](const Value& f, const std::string& fp) {
-    ReadGpu(d, f, fp, &c->gpu, &has_count);
-  });
+  ForField(v, path, "gpu",
+           [&](const Value& f, const std::string& fp) { ReadGpu(d, f, fp, &c->gpu, &has_count); });
   if (d.failed()) return false;
   ReconcileGpuCount(p, has_count, c);
   return true;
@@ -233,9 +242,8 @@ bool ReadRules(PolicyDecoder& d, const Value& v, const std::string& path, Policy
     if (!d.ExpectFields(child, rp, {"enabled", "severity"})) return false;
     RuleSetting s;
     s.mark = child.mark();
-    ForField(child, rp, "enabled", [&](const Value& f, const std::string& fp) {
-      d.ReadBool(f, fp, &s.enabled);
-    });
+    ForField(child, rp, "enabled",
+             [&](const Value& f, const std::string& fp) { d.ReadBool(f, fp, &s.enabled); });
     ForField(child, rp, "severity", [&](const Value& f, const std::string& fp) {
       std::string text;
       Severity severity = Severity::kError;
@@ -246,8 +254,11 @@ bool ReadRules(PolicyDecoder& d, const Value& v, const std::string& path, Policy
         d.Fail(f, fp, "unknown severity \"" + text + "\" (expected info, warning or error)");
     });
     if (d.failed()) return false;
-    // Names are checked against the rule registry by the caller, which knows
-    // the rules; the mark above lets it point at the entry.
+    if (!FindRule(rule)) {
+      std::string names;
+      for (const Rule* r : AllRules()) names += std::string(names.empty() ? "" : ", ") + r->info.name;
+      return d.Fail(child, rp, "unknown rule \"" + rule + "\" (rules: " + names + ")");
+    }
     p->rules[rule] = s;
   }
   return true;
@@ -256,9 +267,8 @@ bool ReadRules(PolicyDecoder& d, const Value& v, const std::string& path, Policy
 bool ReadMutations(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
   if (!d.ExpectFields(v, path, {"vram", "headroom", "hideGpus", "headroomAnnotation"}))
     return false;
-  ForField(v, path, "vram", [&](const Value& f, const std::string& fp) {
-    d.ReadBool(f, fp, &p->mutations.vram);
-  });
+  ForField(v, path, "vram",
+           [&](const Value& f, const std::string& fp) { d.ReadBool(f, fp, &p->mutations.vram); });
   ForField(v, path, "headroom", [&](const Value& f, const std::string& fp) {
     d.ReadBool(f, fp, &p->mutations.headroom);
   });
@@ -290,12 +300,13 @@ bool ReadTemplatePaths(PolicyDecoder& d, const Value& v, const std::string& path
   for (size_t i = 0; i < v.items().size(); ++i) {
     std::string t;
     if (!d.ReadString(v.items()[i], Index(path, i), &t)) return false;
-    bool bad = !t.empty() && (t.front() == '.' || t.back() == '.' ||
-                              t.find("..") != std::string::npos);
+    bool bad =
+        !t.empty() && (t.front() == '.' || t.back() == '.' || t.find("..") != std::string::npos);
     if (bad)
       return d.Fail(v.items()[i], Index(path, i),
-                    "invalid path \"" + t + "\": expected dotted field names such as "
-                    "spec.template (\"*\" for every key or item, \"\" for the object itself)");
+                    "invalid path \"" + t +
+                        "\": expected dotted field names such as "
+                        "spec.template (\"*\" for every key or item, \"\" for the object itself)");
     out->push_back(std::move(t));
   }
   return true;
@@ -312,9 +323,8 @@ bool ReadWorkloads(PolicyDecoder& d, const Value& v, const std::string& path, Po
     const Value* kind = item.Find("kind");
     if (!kind) return d.Fail(item, ip, "missing required field \"kind\"");
     d.ReadNonEmptyString(*kind, ip + ".kind", &w.kind);
-    ForField(item, ip, "group", [&](const Value& f, const std::string& fp) {
-      d.ReadString(f, fp, &w.group);
-    });
+    ForField(item, ip, "group",
+             [&](const Value& f, const std::string& fp) { d.ReadString(f, fp, &w.group); });
     ForField(item, ip, "templates", [&](const Value& f, const std::string& fp) {
       ReadTemplatePaths(d, f, fp, &w.templates);
     });
@@ -323,7 +333,8 @@ bool ReadWorkloads(PolicyDecoder& d, const Value& v, const std::string& path, Po
     });
     if (d.failed()) return false;
     if (!seen.insert({w.group, w.kind}).second)
-      return d.Fail(item, ip, "duplicate entry for kind " + w.kind + " in group \"" + w.group + "\"");
+      return d.Fail(item, ip,
+                    "duplicate entry for kind " + w.kind + " in group \"" + w.group + "\"");
     auto same = [&](const WorkloadKind& o) { return o.group == w.group && o.kind == w.kind; };
     auto it = std::find_if(p->workloads.begin(), p->workloads.end(), same);
     if (it != p->workloads.end())
@@ -348,11 +359,9 @@ struct Section {
 };
 
 constexpr Section kSections[] = {
-    {"vram", ReadVram},         {"gpuResources", ReadGpuResources},
-    {"reserved", ReadReserved}, {"gpuNodes", ReadGpuNodes},
-    {"nodeClasses", ReadNodeClasses}, {"rules", ReadRules},
-    {"mutations", ReadMutations}, {"exemptions", ReadExemptions},
-    {"workloads", ReadWorkloads},
+    {"vram", ReadVram},           {"gpuResources", ReadGpuResources}, {"reserved", ReadReserved},
+    {"gpuNodes", ReadGpuNodes},   {"otherGpuAssignments", ReadOtherGpuAssignments},   {"nodeClasses", ReadNodeClasses},   {"rules", ReadRules},
+    {"mutations", ReadMutations}, {"exemptions", ReadExemptions},     {"workloads", ReadWorkloads},
 };
 
 // Sections are read in the order they are written, so the first error
@@ -361,10 +370,12 @@ constexpr Section kSections[] = {
 bool ReadSpec(PolicyDecoder& d, const Value& spec, Policy* p) {
   const std::string path = "spec";
   if (!d.ExpectFields(spec, path,
-                      {"vram", "gpuResources", "reserved", "gpuNodes", "nodeClasses", "rules",
+                      {"vram", "gpuResources", "reserved", "gpuNodes", "otherGpuAssignments",
+                       "nodeClasses", "rules",
                        "mutations", "exemptions", "workloads"}))
     return false;
-  if (const Value* v = spec.Find("gpuResources"); v && !ReadGpuResources(d, *v, "spec.gpuResources", p))
+  if (const Value* v = spec.Find("gpuResources");
+      v && !ReadGpuResources(d, *v, "spec.gpuResources", p))
     return false;
   for (const auto& [key, value] : spec.members()) {
     if (key == "gpuResources") continue;
@@ -378,8 +389,9 @@ bool ExpectExactly(PolicyDecoder& d, const Value& doc, std::string_view key,
                    std::string_view expected) {
   const Value* v = doc.Find(key);
   if (!v)
-    return d.Fail(doc, "", "missing required field \"" + std::string(key) + "\" (" +
-                               std::string(key) + ": " + std::string(expected) + ")");
+    return d.Fail(doc, "",
+                  "missing required field \"" + std::string(key) + "\" (" + std::string(key) +
+                      ": " + std::string(expected) + ")");
   std::string text;
   if (!d.ReadString(*v, key, &text)) return false;
   if (text != expected)
@@ -390,22 +402,22 @@ bool ExpectExactly(PolicyDecoder& d, const Value& doc, std::string_view key,
 // Layers one policy document onto *p.
 bool ApplyDocument(PolicyDecoder& d, const Value& doc, Policy* p) {
   if (!doc.is_mapping())
-    return d.Fail(doc, "", doc.is_null() ? "the policy is empty"
-                                         : "a policy must be a mapping with apiVersion, kind "
-                                           "and spec");
+    return d.Fail(doc, "",
+                  doc.is_null() ? "the policy is empty"
+                                : "a policy must be a mapping with apiVersion, kind "
+                                  "and spec");
   if (!d.ExpectFields(doc, "", {"apiVersion", "kind", "metadata", "spec"})) return false;
   if (!ExpectExactly(d, doc, "apiVersion", kApiVersion) || !ExpectExactly(d, doc, "kind", kKind))
     return false;
   ForField(doc, "", "metadata", [&](const Value& f, const std::string& fp) {
     if (!d.ExpectFields(f, fp, {"name", "labels", "annotations"})) return;
-    ForField(f, fp, "name", [&](const Value& n, const std::string& np) { d.ReadString(n, np, &p->name); });
+    ForField(f, fp, "name",
+             [&](const Value& n, const std::string& np) { d.ReadString(n, np, &p->name); });
     std::map<std::string, std::string> ignored;
-    ForField(f, fp, "labels", [&](const Value& n, const std::string& np) {
-      d.ReadStringMap(n, np, &ignored);
-    });
-    ForField(f, fp, "annotations", [&](const Value& n, const std::string& np) {
-      d.ReadStringMap(n, np, &ignored);
-    });
+    ForField(f, fp, "labels",
+             [&](const Value& n, const std::string& np) { d.ReadStringMap(n, np, &ignored); });
+    ForField(f, fp, "annotations",
+             [&](const Value& n, const std::string& np) { d.ReadStringMap(n, np, &ignored); });
   });
   if (d.failed()) return false;
   if (const Value* spec = doc.Find("spec")) return ReadSpec(d, *spec, p);
@@ -425,16 +437,17 @@ bool SingleDocument(std::vector<Document>* docs, const std::string& name, Value*
     if (doc.root.is_null()) continue;
     if (found) {
       if (error)
-        *error = Error{name, doc.start,
-                       "a policy is one YAML document; found a second one here"};
+        *error = Error{name, doc.start, "a policy is one YAML document; found a second one here"};
       return false;
     }
     found = &doc;
   }
   if (!found) {
     if (error)
-      *error = Error{name, {}, "the policy is empty: expected one document with apiVersion: " +
-                                   std::string(kApiVersion) + " and kind: Policy"};
+      *error = Error{name,
+                     {},
+                     "the policy is empty: expected one document with apiVersion: " +
+                         std::string(kApiVersion) + " and kind: Policy"};
     return false;
   }
   *out = std::move(found->root);

@@ -1,8 +1,7 @@
 #include "engine/policy.h"
 
-#include <catch2/catch.hpp>
-
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -85,20 +84,28 @@ TEST_CASE("the default policy loads and holds the documented defaults", "[policy
     CHECK(std::find(p.gpu_node_label_keys.begin(), p.gpu_node_label_keys.end(), key) !=
           p.gpu_node_label_keys.end());
   }
-  CHECK(p.cuda_image_patterns.size() == p.cuda_image_pattern_texts.size());
-  CHECK(p.cuda_image_patterns.size() == 5);
+  CHECK(p.cuda_images.size() == p.cuda_images.texts().size());
+  CHECK(p.cuda_images.size() == 5);
 }
 
 TEST_CASE("the compiled-in text is policies/default.yaml", "[policy]") {
   std::vector<Document> docs;
   Error error;
-  REQUIRE(LoadInput(InputFile{std::string(GPULINT_SOURCE_DIR) + "/policies/default.yaml"},
-                    LoadLimits{}, [&](Document&& d) { docs.push_back(std::move(d)); return true; },
-                    &error));
+  REQUIRE(LoadInput(
+      InputFile{std::string(GPULINT_SOURCE_DIR) + "/policies/default.yaml"}, LoadLimits{},
+      [&](Document&& d) {
+        docs.push_back(std::move(d));
+        return true;
+      },
+      &error));
   std::vector<Document> compiled;
-  REQUIRE(LoadYamlString(DefaultPolicyText(), "<default>", LoadLimits{},
-                         [&](Document&& d) { compiled.push_back(std::move(d)); return true; },
-                         &error));
+  REQUIRE(LoadYamlString(
+      DefaultPolicyText(), "<default>", LoadLimits{},
+      [&](Document&& d) {
+        compiled.push_back(std::move(d));
+        return true;
+      },
+      &error));
   REQUIRE(docs.size() == 1);
   REQUIRE(compiled.size() == 1);
   CHECK(ToJson(docs[0].root) == ToJson(compiled[0].root));
@@ -161,9 +168,14 @@ TEST_CASE("percent takes up to three decimals", "[policy][reserved]") {
     const char* text;
     int64_t milli;
   };
-  for (const Case& c : std::vector<Case>{
-           {"0", 0}, {"5", 5000}, {"2.5", 2500}, {"2.50", 2500}, {"0.125", 125}, {"100", 100000},
-           {"100.0", 100000}}) {
+  for (const Case& c : std::vector<Case>{{"0", 0},
+                                         {"5", 5000},
+                                         {"2.5", 2500},
+                                         {"2.50", 2500},
+                                         {"2.5000", 2500},
+                                         {"0.125", 125},
+                                         {"100", 100000},
+                                         {"100.0", 100000}}) {
     INFO(c.text);
     Policy p = MustLoad(kHeader + "spec:\n  reserved:\n    memory: {percent: " + c.text + "}\n");
     CHECK(p.reserved.at("memory").percent_milli == c.milli);
@@ -271,16 +283,19 @@ TEST_CASE("FindWorkload matches by API group and kind", "[policy][workloads]") {
            {"batch.volcano.sh/v1alpha1", "Job", {"spec.tasks.*.template"}},
            {"kubeflow.org/v1", "TFJob", {"spec.tfReplicaSpecs.*.template"}},
            {"kubeflow.org/v2beta1", "MPIJob", {"spec.mpiReplicaSpecs.*.template", "spec.template"}},
-           {"ray.io/v1", "RayJob",
+           {"ray.io/v1",
+            "RayJob",
             {"spec.rayClusterSpec.headGroupSpec.template",
              "spec.rayClusterSpec.workerGroupSpecs.*.template"}},
            {"jobset.x-k8s.io/v1alpha2", "JobSet", {"spec.replicatedJobs.*.template.spec.template"}},
-           {"leaderworkerset.x-k8s.io/v1", "LeaderWorkerSet",
-            {"spec.leaderWorkerTemplate.leaderTemplate", "spec.leaderWorkerTemplate.workerTemplate"}},
+           {"leaderworkerset.x-k8s.io/v1",
+            "LeaderWorkerSet",
+            {"spec.leaderWorkerTemplate.leaderTemplate",
+             "spec.leaderWorkerTemplate.workerTemplate"}},
            {"v1", "Service", {}},
-           {"example.com/v1", "Pod", {}},   // a CRD named Pod is not a Pod
+           {"example.com/v1", "Pod", {}},  // a CRD named Pod is not a Pod
            {"apps/v1", "Job", {}},
-           {"v1", "pod", {}},               // kinds are case-sensitive
+           {"v1", "pod", {}},  // kinds are case-sensitive
        }) {
     INFO(c.api_version << " " << c.kind);
     const WorkloadKind* w = p.FindWorkload(c.api_version, c.kind);
@@ -318,17 +333,23 @@ TEST_CASE("the default workload table reaches every pod in the corpus", "[policy
     if (!entry.is_regular_file() || (ext != ".yaml" && ext != ".yml")) continue;
     std::vector<Document> docs;
     Error error;
-    REQUIRE(LoadInput(InputFile{entry.path().string()}, LoadLimits{},
-                      [&](Document&& d) { docs.push_back(std::move(d)); return true; }, &error));
+    REQUIRE(LoadInput(
+        InputFile{entry.path().string()}, LoadLimits{},
+        [&](Document&& d) {
+          docs.push_back(std::move(d));
+          return true;
+        },
+        &error));
     for (const Document& doc : docs) {
       if (!doc.ok) continue;  // a few corpus files are templates, not YAML
       ForEachObject(doc.root, [&](const Value& object) {
         int expected = CountPodSpecs(object);
         if (expected == 0) return;
         ++objects_with_pods;
-        INFO(entry.path().filename().string() << ": " << object.StringAt("apiVersion") << " "
-                                              << object.StringAt("kind"));
-        const WorkloadKind* w = p.FindWorkload(object.StringAt("apiVersion"), object.StringAt("kind"));
+        INFO(entry.path().filename().string()
+             << ": " << object.StringAt("apiVersion") << " " << object.StringAt("kind"));
+        const WorkloadKind* w =
+            p.FindWorkload(object.StringAt("apiVersion"), object.StringAt("kind"));
         REQUIRE(w);
         int found = 0;
         for (const std::string& path : w->templates)
@@ -370,7 +391,7 @@ spec:
   CHECK(p.name == "mine");
   CHECK(p.gpu_node_label_keys == std::vector<std::string>{"gpu-pool"});
   CHECK(p.gpu_taint_keys == d.gpu_taint_keys);
-  CHECK(p.cuda_image_pattern_texts == d.cuda_image_pattern_texts);
+  CHECK(p.cuda_images.texts() == d.cuda_images.texts());
   CHECK(p.MatchesCudaImage("nvidia/cuda:12.2.0-base-ubuntu22.04"));
   CHECK_FALSE(p.mutations.hide_gpus);
   CHECK(p.mutations.vram);
@@ -379,7 +400,7 @@ spec:
   CHECK(p.workloads.size() == d.workloads.size());
 
   Policy cleared = MustLoad(kHeader + "spec:\n  gpuNodes: {cudaImages: []}\n");
-  CHECK(cleared.cuda_image_patterns.empty());
+  CHECK(cleared.cuda_images.size() == 0);
   CHECK_FALSE(cleared.MatchesCudaImage("nvidia/cuda:12.2.0-base-ubuntu22.04"));
 }
 
@@ -491,8 +512,10 @@ TEST_CASE("LoadPolicyText refuses what Kubernetes' strict decoder would", "[poli
             "string, got int 4 (quote it: \"4\")"},
            {kHeader + "spec:\n  nodeClasses:\n  - {name: a, allocatable: {memory: 500GB}}\n",
             ""},  // filled in below from Quantity's own message
-           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, taints: [{key: k, effect: NoScheduled}]}\n",
-            "policy.yaml:5:41: spec.nodeClasses[0].taints[0].effect: unknown effect \"NoScheduled\" "
+           {kHeader +
+                "spec:\n  nodeClasses:\n  - {name: a, taints: [{key: k, effect: NoScheduled}]}\n",
+            "policy.yaml:5:41: spec.nodeClasses[0].taints[0].effect: unknown effect "
+            "\"NoScheduled\" "
             "(expected NoSchedule, PreferNoSchedule or NoExecute)"},
            {kHeader + "spec:\n  nodeClasses:\n  - {name: a, taints: [{effect: NoSchedule}]}\n",
             "policy.yaml:5:24: spec.nodeClasses[0].taints[0]: missing required field \"key\""},
@@ -504,6 +527,9 @@ TEST_CASE("LoadPolicyText refuses what Kubernetes' strict decoder would", "[poli
             "sharing: time-slicing or mps"},
            {kHeader + "spec:\n  nodeClasses:\n  - {name: a, gpu: {count: -1}}\n",
             "policy.yaml:5:28: spec.nodeClasses[0].gpu.count: must be from 0 to 1024, got -1"},
+           {kHeader + "spec:\n  nodeClasses:\n  - {name: a, gpu: {count: 99999999999999999999}}\n",
+            "policy.yaml:5:28: spec.nodeClasses[0].gpu.count: must be from 0 to 1024, got "
+            "99999999999999999999"},
            {kHeader + "spec:\n  nodeClasses:\n  - {name: a, gpu: {count: 2.5}}\n",
             "policy.yaml:5:28: spec.nodeClasses[0].gpu.count: expected a whole number, got float "
             "2.5"},
@@ -520,8 +546,9 @@ TEST_CASE("LoadPolicyText refuses what Kubernetes' strict decoder would", "[poli
             "for the object itself)"},
            {kHeader + "spec:\n  workloads:\n  - {kind: A}\n  - {kind: A}\n",
             "policy.yaml:6:5: spec.workloads[1]: duplicate entry for kind A in group \"\""},
-           {"", "policy.yaml: the policy is empty: expected one document with apiVersion: "
-                "gpulint.io/v1alpha1 and kind: Policy"},
+           {"",
+            "policy.yaml: the policy is empty: expected one document with apiVersion: "
+            "gpulint.io/v1alpha1 and kind: Policy"},
            {"[1, 2]\n",
             "policy.yaml:1:1: a policy must be a mapping with apiVersion, kind and spec"},
        }) {
@@ -531,8 +558,10 @@ TEST_CASE("LoadPolicyText refuses what Kubernetes' strict decoder would", "[poli
       Quantity q;
       QuantityError qe;
       REQUIRE_FALSE(Quantity::Parse("500GB", &q, &qe));
-      want = "policy.yaml:5:37: spec.nodeClasses[0].allocatable.memory: invalid quantity "
-             "\"500GB\": " + qe.message + (qe.suggestion.empty() ? "" : " (" + qe.suggestion + ")");
+      want =
+          "policy.yaml:5:37: spec.nodeClasses[0].allocatable.memory: invalid quantity "
+          "\"500GB\": " +
+          qe.message + (qe.suggestion.empty() ? "" : " (" + qe.suggestion + ")");
     }
     CHECK(LoadError(c.text) == want);
   }
@@ -541,8 +570,8 @@ TEST_CASE("LoadPolicyText refuses what Kubernetes' strict decoder would", "[poli
 TEST_CASE("LoadPolicyText leaves *out alone when the policy does not load", "[policy][errors]") {
   Policy p = MustLoad(kHeader + "metadata: {name: before}\n");
   Error error;
-  CHECK_FALSE(LoadPolicyText(kHeader + "metadata: {name: after}\nspec: {bogus: 1}\n",
-                             "policy.yaml", &p, &error));
+  CHECK_FALSE(LoadPolicyText(kHeader + "metadata: {name: after}\nspec: {bogus: 1}\n", "policy.yaml",
+                             &p, &error));
   CHECK(p.name == "before");
 }
 
@@ -556,7 +585,8 @@ TEST_CASE("LoadPolicyFile positions errors in the file", "[policy][errors]") {
 
   REQUIRE_FALSE(LoadPolicyFile(kPolicies + "two-documents.yaml", &p, &error));
   CHECK(error.ToString() ==
-        kPolicies + "two-documents.yaml:4:1: a policy is one YAML document; found a second one here");
+        kPolicies +
+            "two-documents.yaml:4:1: a policy is one YAML document; found a second one here");
 
   REQUIRE_FALSE(LoadPolicyFile(kPolicies + "no-such-file.yaml", &p, &error));
   CHECK(error.file == kPolicies + "no-such-file.yaml");

@@ -73,21 +73,44 @@ void ReadContainers(const Value& spec, const std::string& spec_path, PodInfo* po
   }
 }
 
+bool Contains(const std::vector<std::string>& list, std::string_view key) {
+  return std::find(list.begin(), list.end(), key) != list.end();
+}
+
+// Keys that required node affinity selects on (NotIn and DoesNotExist select away).
+std::vector<std::string> AffinityKeys(const Placement& placement) {
+  std::vector<std::string> keys;
+  const Value* terms =
+      placement.required_affinity ? placement.required_affinity->Find("nodeSelectorTerms") : nullptr;
+  if (!terms || !terms->is_sequence()) return keys;
+  for (const Value& term : terms->items()) {
+    const Value* exprs = term.Find("matchExpressions");
+    if (!exprs || !exprs->is_sequence()) continue;
+    for (const Value& e : exprs->items()) {
+      std::string_view op = e.StringAt("operator");
+      if (op != "NotIn" && op != "DoesNotExist") keys.emplace_back(e.StringAt("key"));
+    }
+  }
+  return keys;
+}
+
 // Why a pod can reach a GPU node, or "" when nothing says it can.
-std::string GpuReachReason(const PodInfo& pod, const Policy& policy, const Inventory& inventory) {
+std::string GpuReachReason(const PodInfo& pod, const Policy& policy) {
   for (const ContainerInfo& c : pod.containers)
     if (c.HasGpuLimit(policy)) return "its pod requests GPUs";
   for (const NodeClass* n : pod.candidates)
     if (n->has_gpu()) return "its pod can be scheduled on GPU node " + n->name;
-  for (const std::string& key : policy.gpu_taint_keys) {
-    Taint t{key, "", "NoSchedule"};
-    if (Tolerates(pod.placement, t)) return "its pod tolerates the " + key + " taint";
+  // Any toleration of a GPU taint key counts, whatever its value or effect.
+  for (const Toleration& t : pod.placement.tolerations) {
+    if (t.key.empty() && t.op == "Exists") return "its pod tolerates every taint";
+    if (Contains(policy.gpu_taint_keys, t.key)) return "its pod tolerates the " + t.key + " taint";
   }
-  for (const auto& [key, value] : pod.placement.node_selector) {
-    if (std::find(policy.gpu_node_label_keys.begin(), policy.gpu_node_label_keys.end(), key) !=
-        policy.gpu_node_label_keys.end())
+  for (const auto& [key, value] : pod.placement.node_selector)
+    if (Contains(policy.gpu_node_label_keys, key))
       return "its pod selects GPU nodes (nodeSelector " + key + ")";
-  }
+  for (const std::string& key : AffinityKeys(pod.placement))
+    if (Contains(policy.gpu_node_label_keys, key))
+      return "its pod selects GPU nodes (node affinity " + key + ")";
   return "";
 }
 
@@ -101,7 +124,7 @@ void AddPod(const Value* metadata, const Value& spec, std::string spec_path, con
   ReadContainers(spec, pod.path, &pod);
   pod.placement = PlacementOf(spec);
   pod.candidates = Candidates(pod.placement, inventory);
-  pod.gpu_reach_reason = GpuReachReason(pod, policy, inventory);
+  pod.gpu_reach_reason = GpuReachReason(pod, policy);
   pod.can_reach_gpu_node = !pod.gpu_reach_reason.empty();
   out->push_back(std::move(pod));
 }

@@ -28,8 +28,8 @@ std::string Quoted(std::string_view s) {
 // the next so their vectors keep their capacity.
 struct Frame {
   Value value;
-  std::string anchor;  // registered when the collection ends
-  size_t nodes = 1;    // nodes in the subtree so far
+  std::string anchor;   // registered when the collection ends
+  size_t nodes = 1;     // nodes in the subtree so far
   uint32_t height = 1;  // collection levels in the subtree
   // Mappings: the key waiting for its value, and what refuses duplicates.
   bool has_key = false;
@@ -173,7 +173,8 @@ bool Builder::OnAlias(const yaml_event_t& e) {
   std::string name = reinterpret_cast<const char*>(e.data.alias.anchor);
   Mark mark = ToMark(e.start_mark);
   auto it = anchors_.find(name);
-  if (it == anchors_.end()) return Fail(mark, "alias *" + name + " has no anchor &" + name + " before it");
+  if (it == anchors_.end())
+    return Fail(mark, "alias *" + name + " has no anchor &" + name + " before it");
   const Anchor& anchor = it->second;
   if (!anchor.complete) return Fail(mark, "alias *" + name + " refers to a node that contains it");
   if (depth_ + anchor.height > limits_.max_depth) return Fail(mark, DepthMessage());
@@ -260,8 +261,8 @@ bool Builder::Add(Node node, const std::string& anchor) {
 bool Builder::SetKey(Frame& f, const Node& node) {
   const Value& key = node.value;
   if (!key.is_scalar()) {
-    return Fail(key.mark(), std::string("a mapping key must be a scalar, not a ") +
-                                TypeName(key.type()));
+    return Fail(key.mark(),
+                std::string("a mapping key must be a scalar, not a ") + TypeName(key.type()));
   }
   if (key.is_null()) return Fail(key.mark(), "a mapping key must not be null");
   f.has_key = true;

@@ -1,8 +1,7 @@
 // Anchors, aliases and merge keys, through the loader's public API.
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "engine/loader.h"
 
@@ -13,12 +12,13 @@ namespace {
 std::string LoadOne(const std::string& text, const LoadLimits& limits = {}) {
   std::vector<Document> docs;
   Error io;
-  REQUIRE(LoadYamlString(text, "m.yaml", limits,
-                         [&](Document&& d) {
-                           docs.push_back(std::move(d));
-                           return true;
-                         },
-                         &io));
+  REQUIRE(LoadYamlString(
+      text, "m.yaml", limits,
+      [&](Document&& d) {
+        docs.push_back(std::move(d));
+        return true;
+      },
+      &io));
   REQUIRE(docs.size() == 1);
   return docs[0].ok ? ToJson(docs[0].root) : "error " + docs[0].error.ToString();
 }
@@ -38,10 +38,13 @@ TEST_CASE("aliases copy the anchored node", "[loader][yaml]") {
 
   std::vector<Document> docs;
   Error io;
-  REQUIRE(LoadYamlString(text, "m.yaml", {}, [&](Document&& d) {
-    docs.push_back(std::move(d));
-    return true;
-  }, &io));
+  REQUIRE(LoadYamlString(
+      text, "m.yaml", {},
+      [&](Document&& d) {
+        docs.push_back(std::move(d));
+        return true;
+      },
+      &io));
   // The copy sits where the alias is; what is inside keeps the anchor's positions.
   const Value& one = *docs[0].root.Find("one");
   CHECK(one.mark().line == 3);
@@ -62,12 +65,11 @@ TEST_CASE("merge keys", "[loader][yaml]") {
       "two-merge-keys: {<<: {a: 1}, <<: {a: 2, c: 3}}\n"
       "quoted: {\"<<\": {a: 1}}\n"
       "tagged: {!!merge <<: {a: 1}}\n";
-  CHECK(LoadOne(text) ==
-        R"({"base":{"cpu":1,"memory":"2Gi"},"extra":{"memory":"4Gi","gpu":1},)"
-        R"("explicit-wins":{"cpu":2,"memory":"2Gi"},)"
-        R"("earlier-wins":{"memory":"4Gi","gpu":1,"cpu":1},)"
-        R"("inline":{"b":2,"a":1},"two-merge-keys":{"a":1,"c":3},)"
-        R"("quoted":{"<<":{"a":1}},"tagged":{"a":1}})");
+  CHECK(LoadOne(text) == R"({"base":{"cpu":1,"memory":"2Gi"},"extra":{"memory":"4Gi","gpu":1},)"
+                         R"("explicit-wins":{"cpu":2,"memory":"2Gi"},)"
+                         R"("earlier-wins":{"memory":"4Gi","gpu":1,"cpu":1},)"
+                         R"("inline":{"b":2,"a":1},"two-merge-keys":{"a":1,"c":3},)"
+                         R"("quoted":{"<<":{"a":1}},"tagged":{"a":1}})");
 }
 
 TEST_CASE("merge keys: what cannot be merged", "[loader][yaml]") {
@@ -83,7 +85,8 @@ TEST_CASE("merge keys: what cannot be merged", "[loader][yaml]") {
 }
 
 TEST_CASE("aliases to a node still being built", "[loader][yaml]") {
-  CHECK(LoadOne("a: &a [1, *a]\n") == "error m.yaml:1:11: alias *a refers to a node that contains it");
+  CHECK(LoadOne("a: &a [1, *a]\n") ==
+        "error m.yaml:1:11: alias *a refers to a node that contains it");
   CHECK(LoadOne("a: &a\n  b:\n    c: *a\n") ==
         "error m.yaml:3:8: alias *a refers to a node that contains it");
   CHECK(LoadOne("a: &a {<<: *a}\n") ==

@@ -88,7 +88,8 @@ std::string ProblemText(const yaml_parser_t& parser, std::string_view text) {
   if (problem == "found character that cannot start any token") {
     char c = text[w.offset()];
     if (c == '\t') return "found a tab character; YAML indents with spaces, not tabs";
-    if (c > ' ' && c < 0x7F) return std::string("found character '") + c + "' that cannot start any token";
+    if (c > ' ' && c < 0x7F)
+      return std::string("found character '") + c + "' that cannot start any token";
   }
   return problem;
 }
@@ -100,8 +101,8 @@ std::string ContextText(const yaml_parser_t& parser, uint32_t first_line) {
   std::string_view context = parser.context;
   if (context == "while scanning for the next token") return "";
   Mark mark = ToMark(first_line, at.line, at.column);
-  std::string where =
-      " that starts at line " + std::to_string(mark.line) + ", column " + std::to_string(mark.column);
+  std::string where = " that starts at line " + std::to_string(mark.line) + ", column " +
+                      std::to_string(mark.column);
   for (const Context& c : kContexts) {
     if (c.libyaml == context) return " (in " + std::string(c.noun) + where + ")";
   }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
@@ -47,10 +48,16 @@ class StreamBuffer {
       std::memmove(storage_.get(), storage_.get() + consumed, size_);
     }
     if (capacity_ - size_ < kReadSize) {
+      // realloc can move large blocks by remapping pages: no second copy
+      // of a large document in memory while the buffer grows.
       size_t capacity = std::max(2 * capacity_, size_ + kReadSize);
-      std::unique_ptr<char[]> bigger(new char[capacity]);
-      std::memcpy(bigger.get(), storage_.get(), size_);
-      storage_ = std::move(bigger);
+      char* bigger = static_cast<char*>(std::realloc(storage_.get(), capacity));
+      if (bigger == nullptr) {
+        *err = ENOMEM;
+        return false;
+      }
+      storage_.release();
+      storage_.reset(bigger);
       capacity_ = capacity;
     }
     data_ = storage_.get();
@@ -68,8 +75,11 @@ class StreamBuffer {
   }
 
  private:
+  struct Free {
+    void operator()(char* p) const { std::free(p); }
+  };
   int fd_ = -1;
-  std::unique_ptr<char[]> storage_;
+  std::unique_ptr<char, Free> storage_;
   size_t capacity_ = 0;
   const char* data_;
   size_t size_;
@@ -125,7 +135,7 @@ class Splitter {
   const std::string& name_;
   const LoadLimits& limits_;
   const DocumentSink& sink_;
-  size_t begin_ = 0;  // offset of the pending document's text in the buffer
+  size_t begin_ = 0;   // offset of the pending document's text in the buffer
   uint32_t line_ = 0;  // 0-based line of the line being scanned
   size_t documents_ = 0;
   Pending doc_;
@@ -133,11 +143,13 @@ class Splitter {
 
 bool Splitter::Run(Error* error) {
   size_t pos = 0;
+  size_t scanned = 0;  // no newline in [pos, scanned): a long line is searched once
   bool started = false;
   while (true) {
     const char* data = in_->data();
     size_t size = in_->size();
-    const void* nl = pos < size ? std::memchr(data + pos, '\n', size - pos) : nullptr;
+    size_t from = std::max(pos, scanned);
+    const void* nl = from < size ? std::memchr(data + from, '\n', size - from) : nullptr;
     if (nl == nullptr && !in_->eof()) {
       if (size - begin_ > limits_.max_document_bytes) {
         Refuse(TooLarge());
@@ -150,6 +162,7 @@ bool Splitter::Run(Error* error) {
         return false;
       }
       pos -= consumed;
+      scanned = size - consumed;
       begin_ = 0;
       continue;
     }
@@ -249,8 +262,8 @@ Splitter::Next Splitter::Refuse(std::string message) {
 
 }  // namespace
 
-bool LoadYamlFd(int fd, const std::string& name, const LoadLimits& limits,
-                const DocumentSink& sink, Error* error) {
+bool LoadYamlFd(int fd, const std::string& name, const LoadLimits& limits, const DocumentSink& sink,
+                Error* error) {
   StreamBuffer in(fd);
   return Splitter(&in, name, limits, sink).Run(error);
 }

@@ -1,11 +1,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <string>
 #include <thread>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "engine/loader.h"
 
@@ -58,21 +57,21 @@ std::string ErrorOf(std::string_view text, const LoadLimits& limits = {}) {
 
 TEST_CASE("documents: comments, markers and empty documents", "[loader][yaml]") {
   const char* text =
-      "# leading comment\n"   // 1
-      "---\n"                 // 2  empty: no document
-      "---   # a comment\n"   // 3
-      "a: 1\n"                // 4
-      "---\n"                 // 5
-      "# only a comment\n"    // 6  empty: no document
-      "---\n"                 // 7
-      "...\n"                 // 8
-      "  b: 2\n"              // 9  a bare document, indented
-      "...\n"                 // 10
-      "%YAML 1.1\n"           // 11
-      "---\n"                 // 12
-      "c: 3\n"                // 13
-      "--- d\n"               // 14 content on the marker line
-      "---\n"                 // 15
+      "# leading comment\n"  // 1
+      "---\n"                // 2  empty: no document
+      "---   # a comment\n"  // 3
+      "a: 1\n"               // 4
+      "---\n"                // 5
+      "# only a comment\n"   // 6  empty: no document
+      "---\n"                // 7
+      "...\n"                // 8
+      "  b: 2\n"             // 9  a bare document, indented
+      "...\n"                // 10
+      "%YAML 1.1\n"          // 11
+      "---\n"                // 12
+      "c: 3\n"               // 13
+      "--- d\n"              // 14 content on the marker line
+      "---\n"                // 15
       "\n";
   CHECK(Summaries(text) == std::vector<std::string>{
                                R"(0@3:1 {"a":1})",
@@ -80,6 +79,27 @@ TEST_CASE("documents: comments, markers and empty documents", "[loader][yaml]") 
                                R"(2@12:1 {"c":3})",
                                R"(3@14:1 "d")",
                            });
+}
+
+TEST_CASE("documents: what is a marker and what is not", "[loader][yaml]") {
+  const char* text =
+      "a: |\n"   // 1
+      "  ---\n"  // 2  indented: part of the block scalar
+      "---\t\n"  // 3  a marker: "---" then a tab
+      "b: ---x\n"
+      "c: >-\n"
+      "  ...\n"
+      "---x: 1\n"  // 7  not a marker
+      "....: 2\n";
+  CHECK(Summaries(text) == std::vector<std::string>{
+                               R"(0@1:1 {"a":"---\n"})",
+                               R"(1@3:1 {"b":"---x","c":"...","---x":1,"....":2})",
+                           });
+}
+
+TEST_CASE("documents: a directive after a document opens the next one", "[loader][yaml]") {
+  CHECK(Summaries("a: 1\n%YAML 1.1\n---\nb: 2\n") ==
+        std::vector<std::string>{R"(0@1:1 {"a":1})", R"(1@3:1 {"b":2})"});
 }
 
 TEST_CASE("documents: nothing at all", "[loader][yaml]") {
@@ -97,13 +117,12 @@ TEST_CASE("documents: a broken one between good ones", "[loader][yaml]") {
       "c: 3\n"
       "---\n"
       "d: 4\n";
-  CHECK(Summaries(text) ==
-        std::vector<std::string>{
-            R"(0@1:1 {"a":1})",
-            "1@2:1 error m.yaml:4:2: did not find expected ',' or ']' "
-            "(in the sequence that starts at line 3, column 4)",
-            R"(2@5:1 {"d":4})",
-        });
+  CHECK(Summaries(text) == std::vector<std::string>{
+                               R"(0@1:1 {"a":1})",
+                               "1@2:1 error m.yaml:4:2: did not find expected ',' or ']' "
+                               "(in the sequence that starts at line 3, column 4)",
+                               R"(2@5:1 {"d":4})",
+                           });
 }
 
 TEST_CASE("documents: BOM, CRLF, no newline at the end", "[loader][yaml]") {
@@ -173,8 +192,7 @@ TEST_CASE("error messages", "[loader][yaml]") {
       {"a:\n  b: 1\n c: 2\n",
        "m.yaml:3:2: did not find expected key (in the mapping that starts at line 1, column 1)"},
       {"a: @x\n", "m.yaml:1:4: found character '@' that cannot start any token"},
-      {"bad: [\n",
-       "m.yaml:2:1: did not find expected node content before the end of the document"},
+      {"bad: [\n", "m.yaml:2:1: did not find expected node content before the end of the document"},
       {"a: b\xFF\n", "m.yaml:1:5: invalid leading UTF-8 octet (byte 0xFF)"},
       {"a: 1\n... b\n", "m.yaml:2:5: did not find expected <document start>"},
       {"a: *nope\n", "m.yaml:1:4: alias *nope has no anchor &nope before it"},
@@ -182,7 +200,9 @@ TEST_CASE("error messages", "[loader][yaml]") {
       {"~: 1\n", "m.yaml:1:1: a mapping key must not be null"},
       {"? [a]\n: b\n", "m.yaml:1:3: a mapping key must be a scalar, not a sequence"},
       {"a: &a {x: 1}\n*a : 2\n", "m.yaml:2:1: a mapping key must be a scalar, not a mapping"},
-      {"\xFF\xFE" "a", "m.yaml:1:1: the input is UTF-16; save it as UTF-8"},
+      {"\xFF\xFE"
+       "a",
+       "m.yaml:1:1: the input is UTF-16; save it as UTF-8"},
   };
   for (const Case& c : cases) {
     INFO(c.text);
@@ -222,8 +242,7 @@ TEST_CASE("nesting past max_depth fails before it is built", "[loader][yaml]") {
   CHECK(ErrorOf("[[[[1]]]]", limits) == "m.yaml:1:4: nesting is deeper than 3 levels");
   // An alias counts with the depth of what it expands to.
   CHECK(Summaries("a: &a [1]\nb: [*a]\n", limits).size() == 1);
-  CHECK(ErrorOf("a: &a [[1]]\nb: [*a]\n", limits) ==
-        "m.yaml:2:5: nesting is deeper than 3 levels");
+  CHECK(ErrorOf("a: &a [[1]]\nb: [*a]\n", limits) == "m.yaml:2:5: nesting is deeper than 3 levels");
 }
 
 TEST_CASE("limits: document size, document count, scalar size", "[loader][yaml]") {
@@ -269,8 +288,9 @@ TEST_CASE("a stream of 10,000 documents", "[loader][yaml]") {
 TEST_CASE("the sink stops the stream", "[loader][yaml]") {
   int seen = 0;
   Error error;
-  CHECK(LoadYamlString("a: 1\n---\nb: 2\n---\nc: 3\n", "m.yaml", {},
-                       [&](Document&&) { return ++seen < 2; }, &error));
+  CHECK(LoadYamlString(
+      "a: 1\n---\nb: 2\n---\nc: 3\n", "m.yaml", {}, [&](Document&&) { return ++seen < 2; },
+      &error));
   CHECK(seen == 2);
 }
 
@@ -338,21 +358,24 @@ TEST_CASE("file descriptors: endless input ends at the document limit", "[loader
   limits.max_document_bytes = 4 << 20;
   std::vector<std::string> docs;
   Error error;
-  CHECK(LoadYamlFd(fd, "<stdin>", limits,
-                   [&](Document&& d) {
-                     docs.push_back(d.error.ToString());
-                     return true;
-                   },
-                   &error));
+  CHECK(LoadYamlFd(
+      fd, "<stdin>", limits,
+      [&](Document&& d) {
+        docs.push_back(d.error.ToString());
+        return true;
+      },
+      &error));
   close(fd);
-  CHECK(docs == std::vector<std::string>{
-                    "<stdin>:1:1: document is larger than 4 MiB; the rest of the input is skipped"});
+  CHECK(docs ==
+        std::vector<std::string>{
+            "<stdin>:1:1: document is larger than 4 MiB; the rest of the input is skipped"});
 }
 
 TEST_CASE("file descriptors: a read error", "[loader][yaml]") {
   Error error;
   int calls = 0;
-  CHECK_FALSE(LoadYamlFd(-1, "x.yaml", {}, [&](Document&&) { return ++calls > 0; }, &error));
+  CHECK_FALSE(LoadYamlFd(
+      -1, "x.yaml", {}, [&](Document&&) { return ++calls > 0; }, &error));
   CHECK(calls == 0);
   CHECK(error.ToString() == "x.yaml: read failed: bad file descriptor");
 }

@@ -18,6 +18,7 @@ struct Known {
   Type type;
   std::string_view text;
 };
+// clang-format off
 constexpr Known kKnown[] = {
     {"y", Type::kBool, "true"},       {"Y", Type::kBool, "true"},
     {"yes", Type::kBool, "true"},     {"Yes", Type::kBool, "true"},
@@ -40,6 +41,7 @@ constexpr Known kKnown[] = {
     {"-.inf", Type::kFloat, "-.inf"}, {"-.Inf", Type::kFloat, "-.Inf"},
     {"-.INF", Type::kFloat, "-.INF"},
 };
+// clang-format on
 
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 

@@ -1,9 +1,8 @@
 // Scalar typing as sigs.k8s.io/yaml (go-yaml v2, YAML 1.1) decodes it, since
 // that is what Kubernetes sees; through the loader's public API.
+#include <catch2/catch.hpp>
 #include <string>
 #include <vector>
-
-#include <catch2/catch.hpp>
 
 #include "engine/loader.h"
 
@@ -16,12 +15,13 @@ using Type = Value::Type;
 bool LoadValue(const std::string& scalar, Value* out, std::string* error) {
   std::vector<Document> docs;
   Error io;
-  REQUIRE(LoadYamlString("v: " + scalar + "\n", "m.yaml", {},
-                         [&](Document&& d) {
-                           docs.push_back(std::move(d));
-                           return true;
-                         },
-                         &io));
+  REQUIRE(LoadYamlString(
+      "v: " + scalar + "\n", "m.yaml", {},
+      [&](Document&& d) {
+        docs.push_back(std::move(d));
+        return true;
+      },
+      &io));
   REQUIRE(docs.size() == 1);
   if (!docs[0].ok) {
     *error = docs[0].error.ToString();
@@ -141,8 +141,7 @@ TEST_CASE("scalar typing follows go-yaml v2", "[loader][yaml]") {
       {"!<tag:yaml.org,2002:int> 7", Type::kInt, "7"},
       {"!!binary aGk=", Type::kString, "aGk="},
       {"!!timestamp 2001-12-14", Type::kString, "2001-12-14"},
-      {"!!timestamp 2001-12-14t21:59:43.10-05:00", Type::kString,
-       "2001-12-14t21:59:43.10-05:00"},
+      {"!!timestamp 2001-12-14t21:59:43.10-05:00", Type::kString, "2001-12-14t21:59:43.10-05:00"},
       {"!foo 12", Type::kString, "12"},
       {"! 12", Type::kString, "12"},
   };
@@ -183,12 +182,13 @@ TEST_CASE("scalar typing: tags that do not fit the text", "[loader][yaml]") {
 TEST_CASE("mapping keys are stored as their resolved text", "[loader][yaml]") {
   std::vector<Document> docs;
   Error io;
-  REQUIRE(LoadYamlString("0x10: a\nyes: b\n1.50: c\n\"q\": d\n'off': e\n", "m.yaml", {},
-                         [&](Document&& d) {
-                           docs.push_back(std::move(d));
-                           return true;
-                         },
-                         &io));
+  REQUIRE(LoadYamlString(
+      "0x10: a\nyes: b\n1.50: c\n\"q\": d\n'off': e\n", "m.yaml", {},
+      [&](Document&& d) {
+        docs.push_back(std::move(d));
+        return true;
+      },
+      &io));
   REQUIRE(docs.size() == 1);
   CHECK(ToJson(docs[0].root) == R"({"16":"a","true":"b","1.50":"c","q":"d","off":"e"})");
 }

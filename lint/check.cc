@@ -33,6 +33,9 @@ class CheckRun {
     std::vector<Error> path_errors;
     std::vector<InputFile> inputs = ExpandPaths(options_.paths, &path_errors);
     for (const Error& e : path_errors) ReportError(e);
+    // A CI job pointed at the wrong directory should not pass in silence.
+    if (inputs.empty() && path_errors.empty())
+      io_.err << "gpulint: warning: no manifests found (looked for *.yaml, *.yml and *.json)\n";
 
     writer_ = NewFindingWriter(options_.format, io_.out, io_.color);
     for (const InputFile& input : inputs) CheckInput(input);

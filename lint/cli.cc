@@ -17,7 +17,8 @@
 namespace gpulint {
 namespace {
 
-constexpr std::string_view kMainHelp = R"(gpulint: keeps GPU workloads from taking Kubernetes nodes down.
+constexpr std::string_view kMainHelp =
+    R"(gpulint: keeps GPU workloads from taking Kubernetes nodes down.
 
 Usage:
   gpulint check [OPTIONS] PATH... | -   lint manifests (the default command)
@@ -39,7 +40,7 @@ Examples:
   gpulint pod.yaml
   kubectl get nodes -o yaml > nodes.yaml; gpulint check --nodes nodes.yaml k8s/
   helm template chart/ | gpulint check --format json -
-  gpulint explain fractional-gpu
+  gpulint explain gpu-fractional
 
 Run 'gpulint COMMAND --help' for the options of a command.
 )";
@@ -107,9 +108,7 @@ constexpr std::string_view kVersionHelp = R"(Usage: gpulint version
 Prints the version of gpulint.
 )";
 
-void Fail(CliIo& io, std::string_view message) {
-  io.err << "gpulint: error: " << message << '\n';
-}
+void Fail(CliIo& io, std::string_view message) { io.err << "gpulint: error: " << message << '\n'; }
 
 // One option as written: "--name=value" is split; "--name value" takes the
 // next argument when the option wants a value.
@@ -163,6 +162,27 @@ bool ParseFormat(std::string_view value, bool allow_markdown, OutputFormat* out,
   return false;
 }
 
+// What the parser cannot see one argument at a time.
+bool ValidateCheckOptions(const CheckOptions& options, std::string* error) {
+  for (const std::string& p : options.paths) {
+    if (p.empty()) {
+      *error = "empty path";
+      return false;
+    }
+  }
+  if (options.paths.empty()) {
+    *error = "no input: give a PATH, or - to read stdin (see 'gpulint check --help')";
+    return false;
+  }
+  size_t stdin_reads = std::count(options.paths.begin(), options.paths.end(), "-") +
+                       std::count(options.nodes_files.begin(), options.nodes_files.end(), "-");
+  if (stdin_reads > 1) {
+    *error = "stdin ('-') can be read only once";
+    return false;
+  }
+  return true;
+}
+
 // Fills `options` from args[start...]; options and paths may be mixed, and
 // "--" ends the options.
 bool ParseCheckArgs(const std::vector<std::string>& args, size_t start, CheckOptions* options,
@@ -213,23 +233,7 @@ bool ParseCheckArgs(const std::vector<std::string>& args, size_t start, CheckOpt
       return false;
     }
   }
-  for (const std::string& p : options->paths) {
-    if (p.empty()) {
-      *error = "empty path";
-      return false;
-    }
-  }
-  if (options->paths.empty()) {
-    *error = "no input: give a PATH, or - to read stdin (see 'gpulint check --help')";
-    return false;
-  }
-  size_t stdin_reads = std::count(options->paths.begin(), options->paths.end(), "-") +
-                       std::count(options->nodes_files.begin(), options->nodes_files.end(), "-");
-  if (stdin_reads > 1) {
-    *error = "stdin ('-') can be read only once";
-    return false;
-  }
-  return true;
+  return ValidateCheckOptions(*options, error);
 }
 
 int CheckCommand(const std::vector<std::string>& args, size_t start, CliIo& io) {
@@ -292,9 +296,15 @@ int RulesCommand(const std::vector<std::string>& args, CliIo& io) {
   }
   std::string text;
   switch (format) {
-    case OutputFormat::kText: AppendRulesText(AllRules(), &text); break;
-    case OutputFormat::kJson: AppendRulesJson(AllRules(), &text); break;
-    case OutputFormat::kMarkdown: AppendRulesMarkdown(AllRules(), &text); break;
+    case OutputFormat::kText:
+      AppendRulesText(AllRules(), &text);
+      break;
+    case OutputFormat::kJson:
+      AppendRulesJson(AllRules(), &text);
+      break;
+    case OutputFormat::kMarkdown:
+      AppendRulesMarkdown(AllRules(), &text);
+      break;
   }
   io.out << text;
   return kExitClean;
@@ -374,11 +384,16 @@ int HelpCommand(const std::vector<std::string>& args, CliIo& io) {
     Fail(io, "help takes one COMMAND");
     return kExitUsage;
   }
-  if (topic == "check") io.out << kCheckHelp;
-  else if (topic == "rules") io.out << kRulesHelp;
-  else if (topic == "explain") io.out << kExplainHelp;
-  else if (topic == "version") io.out << kVersionHelp;
-  else if (topic == "help") io.out << kMainHelp;
+  if (topic == "check")
+    io.out << kCheckHelp;
+  else if (topic == "rules")
+    io.out << kRulesHelp;
+  else if (topic == "explain")
+    io.out << kExplainHelp;
+  else if (topic == "version")
+    io.out << kVersionHelp;
+  else if (topic == "help")
+    io.out << kMainHelp;
   else {
     Fail(io, "unknown command '" + topic + "' (commands: check, rules, explain, version)");
     return kExitUsage;

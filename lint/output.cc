@@ -19,9 +19,12 @@ constexpr std::string_view kReset = "\x1b[0m";
 
 std::string_view SeverityColor(Severity s) {
   switch (s) {
-    case Severity::kError: return "\x1b[1;31m";
-    case Severity::kWarning: return "\x1b[1;35m";
-    case Severity::kInfo: return "\x1b[1;36m";
+    case Severity::kError:
+      return "\x1b[1;31m";
+    case Severity::kWarning:
+      return "\x1b[1;35m";
+    case Severity::kInfo:
+      return "\x1b[1;36m";
   }
   return kBold;
 }
@@ -132,18 +135,27 @@ bool ParseOutputFormat(std::string_view text, OutputFormat* out) {
 
 const char* OutputFormatName(OutputFormat format) {
   switch (format) {
-    case OutputFormat::kText: return "text";
-    case OutputFormat::kJson: return "json";
-    case OutputFormat::kMarkdown: return "markdown";
+    case OutputFormat::kText:
+      return "text";
+    case OutputFormat::kJson:
+      return "json";
+    case OutputFormat::kMarkdown:
+      return "markdown";
   }
   return "?";
 }
 
 void Summary::Count(Severity severity) {
   switch (severity) {
-    case Severity::kError: ++errors; break;
-    case Severity::kWarning: ++warnings; break;
-    case Severity::kInfo: ++infos; break;
+    case Severity::kError:
+      ++errors;
+      break;
+    case Severity::kWarning:
+      ++warnings;
+      break;
+    case Severity::kInfo:
+      ++infos;
+      break;
   }
 }
 
@@ -236,8 +248,7 @@ std::unique_ptr<FindingWriter> NewFindingWriter(OutputFormat format, std::ostrea
   return std::make_unique<TextWriter>(out, color);
 }
 
-void AppendWrapped(std::string_view text, std::string_view indent, size_t width,
-                   std::string* out) {
+void AppendWrapped(std::string_view text, std::string_view indent, size_t width, std::string* out) {
   while (true) {
     size_t nl = text.find('\n');
     std::string_view line = text.substr(0, nl);
@@ -299,7 +310,8 @@ std::string_view OrEmpty(const char* s) { return s == nullptr ? std::string_view
 
 void AppendRulesText(const std::vector<const Rule*>& rules, std::string* out) {
   size_t name_width = 4;  // "RULE"
-  for (const Rule* r : rules) name_width = std::max(name_width, std::string_view(r->info.name).size());
+  for (const Rule* r : rules)
+    name_width = std::max(name_width, std::string_view(r->info.name).size());
   auto row = [&](std::string_view name, std::string_view severity, std::string_view title) {
     out->append(name);
     out->append(name_width + 2 - name.size(), ' ');
@@ -309,7 +321,8 @@ void AppendRulesText(const std::vector<const Rule*>& rules, std::string* out) {
     out->push_back('\n');
   };
   row("RULE", "SEVERITY", "TITLE");
-  for (const Rule* r : rules) row(r->info.name, SeverityName(r->info.severity), OrEmpty(r->info.title));
+  for (const Rule* r : rules)
+    row(r->info.name, SeverityName(r->info.severity), OrEmpty(r->info.title));
 }
 
 void AppendRulesJson(const std::vector<const Rule*>& rules, std::string* out) {

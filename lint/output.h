@@ -54,8 +54,7 @@ class FindingWriter {
   virtual void Flush() = 0;
 };
 // `format` must be kText or kJson.
-std::unique_ptr<FindingWriter> NewFindingWriter(OutputFormat format, std::ostream& out,
-                                                bool color);
+std::unique_ptr<FindingWriter> NewFindingWriter(OutputFormat format, std::ostream& out, bool color);
 
 // The rule catalogue. Markdown is what the README's catalogue is generated from.
 void AppendRulesText(const std::vector<const Rule*>& rules, std::string* out);
@@ -67,8 +66,7 @@ void AppendExplanation(const Rule& rule, std::string_view ignore_prefix, std::st
 
 // Appends `text` word-wrapped to `width` columns, each line starting with
 // `indent`; the text's own line breaks are kept.
-void AppendWrapped(std::string_view text, std::string_view indent, size_t width,
-                   std::string* out);
+void AppendWrapped(std::string_view text, std::string_view indent, size_t width, std::string* out);
 
 }  // namespace gpulint
 

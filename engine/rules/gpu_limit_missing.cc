@@ -20,13 +20,37 @@ bool OnlyCpuCandidates(const PodInfo& pod) {
   return true;
 }
 
+// GPUs given some other way: a GPU-sharing device plugin's resource or a DRA claim.
+bool GpusAssignedOtherwise(const ContainerInfo& c, const Policy& policy) {
+  for (const ResourceEntry& e : c.limits)
+    if (policy.gpu_assignment_resources.Matches(e.name)) return true;
+  const Value* resources = c.node->Find("resources");
+  const Value* claims = resources ? resources->Find("claims") : nullptr;
+  return claims && claims->is_sequence() && !claims->items().empty();
+}
+
+// A scheduler that assigns GPUs itself (KAI's gpu-fraction, KubeShare) marks the pod.
+bool PodAssignsGpus(const PodInfo& pod, const Policy& policy) {
+  if (!pod.metadata) return false;
+  for (const char* map : {"labels", "annotations"}) {
+    const Value* m = pod.metadata->Find(map);
+    for (const std::string& key : policy.gpu_assignment_pod_keys)
+      if (m && m->Find(key)) return true;
+  }
+  return false;
+}
+
 void Check(const ObjectContext& ctx, Reporter& out) {
+  const Policy& policy = ctx.policy;
   for (const PodInfo& pod : ctx.pods) {
-    if (OnlyCpuCandidates(pod)) continue;
+    if (OnlyCpuCandidates(pod) || PodAssignsGpus(pod, policy)) continue;
     for (const ContainerInfo& c : pod.containers) {
-      if (c.HasGpuLimit(ctx.policy) || HidesGpus(c) || !ctx.policy.MatchesCudaImage(c.image))
+      if (c.HasGpuLimit(policy) || HidesGpus(c) || !policy.MatchesCudaImage(c.image) ||
+          policy.agent_images.Matches(c.image) || GpusAssignedOtherwise(c, policy))
         continue;
       std::string why = pod.can_reach_gpu_node ? " and " + pod.gpu_reach_reason : "";
+      if (c.Limit("alpha.kubernetes.io/nvidia-gpu"))
+        why += " (alpha.kubernetes.io/nvidia-gpu was removed in Kubernetes 1.11)";
       out.Report(c.node, c.path,
                  ContainerLabel(c) + " runs a CUDA image (" + c.image + ")" + why +
                      ", but sets no " +

@@ -1,0 +1,548 @@
+// RunCli in-process, with captured streams and manifests in a temp directory.
+#include "lint/cli.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <catch2/catch.hpp>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "engine/rule.h"
+#include "lint/output.h"
+
+namespace gpulint {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    std::string pattern = (fs::temp_directory_path() / "gpulint_cli_test.XXXXXX").string();
+    REQUIRE(mkdtemp(pattern.data()) != nullptr);
+    path_ = pattern;
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  std::string Write(const std::string& name, const std::string& text) const {
+    fs::path p = path_ / name;
+    fs::create_directories(p.parent_path());
+    std::ofstream(p, std::ios::binary) << text;
+    return p.string();
+  }
+  std::string path() const { return path_.string(); }
+
+ private:
+  fs::path path_;
+};
+
+struct Result {
+  int rc = -1;
+  std::string out, err;
+};
+
+// `stdin_path`, when given, is opened and handed in as stdin.
+Result Run(const std::vector<std::string>& args, const std::string& stdin_path = "") {
+  std::ostringstream out, err;
+  CliIo io{out, err};
+  int fd = -1;
+  if (!stdin_path.empty()) {
+    fd = open(stdin_path.c_str(), O_RDONLY);
+    REQUIRE(fd >= 0);
+    io.stdin_fd = fd;
+  } else {
+    io.stdin_fd = -1;  // a test that reads stdin by mistake fails instead of hanging
+  }
+  Result r;
+  r.rc = RunCli(args, io);
+  if (fd >= 0) close(fd);
+  r.out = out.str();
+  r.err = err.str();
+  return r;
+}
+
+constexpr char kFractionalPod[] = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: half-gpu
+spec:
+  containers:
+  - name: train
+    image: nvcr.io/nvidia/pytorch:24.01-py3
+    resources:
+      requests:
+        nvidia.com/gpu: 1.5
+        memory: 8Gi
+      limits:
+        nvidia.com/gpu: 1.5
+        memory: 8Gi
+)";
+
+constexpr char kConfigMap[] = R"(apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: settings
+data:
+  a: b
+)";
+
+// A removed annotation is a warning, and the pod has nothing else wrong.
+constexpr char kWarningOnlyPod[] = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: old-style
+  annotations:
+    scheduler.alpha.kubernetes.io/critical-pod: ""
+spec:
+  containers:
+  - name: app
+    image: nginx:1.25
+)";
+
+std::string Named(const std::string& manifest, const std::string& name) {
+  std::string text = manifest;
+  size_t at = text.find("name: half-gpu");
+  REQUIRE(at != std::string::npos);
+  text.replace(at, 14, "name: " + name);
+  return text;
+}
+
+std::multiset<std::string> RulesIn(const nlohmann::json& doc) {
+  std::multiset<std::string> rules;
+  for (const auto& f : doc.at("findings")) rules.insert(f.at("rule").get<std::string>());
+  return rules;
+}
+
+TEST_CASE("help names every command and exits 0", "[cli]") {
+  for (const char* flag : {"--help", "-h", "help"}) {
+    Result r = Run({flag});
+    CHECK(r.rc == 0);
+    CHECK(r.err.empty());
+    for (const char* command : {"check", "rules", "explain", "version"})
+      CHECK(r.out.find(std::string("gpulint ") + command) != std::string::npos);
+    CHECK(r.out.find("Exit status") != std::string::npos);
+  }
+}
+
+TEST_CASE("the rule the help's example explains exists", "[cli]") {
+  std::string help = Run({"--help"}).out;
+  size_t at = help.find("gpulint explain ");
+  at = help.find("gpulint explain ", at + 1);  // the usage line comes first
+  REQUIRE(at != std::string::npos);
+  at += std::string_view("gpulint explain ").size();
+  std::string rule = help.substr(at, help.find('\n', at) - at);
+  INFO(rule);
+  CHECK(FindRule(rule) != nullptr);
+}
+
+TEST_CASE("every command has its own --help", "[cli]") {
+  for (const char* command : {"check", "rules", "explain", "version"}) {
+    Result r = Run({command, "--help"});
+    CHECK(r.rc == 0);
+    CHECK(r.out.rfind(std::string("Usage: gpulint ") + command, 0) == 0);
+    CHECK(Run({"help", command}).out == r.out);
+  }
+  Result check = Run({"check", "--help"});
+  for (const char* option : {"--policy", "--nodes", "--format", "--fail-on", "--quiet"})
+    CHECK(check.out.find(option) != std::string::npos);
+}
+
+TEST_CASE("no arguments prints the usage to stderr and exits 2", "[cli]") {
+  Result r = Run({});
+  CHECK(r.rc == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err.find("gpulint check") != std::string::npos);
+}
+
+TEST_CASE("usage errors exit 2 with a message naming the problem", "[cli]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kConfigMap);
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const Case cases[] = {
+      {{"check", "--frobnicate", pod},
+       "gpulint: error: unknown option '--frobnicate' (see 'gpulint check --help')\n"},
+      {{pod, "-x"}, "gpulint: error: unknown option '-x' (see 'gpulint check --help')\n"},
+      {{"rules", "--verbose"},
+       "gpulint: error: unknown option '--verbose' (see 'gpulint rules --help')\n"},
+      {{"check", pod, "--policy"}, "gpulint: error: option '--policy' needs a value\n"},
+      {{"check", "--format", "xml", pod},
+       "gpulint: error: --format: unknown format 'xml' (choose text or json)\n"},
+      {{"check", "--format=markdown", pod},
+       "gpulint: error: --format: unknown format 'markdown' (choose text or json)\n"},
+      {{"rules", "--format", "yaml"},
+       "gpulint: error: --format: unknown format 'yaml' (choose text, json or markdown)\n"},
+      {{"check", "--fail-on", "fatal", pod},
+       "gpulint: error: --fail-on: unknown severity 'fatal' (choose error, warning or info)\n"},
+      {{"check", "--quiet=yes", pod}, "gpulint: error: option '--quiet' takes no value\n"},
+      {{"check"},
+       "gpulint: error: no input: give a PATH, or - to read stdin (see 'gpulint check "
+       "--help')\n"},
+      {{"check", "-", "--nodes", "-"}, "gpulint: error: stdin ('-') can be read only once\n"},
+      {{"chekc", pod},
+       "gpulint: error: unknown command 'chekc' and no such file (commands: check, rules, "
+       "explain, version; see 'gpulint --help')\n"},
+      {{"explain"}, "gpulint: error: explain needs a RULE ('gpulint rules' lists them)\n"},
+      {{"version", "extra"}, "gpulint: error: version takes no arguments\n"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args[0] << " " << (c.args.size() > 1 ? c.args[1] : ""));
+    Result r = Run(c.args);
+    CHECK(r.rc == 2);
+    CHECK(r.err == c.err);
+    CHECK(r.out.empty());
+  }
+}
+
+TEST_CASE("exit status: 0 when clean, 1 with an error finding", "[cli]") {
+  TempDir dir;
+  Result clean = Run({"check", dir.Write("cm.yaml", kConfigMap)});
+  CHECK(clean.rc == 0);
+  CHECK(clean.out.empty());
+  CHECK(clean.err == "gpulint: 0 errors, 0 warnings in 1 object (1 file)\n");
+
+  std::string pod = dir.Write("pod.yaml", kFractionalPod);
+  Result dirty = Run({"check", pod});
+  CHECK(dirty.rc == 1);
+  // Compiler style: file:line:col: error: message [rule]. The GPU count sits on
+  // line 11 (requests) and 14 (limits), column 25.
+  CHECK(dirty.out.find(pod + ":11:25: error: ") != std::string::npos);
+  CHECK(dirty.out.find(pod + ":14:25: error: ") != std::string::npos);
+  CHECK(dirty.out.find("[gpu-fractional]\n") != std::string::npos);
+  CHECK(dirty.err.find("in 1 object (1 file)\n") != std::string::npos);
+}
+
+TEST_CASE("a FILE with no command means check", "[cli]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kFractionalPod);
+  Result implicit = Run({pod});
+  Result explicit_check = Run({"check", pod});
+  CHECK(implicit.rc == 1);
+  CHECK(implicit.out == explicit_check.out);
+  CHECK(implicit.err == explicit_check.err);
+  Result with_option_first = Run({"--format=json", pod});
+  CHECK(with_option_first.rc == 1);
+  CHECK(nlohmann::json::parse(with_option_first.out).at("findings").size() > 0);
+}
+
+TEST_CASE("--fail-on lowers the severity that fails the run", "[cli]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kWarningOnlyPod);
+  Result by_default = Run({"check", pod});
+  REQUIRE(by_default.out.find("warning: ") != std::string::npos);
+  CHECK(by_default.out.find("error: ") == std::string::npos);
+  CHECK(by_default.out.find("[removed-annotation]") != std::string::npos);
+  CHECK(by_default.rc == 0);
+  CHECK(Run({"check", "--fail-on", "warning", pod}).rc == 1);
+  CHECK(Run({"check", "--fail-on=info", pod}).rc == 1);
+  CHECK(Run({"check", "--fail-on", "error", pod}).rc == 0);
+}
+
+TEST_CASE("--quiet leaves out the summary line", "[cli]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kFractionalPod);
+  Result r = Run({"check", "--quiet", pod});
+  CHECK(r.rc == 1);
+  CHECK(r.err.empty());
+  CHECK(r.out == Run({"check", pod}).out);
+}
+
+TEST_CASE("JSON output parses and follows the documented schema", "[cli][json]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kFractionalPod);
+  std::string cm = dir.Write("cm.yaml", kConfigMap);
+  Result r = Run({"check", "--format", "json", pod, cm});
+  CHECK(r.rc == 1);
+  CHECK(r.err.empty());  // the summary is inside the JSON
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  REQUIRE(doc.at("findings").is_array());
+  REQUIRE(doc.at("findings").size() >= 2);
+  size_t errors = 0;
+  for (const auto& f : doc.at("findings")) {
+    for (const char* key : {"rule", "severity", "message", "file", "path"})
+      CHECK(f.at(key).is_string());
+    CHECK(f.at("line").is_number_unsigned());
+    CHECK(f.at("column").is_number_unsigned());
+    for (const char* key : {"apiVersion", "kind", "namespace", "name"})
+      CHECK(f.at("object").at(key).is_string());
+    if (f.at("severity") == "error") ++errors;
+  }
+  CHECK(RulesIn(doc).count("gpu-fractional") == 2);
+  nlohmann::json first;
+  for (const auto& f : doc.at("findings"))
+    if (f.at("rule") == "gpu-fractional") {
+      first = f;
+      break;
+    }
+  CHECK(first.at("file") == pod);
+  CHECK(first.at("line") == 11);
+  CHECK(first.at("column") == 25);
+  CHECK(first.at("object") ==
+        nlohmann::json(
+            {{"apiVersion", "v1"}, {"kind", "Pod"}, {"namespace", ""}, {"name", "half-gpu"}}));
+  CHECK(first.at("path") == "spec.containers[0].resources.requests[\"nvidia.com/gpu\"]");
+  const auto& summary = doc.at("summary");
+  CHECK(summary.at("errors") == errors);
+  CHECK(summary.at("objects") == 2);
+  CHECK(summary.at("files") == 2);
+  CHECK(summary.at("warnings").is_number_unsigned());
+  CHECK(summary.at("infos").is_number_unsigned());
+}
+
+TEST_CASE("JSON output with no findings is still a complete document", "[cli][json]") {
+  TempDir dir;
+  Result r = Run({"check", "--format=json", dir.Write("cm.yaml", kConfigMap)});
+  CHECK(r.rc == 0);
+  CHECK(nlohmann::json::parse(r.out) ==
+        nlohmann::json::parse(R"({"findings": [], "summary": {"errors": 0, "warnings": 0,
+                                  "infos": 0, "objects": 1, "files": 1}})"));
+}
+
+TEST_CASE("a broken middle document is a parse-error; the others are still checked", "[cli]") {
+  TempDir dir;
+  std::string text = Named(kFractionalPod, "first") + "---\n" +
+                     "apiVersion: v1\nkind: Pod\nmetadata:\n  name: [unclosed\n" + "---\n" +
+                     Named(kFractionalPod, "third");
+  std::string path = dir.Write("three.yaml", text);
+  Result r = Run({"check", "--format", "json", path});
+  CHECK(r.rc == 1);
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(RulesIn(doc).count("parse-error") == 1);
+  std::set<std::string> fractional_objects;
+  for (const auto& f : doc.at("findings")) {
+    if (f.at("rule") == "gpu-fractional")
+      fractional_objects.insert(f.at("object").at("name").get<std::string>());
+    if (f.at("rule") == "parse-error") {
+      CHECK(f.at("file") == path);
+      CHECK(f.at("line").get<int>() >= 17);  // inside the second document
+      CHECK(f.at("severity") == "error");
+    }
+  }
+  CHECK(fractional_objects == std::set<std::string>{"first", "third"});
+}
+
+TEST_CASE("objects inside kind: List are checked one by one", "[cli]") {
+  TempDir dir;
+  std::string list = "apiVersion: v1\nkind: List\nitems:\n";
+  for (const char* name : {"a", "b", "c"}) {
+    std::istringstream lines(Named(kFractionalPod, name));
+    std::string line;
+    bool first = true;
+    while (std::getline(lines, line)) {
+      list += (first ? "- " : "  ") + line + "\n";
+      first = false;
+    }
+  }
+  Result r = Run({"check", "--format", "json", dir.Write("list.yaml", list)});
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(doc.at("summary").at("objects") == 3);
+  std::set<std::string> names;
+  for (const auto& f : doc.at("findings"))
+    if (f.at("rule") == "gpu-fractional")
+      names.insert(f.at("object").at("name").get<std::string>());
+  CHECK(names == std::set<std::string>{"a", "b", "c"});
+}
+
+TEST_CASE("- reads stdin, shown as <stdin>", "[cli]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kFractionalPod);
+  Result r = Run({"check", "-"}, pod);
+  CHECK(r.rc == 1);
+  CHECK(r.out.rfind("<stdin>:11:25: error: ", 0) == 0);
+  CHECK(r.out.find("[gpu-fractional]") != std::string::npos);
+  CHECK(r.out.find(pod) == std::string::npos);
+  CHECK(r.err == Run({"check", pod}).err);
+}
+
+TEST_CASE("a missing file exits 2, names the path, and the other files are still checked",
+          "[cli]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kFractionalPod);
+  std::string missing = dir.path() + "/no-such.yaml";
+  Result r = Run({"check", missing, pod});
+  CHECK(r.rc == 2);
+  CHECK(r.err.rfind("gpulint: error: " + missing, 0) == 0);
+  CHECK(r.out.find("[gpu-fractional]") != std::string::npos);
+}
+
+TEST_CASE("directories are searched for manifests", "[cli]") {
+  TempDir dir;
+  dir.Write("k8s/a/pod.yaml", kFractionalPod);
+  dir.Write("k8s/b/cm.json", R"({"apiVersion": "v1", "kind": "ConfigMap",
+                                 "metadata": {"name": "x"}})");
+  dir.Write("k8s/notes.txt", "not a manifest: [");
+  Result r = Run({"check", "--format", "json", dir.path() + "/k8s"});
+  CHECK(r.rc == 1);
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(doc.at("summary").at("files") == 2);
+  CHECK(RulesIn(doc).count("parse-error") == 0);
+}
+
+TEST_CASE("a directory with no manifests passes, with a warning", "[cli]") {
+  TempDir dir;
+  dir.Write("empty/README.md", "# nothing here\n");
+  Result r = Run({"check", dir.path() + "/empty"});
+  CHECK(r.rc == 0);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "gpulint: warning: no manifests found (looked for *.yaml, *.yml and *.json)\n"
+        "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\n");
+}
+
+TEST_CASE("an invalid policy exits 2 with its position", "[cli][policy]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kFractionalPod);
+  std::string policy = dir.Write("policy.yaml",
+                                 "apiVersion: gpulint.io/v1alpha1\nkind: Policy\n"
+                                 "spec:\n  reserved: [1, 2\n");
+  Result r = Run({"check", "--policy", policy, pod});
+  CHECK(r.rc == 2);
+  CHECK(r.err.rfind("gpulint: error: " + policy + ":", 0) == 0);
+  CHECK(r.out.empty());
+  Result missing = Run({"check", "--policy", dir.path() + "/none.yaml", pod});
+  CHECK(missing.rc == 2);
+  CHECK(missing.err.find(dir.path() + "/none.yaml") != std::string::npos);
+}
+
+TEST_CASE("--nodes refuses objects that are not Nodes", "[cli][nodes]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kFractionalPod);
+  Result r = Run({"check", "--nodes", pod, pod});
+  CHECK(r.rc == 2);
+  CHECK(r.err == "gpulint: error: " + pod +
+                     ":1:1: not a Node (kind: Pod); --nodes reads the output of 'kubectl get "
+                     "nodes -o yaml'\n");
+  CHECK(r.out.empty());
+}
+
+constexpr char kSmallGpuNodeList[] = R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata:
+    name: gpu-small-1
+    labels:
+      nvidia.com/gpu.product: Tesla-T4
+      nvidia.com/gpu.count: "1"
+      nvidia.com/gpu.memory: "15360"
+  status:
+    allocatable:
+      cpu: "4"
+      memory: 16Gi
+      nvidia.com/gpu: "1"
+      pods: "110"
+)";
+
+constexpr char kBigGpuPod[] = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: big
+spec:
+  containers:
+  - name: train
+    image: nvcr.io/nvidia/pytorch:24.01-py3
+    resources:
+      requests:
+        nvidia.com/gpu: 1
+        memory: 64Gi
+      limits:
+        nvidia.com/gpu: 1
+        memory: 64Gi
+)";
+
+TEST_CASE("--nodes adds real nodes to the inventory", "[cli][nodes]") {
+  TempDir dir;
+  std::string nodes = dir.Write("nodes.yaml", kSmallGpuNodeList);
+  std::string pod = dir.Write("pod.yaml", kBigGpuPod);
+  Result without = Run({"check", "--policy",
+                        dir.Write("p.yaml",
+                                  "apiVersion: gpulint.io/v1alpha1\n"
+                                  "kind: Policy\n"),
+                        "--format=json", pod});
+  INFO(without.err);
+  REQUIRE(without.rc != 2);
+  Result with =
+      Run({"check", "--policy", dir.path() + "/p.yaml", "--nodes", nodes, "--format=json", pod});
+  INFO(with.err);
+  REQUIRE(with.rc != 2);
+  std::multiset<std::string> before = RulesIn(nlohmann::json::parse(without.out));
+  std::multiset<std::string> after = RulesIn(nlohmann::json::parse(with.out));
+  // 64Gi fits no 16Gi node: only with the node does the engine know that.
+  CHECK(before.count("exceeds-allocatable") + before.count("no-matching-node") == 0);
+  CHECK(after.count("exceeds-allocatable") + after.count("no-matching-node") >= 1);
+}
+
+TEST_CASE("rules lists every rule, in every format", "[cli][rules]") {
+  Result text = Run({"rules"});
+  Result json = Run({"rules", "--format", "json"});
+  Result markdown = Run({"rules", "--format=markdown"});
+  CHECK(text.rc == 0);
+  CHECK(json.rc == 0);
+  CHECK(markdown.rc == 0);
+  nlohmann::json doc = nlohmann::json::parse(json.out);
+  REQUIRE(doc.at("rules").size() == AllRules().size());
+  size_t i = 0;
+  for (const Rule* rule : AllRules()) {
+    std::string name = rule->info.name;
+    INFO(name);
+    CHECK(text.out.find("\n" + name + " ") != std::string::npos);
+    CHECK(text.out.find(rule->info.title) != std::string::npos);
+    CHECK(markdown.out.find("| [`" + name + "`](#" + name + ") | " +
+                            SeverityName(rule->info.severity) + " | ") != std::string::npos);
+    CHECK(markdown.out.find("\n### " + name + "\n") != std::string::npos);
+    CHECK(markdown.out.find(rule->info.rationale) != std::string::npos);
+    CHECK(markdown.out.find(std::string("**Fix:** ") + rule->info.fix) != std::string::npos);
+    const auto& entry = doc.at("rules").at(i++);
+    CHECK(entry.at("name") == name);
+    CHECK(entry.at("severity") == SeverityName(rule->info.severity));
+    CHECK(entry.at("fix") == rule->info.fix);
+  }
+}
+
+TEST_CASE("explain prints a rule's metadata", "[cli][rules]") {
+  Result r = Run({"explain", "gpu-fractional"});
+  CHECK(r.rc == 0);
+  CHECK(r.out.rfind("gpu-fractional (error by default)\n", 0) == 0);
+  const Rule* rule = FindRule("gpu-fractional");
+  REQUIRE(rule != nullptr);
+  CHECK(r.out.find(rule->info.title) != std::string::npos);
+  CHECK(r.out.find("Why it matters:\n") != std::string::npos);
+  CHECK(r.out.find("How to fix:\n") != std::string::npos);
+  CHECK(r.out.find("ignore.gpulint.io/gpu-fractional: ") != std::string::npos);
+}
+
+TEST_CASE("explain of an unknown rule exits 2 and points at the list", "[cli][rules]") {
+  Result r = Run({"explain", "no-such-rule-at-all"});
+  CHECK(r.rc == 2);
+  CHECK(r.err ==
+        "gpulint: error: unknown rule 'no-such-rule-at-all'; 'gpulint rules' lists them\n");
+  Result typo = Run({"explain", "gpu-fractionl"});
+  CHECK(typo.rc == 2);
+  CHECK(typo.err ==
+        "gpulint: error: unknown rule 'gpu-fractionl' (did you mean 'gpu-fractional'?); "
+        "'gpulint rules' lists them\n");
+}
+
+TEST_CASE("version and --version print the same line", "[cli]") {
+  Result a = Run({"version"});
+  Result b = Run({"--version"});
+  CHECK(a.rc == 0);
+  CHECK(a.out.rfind("gpulint ", 0) == 0);
+  CHECK(a.out.back() == '\n');
+  CHECK(a.out == b.out);
+}
+
+}  // namespace
+}  // namespace gpulint
