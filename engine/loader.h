@@ -53,7 +53,8 @@ bool LoadYamlString(std::string_view text, const std::string& name, const LoadLi
 
 // Parses one JSON text (an AdmissionReview body) into a Value, refusing nesting
 // deeper than `max_depth` before recursing, duplicate keys, and invalid UTF-8.
-// Marks hold line/column of each value. On failure returns false with *error.
+// Values carry no marks (webhook findings carry JSON paths); a parse error
+// carries its line/column. On failure returns false with *error.
 bool ParseJson(std::string_view text, size_t max_depth, Value* out, Error* error);
 
 // `kind: List` (and *List kinds such as NodeList) hold objects in `items`:

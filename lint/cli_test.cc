@@ -236,7 +236,7 @@ TEST_CASE("a FILE with no command means check", "[cli]") {
   CHECK(nlohmann::json::parse(with_option_first.out).at("findings").size() > 0);
 }
 
-TEST_CASE("--fail-on lowers the severity that fails the run", "[cli]") {
+TEST_CASE("check: --fail-on lowers the severity that fails the run", "[cli]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml", kWarningOnlyPod);
   Result by_default = Run({"check", pod});
@@ -249,7 +249,7 @@ TEST_CASE("--fail-on lowers the severity that fails the run", "[cli]") {
   CHECK(Run({"check", "--fail-on", "error", pod}).rc == 0);
 }
 
-TEST_CASE("--quiet leaves out the summary line", "[cli]") {
+TEST_CASE("check: --quiet leaves out the summary line", "[cli]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml", kFractionalPod);
   Result r = Run({"check", "--quiet", pod});
@@ -354,7 +354,7 @@ TEST_CASE("objects inside kind: List are checked one by one", "[cli]") {
   CHECK(names == std::set<std::string>{"a", "b", "c"});
 }
 
-TEST_CASE("- reads stdin, shown as <stdin>", "[cli]") {
+TEST_CASE("check: - reads stdin, shown as <stdin>", "[cli]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml", kFractionalPod);
   Result r = Run({"check", "-"}, pod);
@@ -415,7 +415,7 @@ TEST_CASE("an invalid policy exits 2 with its position", "[cli][policy]") {
   CHECK(missing.err.find(dir.path() + "/none.yaml") != std::string::npos);
 }
 
-TEST_CASE("--nodes refuses objects that are not Nodes", "[cli][nodes]") {
+TEST_CASE("check: --nodes refuses objects that are not Nodes", "[cli][nodes]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml", kFractionalPod);
   Result r = Run({"check", "--nodes", pod, pod});
@@ -462,7 +462,7 @@ spec:
         memory: 64Gi
 )";
 
-TEST_CASE("--nodes adds real nodes to the inventory", "[cli][nodes]") {
+TEST_CASE("check: --nodes adds real nodes to the inventory", "[cli][nodes]") {
   TempDir dir;
   std::string nodes = dir.Write("nodes.yaml", kSmallGpuNodeList);
   std::string pod = dir.Write("pod.yaml", kBigGpuPod);
