@@ -7,12 +7,19 @@
 namespace gpulint {
 namespace {
 
+// ${VAR}, $VAR, {{ .Values.x }}: text meant for envsubst or a template engine.
+bool LooksLikePlaceholder(std::string_view text) {
+  return text.find('$') != std::string_view::npos || text.find("{{") != std::string_view::npos;
+}
+
 void CheckEntry(const ResourceEntry& e, Reporter& out) {
   if (!e.valid) {
     std::string msg = e.name + ": " +
                       (e.value->is_scalar() ? e.value->text() + " is not a valid quantity: " : "") +
                       e.error.message;
     if (!e.error.suggestion.empty()) msg += "; " + e.error.suggestion;
+    if (LooksLikePlaceholder(e.value->text()))
+      msg += " (an unsubstituted template placeholder? lint the rendered manifest)";
     out.Report(e.value, e.path, msg);
   } else if (e.quantity.sign() < 0) {
     out.Report(e.value, e.path,
