@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/loader.h"
+#include "engine/path.h"
 
 namespace gpulint {
 namespace {
@@ -17,20 +18,6 @@ namespace {
 using json = nlohmann::json;
 
 constexpr size_t kIndexThreshold = 16;
-
-std::string PointerToken(std::string_view key) {
-  std::string out;
-  for (char c : key) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
 
 class JsonBuilder {
  public:
@@ -92,7 +79,8 @@ std::string JsonBuilder::Path() const {
   std::string path;
   for (const Frame& f : stack_) {
     path += '/';
-    path += f.value.is_mapping() ? PointerToken(f.key) : std::to_string(f.value.items().size());
+    path +=
+        f.value.is_mapping() ? EscapePointerSegment(f.key) : std::to_string(f.value.items().size());
   }
   return path;
 }

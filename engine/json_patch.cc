@@ -238,21 +238,6 @@ bool ApplyOne(const PatchOp& op, Value* doc, std::string* err) {
 
 }  // namespace
 
-std::string EscapePointerSegment(std::string_view segment) {
-  std::string out;
-  out.reserve(segment.size());
-  for (char c : segment) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 std::string PatchToJson(const std::vector<PatchOp>& ops) {
   std::string out = "[";
   for (const PatchOp& op : ops) {

@@ -20,82 +20,6 @@ namespace {
 
 constexpr std::string_view kVisibleDevices = "NVIDIA_VISIBLE_DEVICES";
 
-// Where a pod spec sits in the object, as JSON pointers. Pods found through
-// `templates` have a template (where their metadata lives); pods found through
-// `pod_specs` (KServe predictors) have none.
-struct PodLocation {
-  std::string spec;
-  const Value* tmpl = nullptr;
-  std::string tmpl_pointer;
-};
-
-std::vector<std::string_view> SplitDots(std::string_view pattern) {
-  std::vector<std::string_view> parts;
-  while (!pattern.empty()) {
-    size_t dot = pattern.find('.');
-    parts.push_back(pattern.substr(0, dot));
-    if (dot == std::string_view::npos) break;
-    pattern.remove_prefix(dot + 1);
-  }
-  return parts;
-}
-
-// ForEachAtPath's walk, keeping a JSON pointer instead of a dotted path: the
-// dotted form quotes odd keys in a way a pointer cannot be read back from.
-void WalkPointers(const Value& node, const std::vector<std::string_view>& parts, size_t i,
-                  const std::string& pointer,
-                  const std::function<void(const Value&, const std::string&)>& fn) {
-  if (i == parts.size()) {
-    fn(node, pointer);
-    return;
-  }
-  if (parts[i] == "*") {
-    if (node.is_mapping()) {
-      for (const auto& [key, child] : node.members())
-        WalkPointers(child, parts, i + 1, pointer + "/" + EscapePointerSegment(key), fn);
-    } else if (node.is_sequence()) {
-      for (size_t k = 0; k < node.items().size(); ++k)
-        WalkPointers(node.items()[k], parts, i + 1, pointer + "/" + std::to_string(k), fn);
-    }
-    return;
-  }
-  if (const Value* child = node.Find(parts[i]))
-    WalkPointers(*child, parts, i + 1, pointer + "/" + EscapePointerSegment(parts[i]), fn);
-}
-
-// The location of every pod spec ExtractPods can find, keyed by the spec node.
-std::map<const Value*, PodLocation> LocatePods(const Value& object, const Policy& policy) {
-  std::map<const Value*, PodLocation> out;
-  const WorkloadKind* kind =
-      policy.FindWorkload(object.StringAt("apiVersion"), object.StringAt("kind"));
-  if (!kind) return out;
-  for (const std::string& path : kind->templates) {
-    WalkPointers(object, SplitDots(path), 0, "", [&](const Value& tmpl, const std::string& at) {
-      if (const Value* spec = tmpl.Find("spec"))
-        out.emplace(spec, PodLocation{at + "/spec", &tmpl, at});
-    });
-  }
-  for (const std::string& path : kind->pod_specs) {
-    WalkPointers(object, SplitDots(path), 0, "", [&](const Value& spec, const std::string& at) {
-      out.emplace(&spec, PodLocation{at, nullptr, ""});
-    });
-  }
-  return out;
-}
-
-// "/spec/containers/2" for a container node of `spec`.
-std::string ContainerPointer(const Value& spec, const std::string& spec_pointer,
-                             const Value* container) {
-  for (const char* list : {"initContainers", "containers"}) {
-    const Value* items = spec.Find(list);
-    if (!items || !items->is_sequence()) continue;
-    for (size_t i = 0; i < items->items().size(); ++i)
-      if (&items->items()[i] == container)
-        return spec_pointer + "/" + list + "/" + std::to_string(i);
-  }
-  return "";
-}
-
 Value StringValue(const std::string& text) { return Value::String(text); }
 
 Value MapOf(std::vector<Value::Member> members) {
@@ -254,10 +178,10 @@ void HideGpusOp(const Value& container, const std::string& pointer, std::vector<
 
 // Sets annotation `key` on the pod template at `where`, creating metadata and
 // annotations when missing.
-void AnnotationOp(const PodLocation& where, const std::string& key, const std::string& text,
+void AnnotationOp(const PodInfo& pod, const std::string& key, const std::string& text,
                   std::vector<PatchOp>* ops) {
-  std::string metadata_pointer = where.tmpl_pointer + "/metadata";
-  const Value* metadata = where.tmpl->Find("metadata");
+  std::string metadata_pointer = pod.template_pointer + "/metadata";
+  const Value* metadata = pod.template_node->Find("metadata");
   Value annotation = MapOf({{key, StringValue(text)}});
   if (!metadata || !metadata->is_mapping()) {
     AddOp(ops, "add", metadata_pointer, MapOf({{"annotations", std::move(annotation)}}));
@@ -280,17 +204,15 @@ Quantity HeadroomPerGpu(const Policy& policy) {
 // The mutations of one pod. The headroom annotation records, as JSON text,
 // the memory added to each container ({"trainer":"64Gi"}); its presence, not
 // its content, is what keeps a second pass from adding headroom again.
-void MutatePod(const PodInfo& pod, const PodLocation& where, const Policy& policy,
-               std::vector<PatchOp>* ops) {
+void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* ops) {
   Quantity per_gpu = HeadroomPerGpu(policy);
   // Headroom needs a place to record itself: pod specs without a template
   // (KServe predictors) have no metadata of their own and get none.
-  bool headroom = policy.mutations.headroom && per_gpu.sign() > 0 && where.tmpl &&
+  bool headroom = policy.mutations.headroom && per_gpu.sign() > 0 && pod.template_node &&
                   !pod.Annotation(policy.headroom_annotation);
   Value recorded(Value::Type::kMapping);
   for (const ContainerInfo& c : pod.containers) {
-    std::string pointer = ContainerPointer(*pod.spec, where.spec, c.node);
-    if (pointer.empty()) continue;
+    const std::string& pointer = c.pointer;
     int64_t gpus = 0;
     if (CountGpus(c, policy, &gpus)) {
       std::vector<std::pair<std::string, Value::Member>> edits;
@@ -311,7 +233,7 @@ void MutatePod(const PodInfo& pod, const PodLocation& where, const Policy& polic
     }
   }
   if (!recorded.members().empty())
-    AnnotationOp(where, policy.headroom_annotation, ToJson(recorded), ops);
+    AnnotationOp(pod, policy.headroom_annotation, ToJson(recorded), ops);
 }
 
 bool NamespaceExempt(const Value& object, const Policy& policy) {
@@ -328,13 +250,7 @@ std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inv
   // Exempt namespaces are left alone here as Evaluate leaves them alone, so
   // `gpulint fix` and the webhook agree.
   if (!object.is_mapping() || NamespaceExempt(object, policy)) return ops;
-  std::map<const Value*, PodLocation> locations = LocatePods(object, policy);
-  std::set<const Value*> done;  // a spec reached by two template paths is mutated once
-  for (const PodInfo& pod : ExtractPods(object, policy, inventory)) {
-    auto it = locations.find(pod.spec);
-    if (it == locations.end() || !done.insert(pod.spec).second) continue;
-    MutatePod(pod, it->second, policy, &ops);
-  }
+  for (const PodInfo& pod : ExtractPods(object, policy, inventory)) MutatePod(pod, policy, &ops);
   return ops;
 }
 

@@ -9,6 +9,7 @@
 
 #include "engine/finding.h"
 #include "engine/inventory.h"
+#include "engine/path.h"
 #include "engine/policy.h"
 #include "engine/value.h"
 
@@ -19,10 +20,6 @@ struct PatchOp {
   std::string path;  // JSON pointer, "~" as "~0" and "/" as "~1"
   Value value;       // unused for "remove"
 };
-
-// "/" + each segment escaped: PointerOf({"metadata","annotations","a/b"}) ==
-// "/metadata/annotations/a~1b".
-std::string EscapePointerSegment(std::string_view segment);
 
 // The mutations the policy enables, for one object (not a List):
 //  - VRAM: every GPU container gets the policy's VRAM resource (bytes,

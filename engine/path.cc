@@ -16,8 +16,17 @@ std::vector<std::string_view> SplitDots(std::string_view pattern) {
   return parts;
 }
 
+FieldRef Member(const FieldRef& at, std::string_view key) {
+  return {AppendKey(at.path, key), at.pointer + "/" + EscapePointerSegment(key)};
+}
+
+FieldRef Item(const FieldRef& at, size_t index) {
+  std::string i = std::to_string(index);
+  return {at.path + "[" + i + "]", at.pointer + "/" + i};
+}
+
 void Walk(const Value& node, const std::vector<std::string_view>& parts, size_t i,
-          const std::string& at, const std::function<void(const Value&, const std::string&)>& fn) {
+          const FieldRef& at, const std::function<void(const Value&, const FieldRef&)>& fn) {
   if (i == parts.size()) {
     fn(node, at);
     return;
@@ -25,15 +34,15 @@ void Walk(const Value& node, const std::vector<std::string_view>& parts, size_t 
   if (parts[i] == "*") {
     if (node.is_mapping()) {
       for (const auto& [key, child] : node.members())
-        Walk(child, parts, i + 1, AppendKey(at, key), fn);
+        Walk(child, parts, i + 1, Member(at, key), fn);
     } else if (node.is_sequence()) {
       for (size_t k = 0; k < node.items().size(); ++k)
-        Walk(node.items()[k], parts, i + 1, at + "[" + std::to_string(k) + "]", fn);
+        Walk(node.items()[k], parts, i + 1, Item(at, k), fn);
     }
     return;
   }
   if (const Value* child = node.Find(parts[i]))
-    Walk(*child, parts, i + 1, AppendKey(at, parts[i]), fn);
+    Walk(*child, parts, i + 1, Member(at, parts[i]), fn);
 }
 
 }  // namespace
@@ -61,9 +70,24 @@ std::string JoinPath(std::string_view path, std::string_view child) {
   return out;
 }
 
+std::string EscapePointerSegment(std::string_view segment) {
+  std::string out;
+  out.reserve(segment.size());
+  for (char c : segment) {
+    if (c == '~') {
+      out += "~0";
+    } else if (c == '/') {
+      out += "~1";
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 void ForEachAtPath(const Value& root, std::string_view pattern,
-                   const std::function<void(const Value&, const std::string&)>& fn) {
-  Walk(root, SplitDots(pattern), 0, "", fn);
+                   const std::function<void(const Value&, const FieldRef&)>& fn) {
+  Walk(root, SplitDots(pattern), 0, FieldRef{}, fn);
 }
 
 }  // namespace gpulint

@@ -353,12 +353,12 @@ TEST_CASE("the default workload table reaches every pod in the corpus", "[policy
         REQUIRE(w);
         int found = 0;
         for (const std::string& path : w->templates)
-          ForEachAtPath(object, path, [&](const Value& tpl, const std::string&) {
+          ForEachAtPath(object, path, [&](const Value& tpl, const FieldRef&) {
             const Value* spec = tpl.Find("spec");
             if (spec && spec->Find("containers")) ++found;
           });
         for (const std::string& path : w->pod_specs)
-          ForEachAtPath(object, path, [&](const Value& spec, const std::string&) {
+          ForEachAtPath(object, path, [&](const Value& spec, const FieldRef&) {
             if (spec.Find("containers")) ++found;
           });
         CHECK(found == expected);

@@ -38,10 +38,11 @@ const ResourceEntry* FindEntry(const std::vector<ResourceEntry>& list, std::stri
   return nullptr;
 }
 
-ContainerInfo ReadContainer(const Value& node, std::string path, ContainerRole role) {
+ContainerInfo ReadContainer(const Value& node, const FieldRef& at, ContainerRole role) {
   ContainerInfo c;
   c.node = &node;
-  c.path = std::move(path);
+  c.path = at.path;
+  c.pointer = at.pointer;
   c.role = role;
   c.name = std::string(node.StringAt("name"));
   c.image = std::string(node.StringAt("image"));
@@ -52,25 +53,19 @@ ContainerInfo ReadContainer(const Value& node, std::string path, ContainerRole r
   return c;
 }
 
-void ReadContainers(const Value& spec, const std::string& spec_path, PodInfo* pod) {
-  if (const Value* inits = spec.Find("initContainers"); inits && inits->is_sequence()) {
-    for (size_t i = 0; i < inits->items().size(); ++i) {
-      const Value& c = inits->items()[i];
-      if (!c.is_mapping()) continue;
-      ContainerRole role =
-          c.StringAt("restartPolicy") == "Always" ? ContainerRole::kSidecar : ContainerRole::kInit;
-      pod->containers.push_back(
-          ReadContainer(c, spec_path + ".initContainers[" + std::to_string(i) + "]", role));
-    }
-  }
-  if (const Value* apps = spec.Find("containers"); apps && apps->is_sequence()) {
-    for (size_t i = 0; i < apps->items().size(); ++i) {
-      const Value& c = apps->items()[i];
-      if (!c.is_mapping()) continue;
-      pod->containers.push_back(ReadContainer(
-          c, spec_path + ".containers[" + std::to_string(i) + "]", ContainerRole::kApp));
-    }
-  }
+// Init containers first (they run first), then app containers.
+void ReadContainers(const Value& spec, PodInfo* pod) {
+  auto read = [&](const char* list, auto role_of) {
+    ForEachAtPath(spec, std::string(list) + ".*", [&](const Value& c, const FieldRef& at) {
+      if (!c.is_mapping()) return;
+      FieldRef full{JoinPath(pod->path, at.path), pod->pointer + at.pointer};
+      pod->containers.push_back(ReadContainer(c, full, role_of(c)));
+    });
+  };
+  read("initContainers", [](const Value& c) {
+    return c.StringAt("restartPolicy") == "Always" ? ContainerRole::kSidecar : ContainerRole::kInit;
+  });
+  read("containers", [](const Value&) { return ContainerRole::kApp; });
 }
 
 bool Contains(const std::vector<std::string>& list, std::string_view key) {
@@ -80,8 +75,9 @@ bool Contains(const std::vector<std::string>& list, std::string_view key) {
 // Keys that required node affinity selects on (NotIn and DoesNotExist select away).
 std::vector<std::string> AffinityKeys(const Placement& placement) {
   std::vector<std::string> keys;
-  const Value* terms =
-      placement.required_affinity ? placement.required_affinity->Find("nodeSelectorTerms") : nullptr;
+  const Value* terms = placement.required_affinity
+                           ? placement.required_affinity->Find("nodeSelectorTerms")
+                           : nullptr;
   if (!terms || !terms->is_sequence()) return keys;
   for (const Value& term : terms->items()) {
     const Value* exprs = term.Find("matchExpressions");
@@ -114,14 +110,22 @@ std::string GpuReachReason(const PodInfo& pod, const Policy& policy) {
   return "";
 }
 
-void AddPod(const Value* metadata, const Value& spec, std::string spec_path, const Policy& policy,
-            const Inventory& inventory, std::vector<PodInfo>* out) {
+// `tmpl` is the template holding `spec` (with `tmpl_at` its place), or null.
+void AddPod(const Value* tmpl, const FieldRef& tmpl_at, const Value& spec, const FieldRef& spec_at,
+            const Policy& policy, const Inventory& inventory, std::vector<PodInfo>* out) {
   if (!spec.is_mapping()) return;
+  // A spec reached by two template paths is one pod.
+  for (const PodInfo& p : *out)
+    if (p.spec == &spec) return;
   PodInfo pod;
+  pod.template_node = tmpl;
+  pod.template_pointer = tmpl_at.pointer;
+  const Value* metadata = tmpl ? tmpl->Find("metadata") : nullptr;
   pod.metadata = metadata && metadata->is_mapping() ? metadata : nullptr;
   pod.spec = &spec;
-  pod.path = std::move(spec_path);
-  ReadContainers(spec, pod.path, &pod);
+  pod.path = spec_at.path;
+  pod.pointer = spec_at.pointer;
+  ReadContainers(spec, &pod);
   pod.placement = PlacementOf(spec);
   pod.candidates = Candidates(pod.placement, inventory);
   pod.gpu_reach_reason = GpuReachReason(pod, policy);
@@ -255,14 +259,15 @@ std::vector<PodInfo> ExtractPods(const Value& object, const Policy& policy,
       policy.FindWorkload(object.StringAt("apiVersion"), object.StringAt("kind"));
   if (!kind) return pods;
   for (const std::string& path : kind->templates) {
-    ForEachAtPath(object, path, [&](const Value& tmpl, const std::string& at) {
+    ForEachAtPath(object, path, [&](const Value& tmpl, const FieldRef& at) {
       if (const Value* spec = tmpl.Find("spec"))
-        AddPod(tmpl.Find("metadata"), *spec, JoinPath(at, "spec"), policy, inventory, &pods);
+        AddPod(&tmpl, at, *spec, {JoinPath(at.path, "spec"), at.pointer + "/spec"}, policy,
+               inventory, &pods);
     });
   }
   for (const std::string& path : kind->pod_specs) {
-    ForEachAtPath(object, path, [&](const Value& spec, const std::string& at) {
-      AddPod(nullptr, spec, at, policy, inventory, &pods);
+    ForEachAtPath(object, path, [&](const Value& spec, const FieldRef& at) {
+      AddPod(nullptr, FieldRef{}, spec, at, policy, inventory, &pods);
     });
   }
   return pods;

@@ -17,7 +17,7 @@
 namespace gpulint {
 
 enum class ContainerRole { kInit, kSidecar, kApp };  // sidecar: init with restartPolicy Always
-const char* ContainerRoleName(ContainerRole r);    // "initContainer", "sidecar", "container"
+const char* ContainerRoleName(ContainerRole r);      // "initContainer", "sidecar", "container"
 
 // A quantity as written in a resource list, with where it was written.
 struct ResourceEntry {
@@ -25,13 +25,14 @@ struct ResourceEntry {
   const Value* value;  // the node as written
   std::string path;    // ...resources.limits.memory
   bool valid = false;
-  Quantity quantity;   // as the API server stores it (milli-rounded); set when valid
-  QuantityError error; // set when not valid
+  Quantity quantity;    // as the API server stores it (milli-rounded); set when valid
+  QuantityError error;  // set when not valid
 };
 
 struct ContainerInfo {
   const Value* node = nullptr;
-  std::string path;  // spec.template.spec.containers[0]
+  std::string path;     // spec.template.spec.containers[0]
+  std::string pointer;  // /spec/template/spec/containers/0
   ContainerRole role = ContainerRole::kApp;
   std::string name;
   std::string image;
@@ -51,9 +52,14 @@ struct ContainerInfo {
 };
 
 struct PodInfo {
-  const Value* metadata = nullptr;  // may be null (pod specs without a template)
+  // The PodTemplateSpec (or the Pod itself) holding metadata and spec; null
+  // for pod specs found without a template (KServe predictors).
+  const Value* template_node = nullptr;
+  std::string template_pointer;     // "" for a Pod, "/spec/template", ...
+  const Value* metadata = nullptr;  // may be null
   const Value* spec = nullptr;
-  std::string path;  // path of the pod spec: "spec", "spec.template.spec", ...
+  std::string path;     // path of the pod spec: "spec", "spec.template.spec", ...
+  std::string pointer;  // JSON pointer of the pod spec: "/spec", "/spec/template/spec"
   std::vector<ContainerInfo> containers;
   Placement placement;
   // Candidate nodes of the inventory (all that pass nodeName, selector,
