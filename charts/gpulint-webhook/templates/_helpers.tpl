@@ -1,0 +1,120 @@
+{{/* Names: at most 63 characters, as DNS labels and Service names must be. */}}
+{{- define "gpulint-webhook.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{- define "gpulint-webhook.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{- define "gpulint-webhook.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "gpulint-webhook.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}
+
+{{- define "gpulint-webhook.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{ include "gpulint-webhook.selectorLabels" . }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/component: admission-webhook
+{{- end }}
+
+{{- define "gpulint-webhook.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "gpulint-webhook.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{- define "gpulint-webhook.image" -}}
+{{- if .Values.image.digest }}
+{{- printf "%s@%s" .Values.image.repository .Values.image.digest }}
+{{- else }}
+{{- printf "%s:%s" .Values.image.repository (default .Chart.AppVersion .Values.image.tag) }}
+{{- end }}
+{{- end }}
+
+{{- define "gpulint-webhook.tlsSecretName" -}}
+{{- printf "%s-tls" (include "gpulint-webhook.fullname" .) }}
+{{- end }}
+
+{{- define "gpulint-webhook.certificateName" -}}
+{{- printf "%s-serving" (include "gpulint-webhook.fullname" .) }}
+{{- end }}
+
+{{/* The names the API server may use for the Service: the certificate holds all of them. */}}
+{{- define "gpulint-webhook.dnsNames" -}}
+{{- $svc := include "gpulint-webhook.fullname" . -}}
+{{- $ns := .Release.Namespace -}}
+- {{ $svc }}
+- {{ printf "%s.%s" $svc $ns }}
+- {{ printf "%s.%s.svc" $svc $ns }}
+- {{ printf "%s.%s.svc.%s" $svc $ns .Values.clusterDomain }}
+{{- end }}
+
+{{/*
+The API server never sends these namespaces to the webhook: kube-system (the
+control plane and the GPU device plugin live there) and the release's own
+namespace (with failurePolicy Fail, a webhook that has to admit its own pods
+can never come back up). `kubernetes.io/metadata.name` is set by the API
+server on every namespace and cannot be removed.
+*/}}
+{{- define "gpulint-webhook.namespaceSelector" -}}
+matchExpressions:
+  - key: kubernetes.io/metadata.name
+    operator: NotIn
+    values:
+      {{- toYaml (concat (list "kube-system" .Release.Namespace) .Values.webhook.excludedNamespaces | uniq) | nindent 6 }}
+  {{- with .Values.webhook.namespaceSelectorExpressions }}
+  {{- toYaml . | nindent 2 }}
+  {{- end }}
+{{- end }}
+
+{{/* clientConfig of one webhook; the caBundle only for the chart-made CA. */}}
+{{- define "gpulint-webhook.clientConfig" -}}
+{{- $ := index . 0 -}}
+service:
+  name: {{ include "gpulint-webhook.fullname" $ }}
+  namespace: {{ $.Release.Namespace }}
+  path: {{ index . 1 }}
+  port: {{ $.Values.service.port }}
+{{- if not $.Values.certManager.enabled }}
+caBundle: {{ index . 2 | b64enc }}
+{{- end }}
+{{- end }}
+
+{{/*
+The chart-made CA and serving certificate, as YAML {caCert, cert, key}: the
+ones in the existing Secret when there is one, so an upgrade keeps the
+caBundle the API server trusts; else new ones (ECDSA P-256: cheaper TLS
+handshakes than RSA). Include it once per template file: every call without a
+Secret makes new keys.
+*/}}
+{{- define "gpulint-webhook.generatedTLS" -}}
+{{- $secret := lookup "v1" "Secret" .Release.Namespace (include "gpulint-webhook.tlsSecretName" .) }}
+{{- $data := dig "data" (dict) $secret }}
+{{- if and (index $data "ca.crt") (index $data "tls.crt") (index $data "tls.key") }}
+caCert: {{ index $data "ca.crt" | b64dec | quote }}
+cert: {{ index $data "tls.crt" | b64dec | quote }}
+key: {{ index $data "tls.key" | b64dec | quote }}
+{{- else }}
+{{- $days := int .Values.generatedCert.validityDays }}
+{{- $ca := genCAWithKey (printf "%s-ca" (include "gpulint-webhook.fullname" .)) $days (genPrivateKey "ecdsa") }}
+{{- $dnsNames := include "gpulint-webhook.dnsNames" . | fromYamlArray }}
+{{- $cert := genSignedCertWithKey (index $dnsNames 2) nil $dnsNames $days $ca (genPrivateKey "ecdsa") }}
+caCert: {{ $ca.Cert | quote }}
+cert: {{ $cert.Cert | quote }}
+key: {{ $cert.Key | quote }}
+{{- end }}
+{{- end }}

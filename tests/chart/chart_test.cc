@@ -1,0 +1,215 @@
+// What must hold for every value set: the webhook comes up hardened, the API
+// server can reach it, and it can never block kube-system or itself.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "tests/chart/chart_support.h"
+
+namespace gpulint::chart_test {
+namespace {
+
+// Some rule sends `op` on `group`/`resource` to the webhook.
+bool Covers(const json& rules, const std::string& group, const std::string& resource,
+            const std::string& op) {
+  for (const json& rule : rules)
+    if (Contains(rule.at("apiGroups"), group) && Contains(rule.at("resources"), resource) &&
+        (Contains(rule.at("operations"), op) || Contains(rule.at("operations"), "*")))
+      return true;
+  return false;
+}
+
+// The value of `--flag=VALUE` in the container's args, or "" when absent.
+std::string Flag(const json& container, const std::string& flag) {
+  for (const json& arg : At(container, "/args")) {
+    std::string a = arg.get<std::string>();
+    if (a.rfind(flag + "=", 0) == 0) return a.substr(flag.size() + 1);
+  }
+  return "";
+}
+
+// The volume mounted at the directory holding `file`, or null.
+const json& VolumeFor(const json& pod, const json& container, const std::string& file) {
+  static const json kNone;
+  std::string dir = file.substr(0, file.rfind('/'));
+  for (const json& mount : At(container, "/volumeMounts")) {
+    if (mount.at("mountPath") != dir) continue;
+    for (const json& volume : At(pod, "/volumes"))
+      if (volume.at("name") == mount.at("name")) return volume;
+  }
+  return kNone;
+}
+
+const json& WebhookContainer(const json& deployment) {
+  return At(deployment, "/spec/template/spec/containers/0");
+}
+
+void CheckHardenedPod(const json& deployment) {
+  const json& pod = At(deployment, "/spec/template/spec");
+  const json& c = WebhookContainer(deployment);
+  CHECK(At(deployment, "/spec/replicas").get<int>() >= 2);
+  CHECK(At(pod, "/securityContext/runAsNonRoot") == true);
+  CHECK(At(pod, "/securityContext/runAsUser").get<int>() > 0);
+  CHECK(At(pod, "/securityContext/seccompProfile/type") == "RuntimeDefault");
+  CHECK(At(c, "/securityContext/readOnlyRootFilesystem") == true);
+  CHECK(At(c, "/securityContext/allowPrivilegeEscalation") == false);
+  CHECK(At(c, "/securityContext/capabilities/drop") == json{"ALL"});
+  for (const char* r : {"/resources/requests/cpu", "/resources/requests/memory",
+                        "/resources/limits/memory"}) {
+    INFO(r);
+    CHECK(At(c, r).is_string());
+  }
+  bool spread_over_nodes = false;
+  for (const json& t : At(pod, "/topologySpreadConstraints"))
+    spread_over_nodes |= t.at("topologyKey") == "kubernetes.io/hostname" &&
+                         Selects(At(t, "/labelSelector/matchLabels"),
+                                 At(deployment, "/spec/template/metadata/labels"));
+  CHECK(spread_over_nodes);
+}
+
+void CheckProbesAndShutdown(const json& deployment) {
+  const json& c = WebhookContainer(deployment);
+  CHECK(At(c, "/ports/0/name") == "https");
+  CHECK(At(c, "/livenessProbe/httpGet") ==
+        json{{"path", "/healthz"}, {"port", "https"}, {"scheme", "HTTPS"}});
+  CHECK(At(c, "/readinessProbe/httpGet") ==
+        json{{"path", "/readyz"}, {"port", "https"}, {"scheme", "HTTPS"}});
+  const json& pre_stop = At(c, "/lifecycle/preStop/exec/command");
+  REQUIRE(pre_stop.size() == 2);
+  CHECK(pre_stop[0] == "/bin/sleep");
+  int pause = std::stoi(pre_stop[1].get<std::string>());
+  int drain = std::stoi(Flag(c, "--drain-seconds"));
+  CHECK(pause > 0);
+  // kubelet kills the pod at the grace period: pause, drain and one request
+  // (10 s read timeout) must fit in it.
+  CHECK(At(deployment, "/spec/template/spec/terminationGracePeriodSeconds").get<int>() >=
+        pause + drain + 10);
+}
+
+void CheckMounts(const Rendered& r, const json& deployment) {
+  const json& pod = At(deployment, "/spec/template/spec");
+  const json& c = WebhookContainer(deployment);
+  std::string cert = Flag(c, "--cert"), key = Flag(c, "--key"), policy = Flag(c, "--policy");
+  CHECK(cert.substr(cert.rfind('/')) == "/tls.crt");
+  CHECK(key.substr(key.rfind('/')) == "/tls.key");
+  const json& tls = VolumeFor(pod, c, cert);
+  CHECK(At(tls, "/secret/secretName") == std::string(kRelease) + "-tls");
+  CHECK(VolumeFor(pod, c, key) == tls);
+  const json& policy_volume = VolumeFor(pod, c, policy);
+  const json* config_map = FindObject(r, "ConfigMap", Str(At(policy_volume, "/configMap/name")));
+  REQUIRE(config_map != nullptr);
+  CHECK(At(*config_map, "/data").contains(policy.substr(policy.rfind('/') + 1)));
+  CHECK(FindObject(r, "ServiceAccount", Str(At(pod, "/serviceAccountName"))) != nullptr);
+}
+
+void CheckWebhook(const Rendered& r, const ValueSet& set, const json& config,
+                  const std::string& path) {
+  REQUIRE(At(config, "/webhooks").size() == 1);
+  const json& w = At(config, "/webhooks/0");
+  CHECK(w.at("sideEffects") == "None");
+  CHECK(w.at("admissionReviewVersions") == json{"v1"});
+  CHECK(w.at("failurePolicy") == set.failure_policy);
+  CHECK(w.at("timeoutSeconds").get<int>() >= 1);
+  CHECK(w.at("timeoutSeconds").get<int>() <= 10);
+  CHECK(At(w, "/clientConfig/service/path") == path);
+  CHECK(At(w, "/clientConfig/service/namespace") == set.ns);
+  const json* service = FindObject(r, "Service", Str(At(w, "/clientConfig/service/name")));
+  REQUIRE(service != nullptr);
+  CHECK(At(*service, "/spec/ports/0/port") == At(w, "/clientConfig/service/port"));
+  CHECK(At(*service, "/spec/ports/0/targetPort") == "https");
+  bool excluded = false;
+  for (const json& e : At(w, "/namespaceSelector/matchExpressions"))
+    excluded |= e.at("key") == "kubernetes.io/metadata.name" && e.at("operator") == "NotIn" &&
+                Contains(e.at("values"), "kube-system") && Contains(e.at("values"), set.ns);
+  CHECK(excluded);
+  CHECK(Covers(w.at("rules"), "", "pods", "CREATE"));
+  bool has_ca_bundle = At(w, "/clientConfig/caBundle").is_string();
+  bool injected = At(config, "/metadata/annotations").contains("cert-manager.io/inject-ca-from");
+  CHECK(has_ca_bundle != set.cert_manager);
+  CHECK(injected == set.cert_manager);
+}
+
+void CheckWebhookConfigurations(const Rendered& r, const ValueSet& set) {
+  const json* validating = FindObject(r, "ValidatingWebhookConfiguration");
+  const json* mutating = FindObject(r, "MutatingWebhookConfiguration");
+  REQUIRE(validating != nullptr);
+  REQUIRE(mutating != nullptr);
+  CheckWebhook(r, set, *validating, "/validate");
+  CheckWebhook(r, set, *mutating, "/mutate");
+  const json& rules = At(*validating, "/webhooks/0/rules");
+  for (const auto& [group, resource] : std::vector<std::pair<std::string, std::string>>{
+           {"apps", "deployments"}, {"apps", "replicasets"}, {"apps", "statefulsets"},
+           {"apps", "daemonsets"}, {"batch", "jobs"}, {"batch", "cronjobs"},
+           {"", "replicationcontrollers"}, {"", "podtemplates"}}) {
+    INFO(group << "/" << resource);
+    CHECK(Covers(rules, group, resource, "CREATE"));
+    CHECK(Covers(rules, group, resource, "UPDATE"));
+  }
+  CHECK(At(*mutating, "/webhooks/0/reinvocationPolicy") == "IfNeeded");
+}
+
+void CheckRbacAndNetwork(const Rendered& r, const json& deployment) {
+  const json& pod_labels = At(deployment, "/spec/template/metadata/labels");
+  std::vector<const json*> roles = FindObjects(r, "ClusterRole");
+  REQUIRE(roles.size() == 1);
+  CHECK(At(*roles[0], "/rules") ==
+        json::parse(R"([{"apiGroups": [""], "resources": ["nodes"],
+                         "verbs": ["get", "list", "watch"]}])"));
+  CHECK(FindObjects(r, "Role").empty());
+  const json* binding = FindObject(r, "ClusterRoleBinding");
+  REQUIRE(binding != nullptr);
+  CHECK(At(*binding, "/roleRef/name") == At(*roles[0], "/metadata/name"));
+  CHECK(At(*binding, "/subjects/0/name") == At(deployment, "/spec/template/spec/serviceAccountName"));
+
+  const json* pdb = FindObject(r, "PodDisruptionBudget");
+  REQUIRE(pdb != nullptr);
+  CHECK(Selects(At(*pdb, "/spec/selector/matchLabels"), pod_labels));
+  CHECK(At(*pdb, "/spec/maxUnavailable") == 1);
+
+  const json* policy = FindObject(r, "NetworkPolicy");
+  REQUIRE(policy != nullptr);
+  CHECK(Selects(At(*policy, "/spec/podSelector/matchLabels"), pod_labels));
+  CHECK(At(*policy, "/spec/policyTypes") == json{"Ingress"});
+  for (const json& rule : At(*policy, "/spec/ingress")) {
+    CHECK(rule.at("ports") == json::parse(R"([{"port": "https", "protocol": "TCP"}])"));
+    CHECK(!At(rule, "/from").empty());  // no peers would mean every source
+  }
+}
+
+TEST_CASE("helm lint --strict passes with every value set", "[chart]") {
+  for (const ValueSet& set : ValueSets()) {
+    INFO(set.name);
+    Output lint = Lint(set.args, set.ns);
+    INFO(lint.out << lint.err);
+    CHECK(lint.status == 0);
+    CHECK(lint.out.find("1 chart(s) linted, 0 chart(s) failed") != std::string::npos);
+  }
+}
+
+TEST_CASE("every value set renders a hardened webhook that spares kube-system and itself",
+          "[chart]") {
+  for (const ValueSet& set : ValueSets()) {
+    INFO(set.name);
+    Rendered r = Render(set.args, set.ns);
+    INFO(r.helm.err);
+    REQUIRE(r.helm.status == 0);
+    REQUIRE(r.errors.empty());
+    const json* deployment = FindObject(r, "Deployment", kRelease);
+    REQUIRE(deployment != nullptr);
+    for (const json& object : r.objects) {
+      bool cluster_scoped = object.at("kind").get<std::string>().rfind("Cluster", 0) == 0 ||
+                            object.at("kind").get<std::string>().find("WebhookConfiguration") !=
+                                std::string::npos;
+      INFO(object.at("kind"));
+      CHECK(At(object, "/metadata/namespace") == (cluster_scoped ? json() : json(set.ns)));
+    }
+    CheckHardenedPod(*deployment);
+    CheckProbesAndShutdown(*deployment);
+    CheckMounts(r, *deployment);
+    CheckWebhookConfigurations(r, set);
+    CheckRbacAndNetwork(r, *deployment);
+  }
+}
+
+}  // namespace
+}  // namespace gpulint::chart_test

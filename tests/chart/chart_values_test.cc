@@ -1,0 +1,144 @@
+// Values reach the objects they are meant for, and values that would make a
+// broken or unsafe install are refused before anything is applied.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/finding.h"
+#include "engine/policy.h"
+#include "tests/chart/chart_support.h"
+
+namespace gpulint::chart_test {
+namespace {
+
+const ValueSet& Production() {
+  for (const ValueSet& set : ValueSets())
+    if (set.name == "production values") return set;
+  FAIL("no production value set");
+  return ValueSets().front();
+}
+
+bool HasArg(const json& container, const std::string& arg) {
+  return Contains(At(container, "/args"), arg);
+}
+
+TEST_CASE("the policy ConfigMap holds a Policy that gpulint loads", "[chart][policy]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string name;
+    size_t node_classes;
+  };
+  for (const Case& c : std::vector<Case>{{{}, "cluster", DefaultPolicy().node_classes.size()},
+                                         {Production().args, "v100-cluster", 1}}) {
+    INFO(c.name);
+    Rendered r = Render(c.args, "gpulint");
+    REQUIRE(r.helm.status == 0);
+    const json* config_map = FindObject(r, "ConfigMap", std::string(kRelease) + "-policy");
+    REQUIRE(config_map != nullptr);
+    Policy policy;
+    Error error;
+    INFO(Str(At(*config_map, "/data/policy.yaml")));
+    REQUIRE(LoadPolicyText(Str(At(*config_map, "/data/policy.yaml")), "policy.yaml", &policy,
+                           &error));
+    CHECK(policy.name == c.name);
+    CHECK(policy.node_classes.size() == c.node_classes);
+  }
+  Rendered r = Render(Production().args, "gpulint");
+  Policy policy;
+  Error error;
+  REQUIRE(LoadPolicyText(Str(At(*FindObject(r, "ConfigMap"), "/data/policy.yaml")), "policy.yaml",
+                         &policy, &error));
+  REQUIRE(policy.node_classes.size() == 1);
+  CHECK(policy.node_classes[0].name == "v100-4x");
+  CHECK(policy.RuleSeverity("gpu-visibility-bypass", Severity::kWarning) == Severity::kInfo);
+}
+
+TEST_CASE("production values narrow the network, add exclusions, CRD rules and client certs",
+          "[chart]") {
+  const ValueSet& set = Production();
+  Rendered r = Render(set.args, set.ns);
+  REQUIRE(r.helm.status == 0);
+  CHECK(At(*FindObject(r, "NetworkPolicy"), "/spec/ingress/0/from") == json::parse(R"([
+    {"ipBlock": {"cidr": "10.0.0.0/24"}},
+    {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}])"));
+  for (const char* kind : {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}) {
+    INFO(kind);
+    const json& w = At(*FindObject(r, kind), "/webhooks/0");
+    CHECK(At(w, "/timeoutSeconds") == 3);
+    CHECK(At(w, "/namespaceSelector/matchExpressions") == json::parse(R"([
+      {"key": "kubernetes.io/metadata.name", "operator": "NotIn",
+       "values": ["kube-system", "gpulint", "gpu-operator", "monitoring"]},
+      {"key": "gpulint.io/webhook", "operator": "NotIn", "values": ["disabled"]}])"));
+  }
+  auto pytorchjobs = [&](const char* kind) {
+    for (const json& rule : At(*FindObject(r, kind), "/webhooks/0/rules"))
+      if (Contains(rule.at("resources"), "pytorchjobs")) return true;
+    return false;
+  };
+  CHECK(pytorchjobs("ValidatingWebhookConfiguration"));
+  CHECK_FALSE(pytorchjobs("MutatingWebhookConfiguration"));
+
+  const json& deployment = *FindObject(r, "Deployment");
+  CHECK(At(deployment, "/spec/replicas") == 3);
+  CHECK(At(deployment, "/spec/template/spec/priorityClassName") == "system-cluster-critical");
+  const json& container = At(deployment, "/spec/template/spec/containers/0");
+  CHECK(HasArg(container, "--client-ca=/etc/gpulint/client-ca/ca.crt"));
+  bool client_ca_mounted = false;
+  for (const json& volume : At(deployment, "/spec/template/spec/volumes"))
+    client_ca_mounted |= At(volume, "/configMap/name") == "apiserver-client-ca";
+  CHECK(client_ca_mounted);
+}
+
+TEST_CASE("one replica renders no PodDisruptionBudget", "[chart]") {
+  // With one replica a budget protects nothing, or blocks every node drain.
+  Rendered r = Render({"--set", "replicaCount=1"}, "gpu-system");
+  REQUIRE(r.helm.status == 0);
+  CHECK(FindObjects(r, "PodDisruptionBudget").empty());
+  CHECK(FindObjects(Render({}, "gpu-system"), "PodDisruptionBudget").size() == 1);
+}
+
+TEST_CASE("without the node watch there is no RBAC and no service account token", "[chart]") {
+  Rendered off = Render({"--set", "nodeWatch.enabled=false"}, "gpu-system");
+  Rendered on = Render({}, "gpu-system");
+  REQUIRE(off.helm.status == 0);
+  REQUIRE(on.helm.status == 0);
+  CHECK(FindObjects(off, "ClusterRole").empty());
+  CHECK(FindObjects(off, "ClusterRoleBinding").empty());
+  const json& pod_off = At(*FindObject(off, "Deployment"), "/spec/template/spec");
+  const json& pod_on = At(*FindObject(on, "Deployment"), "/spec/template/spec");
+  CHECK(At(pod_off, "/automountServiceAccountToken") == false);
+  CHECK(At(pod_on, "/automountServiceAccountToken") == true);
+  CHECK_FALSE(HasArg(At(pod_off, "/containers/0"), "--in-cluster"));
+  CHECK(HasArg(At(pod_on, "/containers/0"), "--in-cluster"));
+}
+
+TEST_CASE("values that would make a broken or unsafe install are refused", "[chart]") {
+  struct Case {
+    std::string set;
+    std::string error;  // a line of helm's message
+  };
+  const std::vector<Case> cases = {
+      {"webhook.timeoutSeconds=31", "- at '/webhook/timeoutSeconds': maximum: got 31, want 30"},
+      {"webhook.failurePolicy=fail",
+       "- at '/webhook/failurePolicy': value must be one of 'Fail', 'Ignore'"},
+      {"webhok.timeoutSeconds=5", "- at '': additional properties 'webhok' not allowed"},
+      {"securityContext.runAsNonRoot=false",
+       "- at '/securityContext/runAsNonRoot': value must be true"},
+      {"securityContext.allowPrivilegeEscalation=true",
+       "- at '/securityContext/allowPrivilegeEscalation': value must be false"},
+      {"networkPolicy.apiServerCIDRs=null",
+       "networkPolicy: apiServerCIDRs and apiServerPeers are both empty; an ingress rule with no "
+       "peers admits every source. List the API server's addresses, or set "
+       "networkPolicy.enabled=false"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.set);
+    Rendered r = Render({"--set", c.set}, "gpu-system");
+    INFO(r.helm.err);
+    CHECK(r.helm.status != 0);
+    CHECK(r.helm.err.find(c.error) != std::string::npos);
+  }
+}
+
+}  // namespace
+}  // namespace gpulint::chart_test

@@ -1,0 +1,130 @@
+#!/usr/bin/env bash
+# The shipped .pre-commit-hooks.yaml, driven by the real pre-commit in a
+# temporary git repository: a commit with a bad GPU manifest (YAML, .yml or
+# JSON) is blocked and shows gpulint's findings; files that are not YAML or
+# JSON are not given to gpulint; a good manifest is committed.
+#
+#   tests/precommit_test.sh GPULINT_DIR SOURCE_DIR
+#
+# GPULINT_DIR holds the built gpulint (the hook is `language: system`: it runs
+# the gpulint on PATH). Exit status 77 (skipped) when pre-commit or git is not
+# installed.
+set -euo pipefail
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 GPULINT_DIR SOURCE_DIR" >&2
+  exit 2
+fi
+bin_dir=$(cd "$1" && pwd)
+src=$(cd "$2" && pwd)
+for tool in pre-commit git; do
+  if ! command -v "$tool" >/dev/null 2>&1; then
+    echo "SKIPPED: $tool is not installed (Debian package $tool; ./dev installs it)"
+    exit 77
+  fi
+done
+[ -x "$bin_dir/gpulint" ] || { echo "FAIL: no gpulint in $bin_dir" >&2; exit 1; }
+
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+export PATH="$bin_dir:$PATH"
+# Nothing from the machine's git or pre-commit set-up leaks in (a global
+# core.hooksPath would make `pre-commit install` refuse).
+export PRE_COMMIT_HOME=$tmp/pre-commit-cache GIT_CONFIG_GLOBAL=$tmp/gitconfig GIT_CONFIG_NOSYSTEM=1
+export GIT_AUTHOR_NAME=test GIT_AUTHOR_EMAIL=test@example.com
+export GIT_COMMITTER_NAME=test GIT_COMMITTER_EMAIL=test@example.com
+: >"$GIT_CONFIG_GLOBAL"
+
+failures=0
+fail() {
+  echo "FAIL: $*" >&2
+  failures=$((failures + 1))
+}
+
+# The hook repository holds the shipped file, committed: pre-commit clones
+# hook repositories at a revision, and this keeps the test independent of
+# whether the source tree's copy is committed yet.
+hooks=$tmp/hooks
+git init -q "$hooks"
+cp "$src/.pre-commit-hooks.yaml" "$hooks/"
+git -C "$hooks" add .pre-commit-hooks.yaml
+git -C "$hooks" commit -q -m hooks
+
+project=$tmp/project
+git init -q "$project"
+cd "$project"
+cat >.pre-commit-config.yaml <<EOF
+repos:
+  - repo: $hooks
+    rev: $(git -C "$hooks" rev-parse HEAD)
+    hooks:
+      - id: gpulint
+EOF
+git add .pre-commit-config.yaml
+pre-commit install >/dev/null
+
+mkdir k8s
+# Half a GPU: the device plugin hands out whole GPUs only.
+bad_pod='apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  containers:
+  - name: trainer
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources:
+      limits:
+        memory: 16Gi
+        nvidia.com/gpu: 0.5'
+bad_json='{"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "trainer"},
+ "spec": {"containers": [{"name": "trainer", "image": "nvcr.io/nvidia/pytorch:24.05-py3",
+  "resources": {"limits": {"memory": "16Gi", "nvidia.com/gpu": "0.5"}}}]}}'
+
+# Each bad manifest alone: the commit is refused and the output holds every
+# finding line gpulint prints for that file.
+for bad in k8s/trainer.yaml k8s/trainer.yml k8s/trainer.json; do
+  case $bad in *.json) printf '%s\n' "$bad_json" >"$bad" ;; *) printf '%s\n' "$bad_pod" >"$bad" ;; esac
+  git add "$bad"
+  if out=$(git commit -q -m "bad $bad" 2>&1); then
+    fail "the commit of $bad went through:"$'\n'"$out"
+  fi
+  expected=$(gpulint check "$bad" 2>/dev/null) && fail "gpulint finds nothing in $bad"
+  grep -q '\[gpu-fractional\]' <<<"$expected" || fail "gpulint check $bad: no gpu-fractional finding: $expected"
+  while IFS= read -r line; do
+    grep -qF -- "$line" <<<"$out" || fail "the blocked commit of $bad does not show: $line"$'\n'"$out"
+  done <<<"$expected"
+  grep -q '^gpulint\.*Failed$' <<<"$out" || fail "pre-commit did not report the gpulint hook as Failed:"$'\n'"$out"
+  git rm -q --cached "$bad"
+  rm "$bad"
+done
+git rev-parse -q --verify HEAD >/dev/null && fail "a bad commit was recorded"
+
+# A good manifest, and a file that is not YAML or JSON (gpulint would call it
+# a parse error if the hook passed it on): the commit goes through.
+cat >k8s/trainer.yaml <<'EOF'
+apiVersion: v1
+kind: Pod
+metadata:
+  name: trainer
+spec:
+  containers:
+  - name: trainer
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources:
+      requests: {cpu: "4", memory: 16Gi}
+      limits: {memory: 16Gi, nvidia.com/gpu: 1}
+EOF
+printf 'kind: Pod\n{{ not yaml\n' >notes.txt
+git add k8s/trainer.yaml notes.txt
+if ! out=$(git commit -q -m good 2>&1); then
+  fail "the good commit was refused:"$'\n'"$out"
+fi
+grep -q '^gpulint\.*Passed$' <<<"$out" || fail "pre-commit did not run the gpulint hook:"$'\n'"$out"
+[ "$(git rev-list --count HEAD 2>/dev/null)" = 1 ] || fail "the good commit is not recorded"
+
+if [ "$failures" -ne 0 ]; then
+  echo "$failures check(s) failed" >&2
+  exit 1
+fi
+echo "pre-commit: bad manifests (.yaml, .yml, .json) blocked with their findings, good one committed"
