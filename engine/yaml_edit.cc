@@ -14,16 +14,16 @@
 namespace gpulint {
 namespace {
 
-using yaml_edit::kNone;
-using yaml_edit::Node;
-using yaml_edit::NodeKind;
-using yaml_edit::ScalarStyle;
-using yaml_edit::Tree;
 using yaml_edit::AfterDash;
 using yaml_edit::AfterKey;
 using yaml_edit::FlowText;
 using yaml_edit::KeyText;
+using yaml_edit::kNone;
+using yaml_edit::Node;
+using yaml_edit::NodeKind;
+using yaml_edit::ScalarStyle;
 using yaml_edit::ScalarText;
+using yaml_edit::Tree;
 
 constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
@@ -114,7 +114,7 @@ bool Planner::Resolve(const std::vector<std::string>& segments, size_t count, si
     at = next;
   }
   if (node(at).kind == NodeKind::kAlias)
-    return Refuse(at, "it is the alias *" + node(at).anchor + "; edit what the anchor &" +
+    return Refuse(at, "it goes through the alias *" + node(at).anchor + "; edit what the anchor &" +
                           node(at).anchor + " holds by hand");
   *out = at;
   return true;
@@ -145,7 +145,11 @@ bool Planner::Plan(const PatchOp& op, Edit* edit, Refusal* refusal) {
     if (p.kind == NodeKind::kMapping) {
       for (size_t child : p.children)
         if (node(child).key == last) return op.op == "test" || Replace(child, op.value, edit);
-      return op.op == "test" || AddMember(parent, last, op.value, edit);
+      if (op.op == "test") return true;
+      if (op.op == "add") return AddMember(parent, last, op.value, edit);
+      return Refuse(parent, "\"" + last + "\" " +
+                                (p.has_merge ? "comes from a merge key (<<); edit it by hand"
+                                             : "is not in the text"));
     }
     size_t index = last == "-" ? p.children.size() : std::stoul(last);
     if (op.op == "test") return true;
@@ -191,9 +195,8 @@ bool Planner::Replace(size_t target, const Value& value, Edit* edit) {
 // at the last entry's column, when entries are one per line), or the entry
 // alone inside empty brackets.
 Edit Planner::FlowAppend(const Node& collection, const std::string& entry) const {
-  if (collection.children.empty() && !collection.has_merge)
-    return Edit{collection.begin + 1, collection.begin + 1, entry};
-  const Node& last = node(collection.children.empty() ? 0 : collection.children.back());
+  if (collection.children.empty()) return Edit{collection.begin + 1, collection.begin + 1, entry};
+  const Node& last = node(collection.children.back());
   size_t entry_begin = collection.kind == NodeKind::kMapping ? last.key_begin : last.begin;
   uint32_t column = collection.kind == NodeKind::kMapping ? last.key_column : last.column;
   bool own_line = text_.substr(collection.begin, entry_begin - collection.begin).find('\n') !=
@@ -207,16 +210,17 @@ bool Planner::AddMember(size_t mapping, const std::string& key, const Value& val
   if (m.flow) {
     if (m.children.empty() && m.has_merge)
       return Refuse(mapping, "a flow mapping with only a merge key (<<) cannot be extended");
-    std::string entry = KeyText(key, true, tree_.json) + ": " +
-                        (value.is_scalar() ? ScalarText(value, true, tree_.json, ScalarStyle::kPlain)
-                                           : FlowText(value, tree_.json));
+    std::string entry =
+        KeyText(key, true, tree_.json) + ": " +
+        (value.is_scalar() ? ScalarText(value, true, tree_.json, ScalarStyle::kPlain)
+                           : FlowText(value, tree_.json));
     *edit = FlowAppend(m, entry);
     return true;
   }
   bool flow = !m.children.empty() && IsFlowCollection(node(m.children.back()));
   size_t at = LineAfter(text_, m.end);
-  std::string text = at == text_.size() && !text_.empty() && text_.back() != '\n' ? tree_.newline
-                                                                                   : "";
+  std::string text =
+      at == text_.size() && !text_.empty() && text_.back() != '\n' ? tree_.newline : "";
   text += Spaces(m.column) + KeyText(key, false, false) + ":" +
           AfterKey(value, m.column, tree_, flow) + tree_.newline;
   *edit = Edit{at, at, std::move(text)};
@@ -300,8 +304,9 @@ bool ReadBack(std::string_view text, Value* root, Error* error) {
       &io_error);
   if (documents != 1) {
     error->mark = {};
-    error->message = documents == 0 ? "the text holds no document" : "the text holds more than "
-                                                                      "one document";
+    error->message = documents == 0 ? "the text holds no document"
+                                    : "the text holds more than "
+                                      "one document";
     return false;
   }
   return ok;
@@ -340,7 +345,8 @@ std::vector<DocumentSpan> SplitYamlStream(std::string_view text) {
   for (uint32_t line_no = 0; pos < text.size(); ++line_no) {
     size_t nl = text.find('\n', pos);
     size_t next = nl == std::string_view::npos ? text.size() : nl + 1;
-    std::string_view line = text.substr(pos, (nl == std::string_view::npos ? text.size() : nl) - pos);
+    std::string_view line =
+        text.substr(pos, (nl == std::string_view::npos ? text.size() : nl) - pos);
     if (is_marker(line, "---")) {
       if (content || marked) cut(pos, line_no);
       marked = true;
@@ -379,7 +385,8 @@ bool EditYamlDocument(std::string_view text, const std::vector<PatchOp>& ops, st
     Refusal refusal;
     if (!Planner(body, tree).Plan(ops[i], &edit, &refusal)) {
       return Fail(error, yaml_edit::MarkAt(body, refusal.offset),
-                  "cannot edit " + ops[i].path + " in place: " + refusal.message);
+                  "cannot edit " + (ops[i].path.empty() ? "the document" : ops[i].path) +
+                      " in place: " + refusal.message);
     }
     if (ops[i].op != "test") body.replace(edit.begin, edit.end - edit.begin, edit.text);
   }
@@ -387,11 +394,11 @@ bool EditYamlDocument(std::string_view text, const std::vector<PatchOp>& ops, st
   Value actual;
   Error read_error;
   if (!ReadBack(edited, &actual, &read_error) || !SameTree(actual, expected)) {
-    return Fail(error, Mark{1, 1},
-                "editing the text in place would not give the patched document" +
-                    (read_error.message.empty() ? std::string()
-                                                : " (" + read_error.ToString() + ")") +
-                    "; the document is left as it was");
+    return Fail(
+        error, Mark{1, 1},
+        "editing the text in place would not give the patched document" +
+            (read_error.message.empty() ? std::string() : " (" + read_error.ToString() + ")") +
+            "; the document is left as it was");
   }
   *out = std::move(edited);
   return true;

@@ -18,7 +18,7 @@ namespace gpulint {
 
 // One stretch of a YAML stream that holds at most one document.
 struct DocumentSpan {
-  size_t begin = 0;         // byte offsets in the stream
+  size_t begin = 0;  // byte offsets in the stream
   size_t end = 0;
   uint32_t first_line = 0;  // 0-based line of `begin`
 };

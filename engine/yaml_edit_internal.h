@@ -26,10 +26,10 @@ struct Node {
   NodeKind kind = NodeKind::kScalar;
   bool flow = false;  // collections: written in flow style ({...} or [...])
   ScalarStyle style = ScalarStyle::kPlain;
-  bool null = false;     // a plain scalar that reads as null ("", "~", "null")
-  size_t begin = 0;      // byte offset of the node's first character
-  size_t end = 0;        // just past its last character (not past trailing blank lines)
-  uint32_t column = 0;   // of `begin`, 0-based, in characters: a block collection's indentation
+  bool null = false;    // a plain scalar that reads as null ("", "~", "null")
+  size_t begin = 0;     // byte offset of the node's first character
+  size_t end = 0;       // just past its last character (not past trailing blank lines)
+  uint32_t column = 0;  // of `begin`, 0-based, in characters: a block collection's indentation
   size_t parent = kNone;
   std::vector<size_t> children;  // mappings: member values (not "<<" values); sequences: items
   std::string anchor;

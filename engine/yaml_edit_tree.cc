@@ -140,8 +140,8 @@ bool Builder::OnScalar(const yaml_event_t& e) {
       n.style = s.style == YAML_LITERAL_SCALAR_STYLE ? ScalarStyle::kLiteral : ScalarStyle::kFolded;
       // libyaml ends a block scalar after its trailing blank lines; what
       // follows the value belongs after its last line of text.
-      while (n.end > n.begin + 1 && std::string_view(" \t\r\n").find(text_[n.end - 1]) !=
-                                        std::string_view::npos)
+      while (n.end > n.begin + 1 &&
+             std::string_view(" \t\r\n").find(text_[n.end - 1]) != std::string_view::npos)
         --n.end;
       break;
     default:

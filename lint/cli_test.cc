@@ -15,60 +15,15 @@
 #include <vector>
 
 #include "engine/rule.h"
+#include "lint/cli_test_util.h"
 #include "lint/output.h"
 
 namespace gpulint {
 namespace {
 
-namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "gpulint_cli_test.XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string Write(const std::string& name, const std::string& text) const {
-    fs::path p = path_ / name;
-    fs::create_directories(p.parent_path());
-    std::ofstream(p, std::ios::binary) << text;
-    return p.string();
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
-
-struct Result {
-  int rc = -1;
-  std::string out, err;
-};
-
-// `stdin_path`, when given, is opened and handed in as stdin.
-Result Run(const std::vector<std::string>& args, const std::string& stdin_path = "") {
-  std::ostringstream out, err;
-  CliIo io{out, err};
-  int fd = -1;
-  if (!stdin_path.empty()) {
-    fd = open(stdin_path.c_str(), O_RDONLY);
-    REQUIRE(fd >= 0);
-    io.stdin_fd = fd;
-  } else {
-    io.stdin_fd = -1;  // a test that reads stdin by mistake fails instead of hanging
-  }
-  Result r;
-  r.rc = RunCli(args, io);
-  if (fd >= 0) close(fd);
-  r.out = out.str();
-  r.err = err.str();
-  return r;
-}
+using testing::Result;
+using testing::Run;
+using testing::TempDir;
 
 constexpr char kFractionalPod[] = R"(apiVersion: v1
 kind: Pod
@@ -178,9 +133,11 @@ TEST_CASE("usage errors exit 2 with a message naming the problem", "[cli]") {
        "gpulint: error: unknown option '--verbose' (see 'gpulint rules --help')\n"},
       {{"check", pod, "--policy"}, "gpulint: error: option '--policy' needs a value\n"},
       {{"check", "--format", "xml", pod},
-       "gpulint: error: --format: unknown format 'xml' (choose text or json)\n"},
+       "gpulint: error: --format: unknown format 'xml' (choose text, json, sarif, junit or "
+       "github)\n"},
       {{"check", "--format=markdown", pod},
-       "gpulint: error: --format: unknown format 'markdown' (choose text or json)\n"},
+       "gpulint: error: --format: unknown format 'markdown' (choose text, json, sarif, junit or "
+       "github)\n"},
       {{"rules", "--format", "yaml"},
        "gpulint: error: --format: unknown format 'yaml' (choose text, json or markdown)\n"},
       {{"check", "--fail-on", "fatal", pod},
@@ -191,8 +148,8 @@ TEST_CASE("usage errors exit 2 with a message naming the problem", "[cli]") {
        "--help')\n"},
       {{"check", "-", "--nodes", "-"}, "gpulint: error: stdin ('-') can be read only once\n"},
       {{"chekc", pod},
-       "gpulint: error: unknown command 'chekc' and no such file (commands: check, rules, "
-       "explain, version; see 'gpulint --help')\n"},
+       "gpulint: error: unknown command 'chekc' and no such file (commands: check, fix, "
+       "node-patch, quantity, rules, explain, version, help; see 'gpulint --help')\n"},
       {{"explain"}, "gpulint: error: explain needs a RULE ('gpulint rules' lists them)\n"},
       {{"version", "extra"}, "gpulint: error: version takes no arguments\n"},
   };

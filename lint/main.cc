@@ -1,5 +1,5 @@
 // gpulint: lints Kubernetes manifests for GPU workloads that can take nodes
-// down. Everything lives in lint/cli.cc; this only wires up the process.
+// down. Everything lives in lint/ (RunCli); this only wires up the process.
 #include <unistd.h>
 
 #include <cstdlib>

@@ -10,9 +10,6 @@
 namespace gpulint {
 namespace {
 
-// Large enough that a run with thousands of findings makes a handful of writes.
-constexpr size_t kFlushBytes = 64 * 1024;
-
 // The colours clang uses: bold location, red errors, magenta warnings.
 constexpr std::string_view kBold = "\x1b[1m";
 constexpr std::string_view kReset = "\x1b[0m";
@@ -52,26 +49,6 @@ void AppendStringMember(std::string_view key, std::string_view value, std::strin
   AppendKey(key, out);
   AppendJsonString(value, out);
 }
-
-class BufferedWriter : public FindingWriter {
- public:
-  explicit BufferedWriter(std::ostream& out) : out_(out) { buf_.reserve(kFlushBytes * 2); }
-  ~BufferedWriter() override { Flush(); }
-  void Flush() override {
-    if (buf_.empty()) return;
-    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
-    buf_.clear();
-  }
-
- protected:
-  void MaybeFlush() {
-    if (buf_.size() >= kFlushBytes) Flush();
-  }
-  std::string buf_;
-
- private:
-  std::ostream& out_;
-};
 
 class TextWriter : public BufferedWriter {
  public:
@@ -127,6 +104,12 @@ bool ParseOutputFormat(std::string_view text, OutputFormat* out) {
     *out = OutputFormat::kJson;
   } else if (text == "markdown") {
     *out = OutputFormat::kMarkdown;
+  } else if (text == "sarif") {
+    *out = OutputFormat::kSarif;
+  } else if (text == "junit") {
+    *out = OutputFormat::kJunit;
+  } else if (text == "github") {
+    *out = OutputFormat::kGithub;
   } else {
     return false;
   }
@@ -141,6 +124,12 @@ const char* OutputFormatName(OutputFormat format) {
       return "json";
     case OutputFormat::kMarkdown:
       return "markdown";
+    case OutputFormat::kSarif:
+      return "sarif";
+    case OutputFormat::kJunit:
+      return "junit";
+    case OutputFormat::kGithub:
+      return "github";
   }
   return "?";
 }
@@ -242,10 +231,35 @@ void AppendFindingJson(const Finding& f, std::string* out) {
   out->push_back('}');
 }
 
+BufferedWriter::BufferedWriter(std::ostream& out) : out_(out) { buf_.reserve(kFlushBytes * 2); }
+
+void BufferedWriter::Flush() {
+  if (buf_.empty()) return;
+  out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+  buf_.clear();
+}
+
+std::unique_ptr<FindingWriter> NewFindingWriter(const WriterOptions& options, std::ostream& out) {
+  switch (options.format) {
+    case OutputFormat::kJson:
+      return std::make_unique<JsonWriter>(out);
+    case OutputFormat::kSarif:
+      return NewSarifWriter(options, out);
+    case OutputFormat::kJunit:
+      return NewJunitWriter(options, out);
+    case OutputFormat::kGithub:
+      return NewGithubWriter(options, out);
+    default:
+      return std::make_unique<TextWriter>(out, options.color);
+  }
+}
+
 std::unique_ptr<FindingWriter> NewFindingWriter(OutputFormat format, std::ostream& out,
                                                 bool color) {
-  if (format == OutputFormat::kJson) return std::make_unique<JsonWriter>(out);
-  return std::make_unique<TextWriter>(out, color);
+  WriterOptions options;
+  options.format = format;
+  options.color = color;
+  return NewFindingWriter(options, out);
 }
 
 void AppendWrapped(std::string_view text, std::string_view indent, size_t width, std::string* out) {

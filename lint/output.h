@@ -16,9 +16,10 @@
 
 namespace gpulint {
 
+class Policy;
 struct Rule;
 
-enum class OutputFormat { kText, kJson, kMarkdown };
+enum class OutputFormat { kText, kJson, kMarkdown, kSarif, kJunit, kGithub };
 bool ParseOutputFormat(std::string_view text, OutputFormat* out);
 const char* OutputFormatName(OutputFormat format);
 
@@ -47,14 +48,56 @@ void AppendFindingJson(const Finding& finding, std::string* out);
 class FindingWriter {
  public:
   virtual ~FindingWriter() = default;
+  // A file is read (JUnit: a testsuite per file). Its objects follow.
+  virtual void BeginFile(const std::string& file) {}
+  // An object is evaluated, or a document could not be read (`object` empty);
+  // its findings follow (JUnit: a testcase per object).
+  virtual void BeginObject(const ObjectRef& object, const std::string& file, Mark mark) {}
   virtual void Add(const Finding& finding) = 0;
   virtual void Finish(const Summary& summary) = 0;
   // Hands what is buffered to the stream (before writing to stderr, so a
   // terminal shows errors and findings in order).
   virtual void Flush() = 0;
 };
+// A writer that collects output in a string and hands it to the stream in
+// blocks of kFlushBytes.
+class BufferedWriter : public FindingWriter {
+ public:
+  // Large enough that a run with thousands of findings makes a handful of writes.
+  static constexpr size_t kFlushBytes = 64 * 1024;
+  explicit BufferedWriter(std::ostream& out);
+  ~BufferedWriter() override { Flush(); }
+  void Flush() override;
+
+ protected:
+  void MaybeFlush() {
+    if (buf_.size() >= kFlushBytes) Flush();
+  }
+  std::string buf_;
+
+ private:
+  std::ostream& out_;
+};
+
+struct WriterOptions {
+  OutputFormat format = OutputFormat::kText;  // not kMarkdown
+  bool color = false;                         // text
+  Severity fail_on = Severity::kError;        // JUnit: findings at or above are <failure>s
+  const Policy* policy = nullptr;             // SARIF: the rules' severities; null: defaults
+  std::string base_dir;                       // SARIF: URIs are relative to it (absolute)
+};
+std::unique_ptr<FindingWriter> NewFindingWriter(const WriterOptions& options, std::ostream& out);
 // `format` must be kText or kJson.
 std::unique_ptr<FindingWriter> NewFindingWriter(OutputFormat format, std::ostream& out, bool color);
+
+// The CI formats, one file each (sarif.cc, junit.cc, github_output.cc).
+std::unique_ptr<FindingWriter> NewSarifWriter(const WriterOptions& options, std::ostream& out);
+std::unique_ptr<FindingWriter> NewJunitWriter(const WriterOptions& options, std::ostream& out);
+std::unique_ptr<FindingWriter> NewGithubWriter(const WriterOptions& options, std::ostream& out);
+
+// A file name as a SARIF artifact URI: relative to `base_dir` (an absolute
+// directory) when the file is inside it, else a file:// URI; percent-encoded.
+std::string SarifUri(std::string_view file, std::string_view base_dir);
 
 // The rule catalogue. Markdown is what the README's catalogue is generated from.
 void AppendRulesText(const std::vector<const Rule*>& rules, std::string* out);

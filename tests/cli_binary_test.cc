@@ -130,7 +130,8 @@ TEST_CASE("binary: --help and every command's --help exit 0", "[cli][binary]") {
   TempDir dir;
   Result help = RunBinary(dir, {"--help"});
   CHECK(help.rc == 0);
-  for (const char* command : {"check", "rules", "explain", "version"}) {
+  for (const char* command :
+       {"check", "fix", "node-patch", "quantity", "rules", "explain", "version"}) {
     CHECK(help.out.find(std::string("gpulint ") + command) != std::string::npos);
     Result r = RunBinary(dir, {command, "--help"});
     CHECK(r.rc == 0);
@@ -206,6 +207,116 @@ TEST_CASE("binary: colour on a terminal, none with NO_COLOR or a file", "[cli][b
   CHECK(plain_tty.out.find('\x1b') == std::string::npos);
   Result file = RunBinary(dir, {pod});
   CHECK(file.out.find('\x1b') == std::string::npos);
+}
+
+constexpr char kToolsPod[] = R"(# tools pod: tolerates the GPU taint, no GPU limit
+apiVersion: v1
+kind: Pod
+metadata: {name: tools}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+  containers:
+  - name: shell
+    image: busybox   # a comment that stays
+    resources:
+      limits: {memory: "512MiB"}
+)";
+
+TEST_CASE("binary: fix --write rewrites files in place; a second run changes nothing",
+          "[cli][binary][fix]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kToolsPod);
+  Result first = RunBinary(dir, {"fix", "--write", pod});
+  CHECK(first.rc == 1);
+  CHECK(first.out.empty());
+  CHECK(first.err == pod +
+                         ":11:24: memory: 512MiB -> 512Mi (the \"i\" makes MiB the binary "
+                         "unit Mi, which Kubernetes writes Mi)\n" +
+                         pod +
+                         ":8:5: add spec.containers[0].env: "
+                         "[{\"name\":\"NVIDIA_VISIBLE_DEVICES\",\"value\":\"void\"}]\n"
+                         "gpulint: made 2 changes in 1 file\n");
+  CHECK(ReadFile(pod) == R"(# tools pod: tolerates the GPU taint, no GPU limit
+apiVersion: v1
+kind: Pod
+metadata: {name: tools}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+  containers:
+  - name: shell
+    image: busybox   # a comment that stays
+    resources:
+      limits: {memory: "512Mi"}
+    env:
+    - name: NVIDIA_VISIBLE_DEVICES
+      value: void
+)");
+  // The directory holds the file and the test's own captures, nothing else.
+  size_t entries = 0;
+  for (const auto& e : fs::directory_iterator(dir.path()))
+    entries += e.path().filename().string().rfind(".std", 0) != 0;
+  CHECK(entries == 1);
+  Result second = RunBinary(dir, {"fix", "--write", pod});
+  CHECK(second.rc == 0);
+  CHECK(second.err == "gpulint: nothing to fix in 1 file\n");
+  // And what fix wrote passes check's hide-GPU rule.
+  Result check = RunBinary(dir, {"check", "--format", "json", pod});
+  CHECK(check.out.find("gpu-limit-missing") == std::string::npos);
+}
+
+TEST_CASE("binary: fix - prints to stdout, and --write refuses stdin", "[cli][binary][fix]") {
+  TempDir dir;
+  Options options;
+  options.stdin_path = dir.Write("pod.yaml", kToolsPod);
+  Result printed = RunBinary(dir, {"fix", "-q", "-"}, options);
+  CHECK(printed.rc == 1);
+  CHECK(printed.out.find("    env:\n    - name: NVIDIA_VISIBLE_DEVICES\n      value: void\n") !=
+        std::string::npos);
+  Result refused = RunBinary(dir, {"fix", "--write", "-"}, options);
+  CHECK(refused.rc == 2);
+  CHECK(refused.err ==
+        "gpulint: error: --write cannot write back to stdin; run 'gpulint fix - > FILE' "
+        "instead\n");
+}
+
+TEST_CASE("binary: node-patch reads nvidia-smi on stdin", "[cli][binary][node-patch]") {
+  TempDir dir;
+  Options options;
+  options.stdin_path =
+      std::string(GPULINT_SOURCE_DIR) + "/testdata/nvidia-smi/a100-sxm4-80gb-x8.csv";
+  Result r = RunBinary(dir, {"node-patch", "--node", "dgx-1"}, options);
+  CHECK(r.rc == 0);
+  CHECK(r.out == R"([{"op":"add","path":"/status/capacity/gpulint.io~1vram","value":"640Gi"}])"
+                 "\n");
+  CHECK(r.err.find("kubectl patch node dgx-1 --subresource=status --type=json -p '[") !=
+        std::string::npos);
+  options.stdin_path = dir.Write("bad.csv", "0, NVIDIA A100-SXM4-80GB, 81920\nGPU 1\n");
+  Result bad = RunBinary(dir, {"node-patch"}, options);
+  CHECK(bad.rc == 2);
+  CHECK(bad.err.rfind("gpulint: error: <stdin>:2:1: expected 3 comma-separated fields", 0) == 0);
+}
+
+TEST_CASE("binary: quantity", "[cli][binary][quantity]") {
+  TempDir dir;
+  Result r = RunBinary(dir, {"quantity", "500Gi"});
+  CHECK(r.rc == 0);
+  CHECK(r.out == "500Gi = 536870912000 bytes = 536.9 GB = 500 GiB\n");
+  Result json = RunBinary(dir, {"quantity", "--format", "json", "500GB"});
+  CHECK(json.rc == 1);
+  CHECK(nlohmann::json::parse(json.out).at(0).at("valid") == false);
+}
+
+TEST_CASE("binary: check --format sarif is one SARIF 2.1.0 document", "[cli][binary]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", FractionalPod("half"));
+  Result r = RunBinary(dir, {"check", "--format", "sarif", pod});
+  CHECK(r.rc == 1);
+  nlohmann::json log = nlohmann::json::parse(r.out);
+  CHECK(log.at("version") == "2.1.0");
+  const auto& result = log.at("runs").at(0).at("results").at(0);
+  CHECK(result.at("ruleId") == "gpu-fractional");
+  CHECK(result.at("locations").at(0).at("physicalLocation").at("region") ==
+        nlohmann::json::parse(R"({"startLine": 11, "startColumn": 25})"));
 }
 
 }  // namespace

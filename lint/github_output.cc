@@ -1,0 +1,88 @@
+// GitHub Actions workflow commands: each finding becomes an annotation on the
+// pull request's diff, e.g.
+//   ::error file=k8s/pod.yaml,line=12,col=9,title=gpu-fractional::...
+// https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions
+#include <ostream>
+
+#include "lint/output.h"
+
+namespace gpulint {
+namespace {
+
+// The escapes of GitHub's runner (toolkit/core, command.ts): a message may not
+// carry a raw line break, and a property value may not carry the ',' and ':'
+// that separate properties.
+void AppendEscaped(std::string_view s, bool property, std::string* out) {
+  for (char c : s) {
+    switch (c) {
+      case '%':
+        *out += "%25";
+        break;
+      case '\r':
+        *out += "%0D";
+        break;
+      case '\n':
+        *out += "%0A";
+        break;
+      case ':':
+        *out += property ? "%3A" : ":";
+        break;
+      case ',':
+        *out += property ? "%2C" : ",";
+        break;
+      default:
+        *out += c;
+    }
+  }
+}
+
+const char* Command(Severity s) {
+  switch (s) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      return "notice";
+  }
+  return "notice";
+}
+
+class GithubWriter : public BufferedWriter {
+ public:
+  using BufferedWriter::BufferedWriter;
+
+  void Add(const Finding& f) override {
+    buf_ += "::";
+    buf_ += Command(f.severity);
+    buf_ += ' ';
+    // stdin is no file in the repository: the annotation goes to the run's
+    // summary instead of a line of the diff.
+    bool located = !f.file.empty() && f.file != "<stdin>";
+    if (located) {
+      buf_ += "file=";
+      AppendEscaped(f.file, true, &buf_);
+      if (f.mark.line > 0) {
+        buf_ += ",line=" + std::to_string(f.mark.line);
+        if (f.mark.column > 0) buf_ += ",col=" + std::to_string(f.mark.column);
+      }
+      buf_ += ',';
+    }
+    buf_ += "title=";
+    AppendEscaped(f.rule, true, &buf_);
+    buf_ += "::";
+    AppendEscaped(f.message, false, &buf_);
+    buf_ += '\n';
+    MaybeFlush();
+  }
+
+  void Finish(const Summary&) override { Flush(); }
+};
+
+}  // namespace
+
+std::unique_ptr<FindingWriter> NewGithubWriter(const WriterOptions&, std::ostream& out) {
+  return std::make_unique<GithubWriter>(out);
+}
+
+}  // namespace gpulint

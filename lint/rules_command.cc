@@ -1,0 +1,134 @@
+// `gpulint rules` and `gpulint explain`: the rule catalogue, whole or one rule.
+#include <algorithm>
+#include <ostream>
+
+#include "engine/policy.h"
+#include "engine/rule.h"
+#include "lint/commands.h"
+#include "lint/output.h"
+
+namespace gpulint {
+namespace {
+
+constexpr std::string_view kRulesHelp = R"(Usage: gpulint rules [--format text|json|markdown]
+
+Lists every rule with its default severity and title.
+
+Options:
+  --format FORMAT   text (default): one rule per line
+                    json: {"rules": [{"name", "severity", "title",
+                           "rationale", "fix", "example"}]}
+                    markdown: a table and one section per rule; the README's
+                    rule catalogue is generated from it
+  -h, --help        print this text
+
+Examples:
+  gpulint rules
+  gpulint rules --format json | jq -r '.rules[].name'
+)";
+
+constexpr std::string_view kExplainHelp = R"(Usage: gpulint explain RULE
+
+Prints a rule's title, default severity, why it matters, how to fix it, an
+example, and how to accept a finding for one object. 'gpulint rules' lists the
+rule names.
+
+Example:
+  gpulint explain gpu-limit-missing
+)";
+
+int RunRules(const std::vector<std::string>& args, CliIo& io) {
+  ParsedArgs parsed;
+  if (int rc = ParseOrExit(args, RulesCommand(), {{"--format", "", true}}, false, &parsed, io);
+      rc >= 0)
+    return rc;
+  if (!parsed.positional.empty()) {
+    Fail(io,
+         "rules takes no arguments (did you mean 'gpulint explain " + parsed.positional[0] + "'?)");
+    return kExitUsage;
+  }
+  std::string name = parsed.Get("--format", "text");
+  OutputFormat format;
+  if (!ParseOutputFormat(name, &format) ||
+      (format != OutputFormat::kText && format != OutputFormat::kJson &&
+       format != OutputFormat::kMarkdown)) {
+    Fail(io, "--format: unknown format '" + name + "' (choose text, json or markdown)");
+    return kExitUsage;
+  }
+  std::string text;
+  if (format == OutputFormat::kJson) {
+    AppendRulesJson(AllRules(), &text);
+  } else if (format == OutputFormat::kMarkdown) {
+    AppendRulesMarkdown(AllRules(), &text);
+  } else {
+    AppendRulesText(AllRules(), &text);
+  }
+  io.out << text;
+  return kExitClean;
+}
+
+size_t EditDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The rule whose name is closest to `name`, when it is close enough to be a typo.
+const Rule* ClosestRule(std::string_view name) {
+  const Rule* best = nullptr;
+  size_t best_distance = std::max<size_t>(2, name.size() / 4) + 1;
+  for (const Rule* r : AllRules()) {
+    size_t d = EditDistance(name, r->info.name);
+    if (d < best_distance) {
+      best = r;
+      best_distance = d;
+    }
+  }
+  return best;
+}
+
+int RunExplain(const std::vector<std::string>& args, CliIo& io) {
+  ParsedArgs parsed;
+  if (int rc = ParseOrExit(args, ExplainCommand(), {}, false, &parsed, io); rc >= 0) return rc;
+  const std::vector<std::string>& positional = parsed.positional;
+  if (positional.size() != 1) {
+    Fail(io, positional.empty() ? "explain needs a RULE ('gpulint rules' lists them)"
+                                : "explain takes one RULE");
+    return kExitUsage;
+  }
+  const Rule* rule = FindRule(positional[0]);
+  if (rule == nullptr) {
+    std::string message = "unknown rule '" + positional[0] + "'";
+    if (const Rule* close = ClosestRule(positional[0]))
+      message += " (did you mean '" + std::string(close->info.name) + "'?)";
+    Fail(io, message + "; 'gpulint rules' lists them");
+    return kExitUsage;
+  }
+  std::string text;
+  AppendExplanation(*rule, DefaultPolicy().ignore_annotation_prefix, &text);
+  io.out << text;
+  return kExitClean;
+}
+
+}  // namespace
+
+const Command& RulesCommand() {
+  static const Command command{"rules", kRulesHelp, RunRules};
+  return command;
+}
+
+const Command& ExplainCommand() {
+  static const Command command{"explain", kExplainHelp, RunExplain};
+  return command;
+}
+
+}  // namespace gpulint

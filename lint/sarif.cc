@@ -1,0 +1,191 @@
+// SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the format
+// GitHub code scanning uploads: one run whose driver lists every rule, then
+// one result per finding. Results stream out as they come; only the rule table
+// is written up front.
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "engine/policy.h"
+#include "engine/rule.h"
+#include "lint/output.h"
+#include "lint/version.h"
+
+namespace gpulint {
+namespace {
+
+using json = nlohmann::ordered_json;
+
+// Invalid UTF-8 (a file name, say) becomes U+FFFD rather than an exception.
+std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
+
+const char* Level(Severity s) {
+  switch (s) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      return "note";
+  }
+  return "none";
+}
+
+// "gpu-limit-missing" -> "GpuLimitMissing": SARIF's rule name is an
+// identifier, its id the stable kebab-case name.
+std::string PascalCase(std::string_view name) {
+  std::string out;
+  bool upper = true;
+  for (char c : name) {
+    if (c == '-') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
+}
+
+json RuleJson(const Rule& rule, const Policy* policy) {
+  const RuleInfo& info = rule.info;
+  Severity severity = policy ? policy->RuleSeverity(info.name, info.severity) : info.severity;
+  std::string markdown = std::string("**Fix:** ") + info.fix;
+  if (info.example != nullptr) {
+    std::string example = info.example;
+    if (!example.empty() && example.back() != '\n') example += '\n';
+    markdown += "\n\n```yaml\n" + example + "```\n";
+  }
+  json configuration = {{"level", Level(severity)}};
+  if (policy && !policy->RuleEnabled(info.name)) configuration["enabled"] = false;
+  return {
+      {"id", info.name},
+      {"name", PascalCase(info.name)},
+      {"shortDescription", {{"text", info.title}}},
+      {"fullDescription", {{"text", info.rationale}}},
+      {"help", {{"text", info.fix}, {"markdown", markdown}}},
+      {"defaultConfiguration", configuration},
+      {"properties", {{"tags", {"kubernetes", "gpu"}}}},
+  };
+}
+
+std::string ObjectName(const ObjectRef& o) {
+  std::string out = o.kind;
+  if (!o.namespace_name.empty()) out += "/" + o.namespace_name;
+  return out + "/" + o.name;
+}
+
+class SarifWriter : public BufferedWriter {
+ public:
+  SarifWriter(const WriterOptions& options, std::ostream& out)
+      : BufferedWriter(out), base_dir_(options.base_dir) {
+    json rules = json::array();
+    for (const Rule* rule : AllRules()) {
+      rule_index_[rule->info.name] = rules.size();
+      rules.push_back(RuleJson(*rule, options.policy));
+    }
+    json driver = {{"name", "gpulint"},
+                   {"version", std::string(kVersion)},
+                   {"semanticVersion", std::string(kVersion)},
+                   {"rules", rules}};
+    json run = {{"tool", {{"driver", driver}}}, {"columnKind", "unicodeCodePoints"}};
+    if (!base_dir_.empty()) {
+      std::string root = SarifUri(base_dir_, "");
+      if (root.back() != '/') root += '/';
+      run["originalUriBaseIds"] = {{"%SRCROOT%", {{"uri", root}}}};
+    }
+    std::string head = Dump({{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                             {"version", "2.1.0"},
+                             {"runs", json::array({run})}});
+    // Everything up to the run's closing "}]}" is written now; results follow.
+    head.resize(head.size() - 3);
+    buf_ = head + ",\"results\":[";
+  }
+
+  void Add(const Finding& f) override {
+    json result = {
+        {"ruleId", f.rule}, {"level", Level(f.severity)}, {"message", {{"text", f.message}}}};
+    auto it = rule_index_.find(f.rule);
+    if (it != rule_index_.end()) result["ruleIndex"] = it->second;
+    json location = json::object();
+    if (!f.file.empty() && f.file != "<stdin>") {
+      std::string uri = SarifUri(f.file, base_dir_);
+      json artifact = {{"uri", uri}};
+      if (uri.rfind("file:", 0) != 0 && !base_dir_.empty()) artifact["uriBaseId"] = "%SRCROOT%";
+      json physical = {{"artifactLocation", artifact}};
+      if (f.mark.line > 0) {
+        physical["region"] = {{"startLine", f.mark.line}};
+        if (f.mark.column > 0) physical["region"]["startColumn"] = f.mark.column;
+      }
+      location["physicalLocation"] = physical;
+    }
+    if (!f.object.kind.empty()) {
+      location["logicalLocations"] = json::array({{{"name", f.object.name},
+                                                   {"fullyQualifiedName", ObjectName(f.object)},
+                                                   {"kind", "resource"}}});
+    }
+    if (!location.empty()) result["locations"] = json::array({location});
+    if (!f.path.empty()) result["properties"] = {{"path", f.path}};
+    buf_ += first_ ? "\n" : ",\n";
+    first_ = false;
+    buf_ += Dump(result);
+    MaybeFlush();
+  }
+
+  void Finish(const Summary&) override {
+    buf_ += "\n]}]}\n";
+    Flush();
+  }
+
+ private:
+  std::string base_dir_;
+  std::map<std::string, size_t, std::less<>> rule_index_;
+  bool first_ = true;
+};
+
+void PercentEncode(std::string_view path, std::string* out) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (char ch : path) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      *out += ch;
+    } else {
+      *out += '%';
+      *out += kHex[c >> 4];
+      *out += kHex[c & 15];
+    }
+  }
+}
+
+}  // namespace
+
+std::string SarifUri(std::string_view file, std::string_view base_dir) {
+  namespace fs = std::filesystem;
+  fs::path path = fs::path(file).lexically_normal();
+  fs::path base = fs::path(base_dir).lexically_normal();
+  if (path.is_relative() && !base_dir.empty()) path = (base / path).lexically_normal();
+  std::string out;
+  if (!base_dir.empty()) {
+    fs::path relative = path.lexically_relative(base);
+    std::string text = relative.generic_string();
+    if (!text.empty() && text != "." && text.rfind("..", 0) != 0) {
+      PercentEncode(text, &out);
+      return out;
+    }
+  }
+  if (path.is_relative()) {
+    PercentEncode(path.generic_string(), &out);
+    return out;
+  }
+  out = "file://";
+  PercentEncode(path.generic_string(), &out);
+  return out;
+}
+
+std::unique_ptr<FindingWriter> NewSarifWriter(const WriterOptions& options, std::ostream& out) {
+  return std::make_unique<SarifWriter>(options, out);
+}
+
+}  // namespace gpulint

@@ -1,0 +1,112 @@
+#include "lint/setup.h"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <utility>
+
+#include "engine/engine.h"
+
+namespace gpulint {
+
+std::string DisplayName(const std::string& path) {
+  return path == "-" ? std::string(kStdinName) : path;
+}
+
+namespace {
+
+std::string ErrnoText(int err) {
+  std::string text = std::strerror(err);
+  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] + 32);
+  return text;
+}
+
+}  // namespace
+
+bool ReadWhole(const std::string& path, int stdin_fd, size_t max_bytes, std::string* out,
+               Error* error) {
+  int fd = stdin_fd;
+  if (path != "-") {
+    fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      *error = Error{path, {}, ErrnoText(errno)};
+      return false;
+    }
+  }
+  char buf[65536];
+  bool ok = true;
+  while (true) {
+    ssize_t n = read(fd, buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n == 0) break;
+    if (n < 0) {
+      *error = Error{DisplayName(path), {}, "read failed: " + ErrnoText(errno)};
+      ok = false;
+      break;
+    }
+    if (out->size() + static_cast<size_t>(n) > max_bytes) {
+      *error =
+          Error{DisplayName(path), {}, "larger than " + std::to_string(max_bytes >> 20) + " MiB"};
+      ok = false;
+      break;
+    }
+    out->append(buf, static_cast<size_t>(n));
+  }
+  if (fd != stdin_fd) close(fd);
+  return ok;
+}
+
+bool LoadPath(const std::string& path, int stdin_fd, const LoadLimits& limits,
+              const DocumentSink& sink, Error* error) {
+  if (path == "-") return LoadYamlFd(stdin_fd, kStdinName, limits, sink, error);
+  return LoadInput(InputFile{path}, limits, sink, error);
+}
+
+bool LoadNodesFile(const std::string& path, int stdin_fd, std::vector<NodeClass>* nodes,
+                   Error* error) {
+  bool ok = true;
+  auto add = [&](const Value& object, const std::string& file) {
+    std::string_view kind = object.StringAt("kind");
+    if (kind != "Node") {
+      *error = Error{file, object.mark(),
+                     (kind.empty() ? std::string("not a Node (no kind)")
+                                   : "not a Node (kind: " + std::string(kind) + ")") +
+                         "; --nodes reads the output of 'kubectl get nodes -o yaml'"};
+      return false;
+    }
+    NodeClass node;
+    if (!NodeClassFromNode(object, file, &node, error)) return false;
+    nodes->push_back(std::move(node));
+    return true;
+  };
+  DocumentSink sink = [&](Document&& doc) {
+    if (!doc.ok) {
+      *error = doc.error;
+      ok = false;
+    } else if (!doc.root.is_null()) {
+      const std::string file = doc.file.empty() ? DisplayName(path) : doc.file;
+      ForEachObject(doc.root, [&](const Value& object) {
+        if (ok) ok = add(object, file);
+      });
+    }
+    return ok;
+  };
+  return LoadPath(path, stdin_fd, LoadLimits{}, sink, error) && ok;
+}
+
+bool RunSetup::Load(const std::string& policy_file, const std::vector<std::string>& nodes_files,
+                    int stdin_fd, Error* error) {
+  if (!policy_file.empty()) {
+    if (!LoadPolicyFile(policy_file, &loaded_, error)) return false;
+    policy_ = &loaded_;
+  }
+  std::vector<NodeClass> nodes;
+  for (const std::string& path : nodes_files)
+    if (!LoadNodesFile(path, stdin_fd, &nodes, error)) return false;
+  inventory_ = BuildInventory(*policy_, std::move(nodes));
+  return true;
+}
+
+}  // namespace gpulint
