@@ -1,0 +1,328 @@
+// HandleReview without a socket: the AdmissionReview contract, word for word.
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+
+#include "engine/engine.h"
+#include "engine/loader.h"
+#include "engine/mutate.h"
+#include "engine/policy.h"
+#include "tests/webhook_test_support.h"
+#include "webhook/admission.h"
+
+namespace gpulint {
+namespace {
+
+using Json = nlohmann::json;
+
+Snapshot DefaultSnapshot() {
+  static const Inventory inventory = BuildInventory(DefaultPolicy(), {});
+  return Snapshot{std::shared_ptr<const Policy>(std::shared_ptr<const Policy>(), &DefaultPolicy()),
+                  std::shared_ptr<const Inventory>(std::shared_ptr<const Inventory>(), &inventory)};
+}
+
+Json Container(const std::string& name, const std::string& gpu_request,
+               const std::string& gpu_limit) {
+  Json c = {{"name", name}, {"image", "nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04"}};
+  c["resources"]["requests"]["nvidia.com/gpu"] = gpu_request;
+  c["resources"]["limits"]["nvidia.com/gpu"] = gpu_limit;
+  return c;
+}
+
+Json PodWith(Json containers, const std::string& ns = "ml") {
+  return {{"apiVersion", "v1"},
+          {"kind", "Pod"},
+          {"metadata", {{"name", "p"}, {"namespace", ns}}},
+          {"spec", {{"containers", containers}}}};
+}
+
+// A pod the engine denies (GPU requests 1, limits 2) and one it lets through.
+Json BadPod() { return PodWith(Json::array({Container("c", "1", "2")})); }
+Json GoodPod() {
+  Json pod = PodWith(Json::array({Container("c", "1", "1")}));
+  pod["spec"]["containers"][0]["resources"]["limits"]["memory"] = "8Gi";
+  pod["spec"]["containers"][0]["resources"]["requests"]["memory"] = "8Gi";
+  return pod;
+}
+
+Json Request(const std::string& operation, Json object, Json old_object = nullptr) {
+  return {{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"},
+          {"kind", {{"group", ""}, {"version", "v1"}, {"kind", "Pod"}}},
+          {"namespace", "ml"},
+          {"name", "p"},
+          {"operation", operation},
+          {"object", object},
+          {"oldObject", old_object}};
+}
+
+std::string Review(const Json& request, const std::string& api = "admission.k8s.io/v1") {
+  return Json{{"apiVersion", api}, {"kind", "AdmissionReview"}, {"request", request}}.dump();
+}
+
+Json Answer(Endpoint endpoint, const std::string& body, const Snapshot& snap = DefaultSnapshot()) {
+  ReviewResult r = HandleReview(endpoint, body, snap);
+  INFO(r.body);
+  REQUIRE(r.http_status == 200);
+  REQUIRE(r.content_type == "application/json");
+  Json j = Json::parse(r.body);
+  REQUIRE(j["response"]["uid"] == "705ab4f5-6393-11e8-b7cc-42010a800002");
+  return j["response"];
+}
+
+TEST_CASE("bodies that are not an AdmissionReview get HTTP 400 and a plain reason",
+          "[webhook][admission]") {
+  std::string long_uid(257, 'u');
+  struct Case {
+    std::string body, message;
+  } cases[] = {
+      {"", "request body is empty: expected an AdmissionReview"},
+      {"[]", "request body is not a JSON object"},
+      {"{}", "apiVersion is missing: expected admission.k8s.io/v1 or admission.k8s.io/v1beta1"},
+      {R"({"apiVersion":"admission.k8s.io/v2","kind":"AdmissionReview"})",
+       R"(apiVersion must be admission.k8s.io/v1 or admission.k8s.io/v1beta1, not "admission.k8s.io/v2")"},
+      {R"({"apiVersion":"admission.k8s.io/v1"})", "kind is missing: expected AdmissionReview"},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"Pod"})",
+       R"(kind must be AdmissionReview, not "Pod")"},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview"})",
+       "request is missing: an AdmissionReview must carry one"},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":"x"})",
+       "request must be an object"},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"operation":"CREATE"}})",
+       "request.uid is missing"},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":7}})",
+       "request.uid must be a string"},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":""}})",
+       "request.uid is empty"},
+      {R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":")" +
+           long_uid + R"("}})",
+       "request.uid is longer than 256 bytes"},
+  };
+  for (const Case& c : cases) {
+    for (Endpoint e : {Endpoint::kValidate, Endpoint::kMutate}) {
+      INFO(c.body.substr(0, 120));
+      ReviewResult r = HandleReview(e, c.body, DefaultSnapshot());
+      CHECK(r.http_status == 400);
+      CHECK(r.content_type == "text/plain; charset=utf-8");
+      CHECK(r.body == c.message + "\n");
+      CHECK(r.log.decision == "invalid");
+    }
+  }
+}
+
+TEST_CASE("JSON the parser refuses is a 400 before any recursion", "[webhook][admission]") {
+  std::string prefix = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u","object":)";
+  std::string deep = prefix + std::string(100000, '[');
+  ReviewResult r = HandleReview(Endpoint::kValidate, deep, DefaultSnapshot());
+  CHECK(r.http_status == 400);
+  CHECK_THAT(r.body, Catch::StartsWith("request body is not valid JSON: "));
+  CHECK_THAT(r.body, Catch::Contains("128"));
+
+  std::string dup = R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"a","uid":"b"}})";
+  r = HandleReview(Endpoint::kValidate, dup, DefaultSnapshot());
+  CHECK(r.http_status == 400);
+  CHECK_THAT(r.body, Catch::StartsWith("request body is not valid JSON: "));
+  CHECK_THAT(r.body, Catch::Contains("uid"));
+
+  r = HandleReview(Endpoint::kMutate, "hello", DefaultSnapshot());
+  CHECK(r.http_status == 400);
+  CHECK_THAT(r.body, Catch::StartsWith("request body is not valid JSON: "));
+}
+
+TEST_CASE("reviews the engine cannot evaluate are denied on /validate and left alone on /mutate",
+          "[webhook][admission]") {
+  Json no_kind = GoodPod();
+  no_kind.erase("kind");
+  Json bad_meta = GoodPod();
+  bad_meta["metadata"] = "x";
+  Json no_op = Request("CREATE", GoodPod());
+  no_op.erase("operation");
+  Json sub = Request("UPDATE", GoodPod());
+  sub["subResource"] = 5;
+  struct Case {
+    Json request;
+    std::string why;
+  } cases[] = {
+      {Request("CREATE", nullptr), "request.object is missing on CREATE"},
+      {Request("UPDATE", nullptr), "request.object is missing on UPDATE"},
+      {Request("CREATE", Json::array({GoodPod()})), "request.object must be an object, not "},
+      {Request("CREATE", "pod"), "request.object must be an object, not "},
+      {Request("CREATE", no_kind), "request.object.kind is missing"},
+      {Request("CREATE", bad_meta), "request.object.metadata must be an object"},
+      {no_op, "request.operation is missing"},
+      {Request("PATCH", GoodPod()),
+       R"(request.operation must be CREATE, UPDATE, DELETE or CONNECT, not "PATCH")"},
+      {sub, "request.subResource must be a string"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.request.dump());
+    Json v = Answer(Endpoint::kValidate, Review(c.request));
+    CHECK(v["allowed"] == false);
+    CHECK(v["status"]["code"] == 400);
+    CHECK_THAT(v["status"]["message"].get<std::string>(),
+               Catch::StartsWith("gpulint could not evaluate this request: " + c.why));
+    Json m = Answer(Endpoint::kMutate, Review(c.request));
+    CHECK(m["allowed"] == true);
+    CHECK_FALSE(m.contains("patch"));
+  }
+
+  SECTION("a snapshot without a policy is no reason to admit") {
+    Json v = Answer(Endpoint::kValidate, Review(Request("CREATE", BadPod())), Snapshot{});
+    CHECK(v["allowed"] == false);
+    CHECK(v["status"]["message"] == "gpulint could not evaluate this request: no policy is loaded");
+  }
+}
+
+TEST_CASE("DELETE and CONNECT and subresources pass untouched", "[webhook][admission]") {
+  Json sub = Request("UPDATE", BadPod(), BadPod());
+  sub["subResource"] = "status";
+  Json cases[] = {Request("DELETE", nullptr, BadPod()), Request("CONNECT", nullptr), sub};
+  for (const Json& request : cases) {
+    INFO(request.dump());
+    for (Endpoint e : {Endpoint::kValidate, Endpoint::kMutate}) {
+      ReviewResult r = HandleReview(e, Review(request), DefaultSnapshot());
+      Json j = Json::parse(r.body)["response"];
+      CHECK(j == Json{{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"}, {"allowed", true}});
+      CHECK(r.log.decision == "allowed");
+      CHECK_THAT(r.log.reason, Catch::EndsWith("is not checked"));
+    }
+  }
+}
+
+TEST_CASE("UPDATE is judged on the new object and not the old one", "[webhook][admission]") {
+  CHECK(Answer(Endpoint::kValidate, Review(Request("UPDATE", GoodPod(), BadPod())))["allowed"] ==
+        true);
+  CHECK(Answer(Endpoint::kValidate, Review(Request("UPDATE", BadPod(), GoodPod())))["allowed"] ==
+        false);
+}
+
+TEST_CASE("a denial names every error rule; warnings are capped and cut", "[webhook][admission]") {
+  Json v = Answer(Endpoint::kValidate, Review(Request("CREATE", BadPod())));
+  CHECK(v["allowed"] == false);
+  CHECK(v["status"]["code"] == 403);
+  CHECK(v["status"]["reason"] == "Forbidden");
+  CHECK_THAT(v["status"]["message"].get<std::string>(),
+             Catch::StartsWith("gpu-request-limit-mismatch (spec.containers[0].resources.requests"));
+
+  SECTION("hundreds of findings stay within bounds") {
+    Json many = Json::array();
+    for (int i = 0; i < 300; ++i) many.push_back(Container("c" + std::to_string(i), "500m", "500m"));
+    Json r = Answer(Endpoint::kValidate, Review(Request("CREATE", PodWith(many))));
+    std::string message = r["status"]["message"];
+    CHECK(message.size() <= kMaxDenyMessageBytes + 32);
+    CHECK_THAT(message, Catch::Matches(".*; and [0-9]+ more$"));
+    REQUIRE(r.contains("warnings"));
+    CHECK(r["warnings"].size() == kMaxWarnings);
+    for (const auto& w : r["warnings"]) {
+      std::string text = w;
+      CHECK(text.size() <= kMaxWarningBytes);
+    }
+  }
+}
+
+TEST_CASE("/mutate returns the engine's patch in base64 only when there is one",
+          "[webhook][admission]") {
+  Json pod = GoodPod();
+  Json m = Answer(Endpoint::kMutate, Review(Request("CREATE", pod)));
+  CHECK(m["allowed"] == true);
+  REQUIRE(m.contains("patch"));
+  CHECK(m["patchType"] == "JSONPatch");
+  Value object;
+  Error error;
+  REQUIRE(ParseJson(pod.dump(), 128, &object, &error));
+  std::vector<PatchOp> ops = Mutate(object, DefaultPolicy(), BuildInventory(DefaultPolicy(), {}));
+  REQUIRE_FALSE(ops.empty());
+  CHECK(webhook_test::DecodeBase64(m["patch"]) == PatchToJson(ops));
+
+  // The same object with nothing to do: no patch and no patchType.
+  Json plain = PodWith(Json::array({{{"name", "web"}, {"image", "nginx:1.27"}}}));
+  Json none = Answer(Endpoint::kMutate, Review(Request("CREATE", plain)));
+  CHECK(none == Json{{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"}, {"allowed", true}});
+}
+
+TEST_CASE("no patch for a Pod or Job UPDATE since their pod spec is frozen", "[webhook][admission]") {
+  Json pod = GoodPod();
+  CHECK(Answer(Endpoint::kMutate, Review(Request("CREATE", pod))).contains("patch"));
+  ReviewResult r = HandleReview(Endpoint::kMutate, Review(Request("UPDATE", pod, pod)), DefaultSnapshot());
+  CHECK(Json::parse(r.body)["response"] ==
+        Json{{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"}, {"allowed", true}});
+  CHECK(r.log.reason == "Pod specs cannot change after creation");
+
+  Json job = {{"apiVersion", "batch/v1"},
+              {"kind", "Job"},
+              {"metadata", {{"name", "j"}, {"namespace", "ml"}}},
+              {"spec", {{"template", {{"spec", pod["spec"]}}}}}};
+  CHECK(Answer(Endpoint::kMutate, Review(Request("CREATE", job))).contains("patch"));
+  CHECK_FALSE(Answer(Endpoint::kMutate, Review(Request("UPDATE", job, job))).contains("patch"));
+
+  Json deployment = job;
+  deployment["apiVersion"] = "apps/v1";
+  deployment["kind"] = "Deployment";
+  CHECK(Answer(Endpoint::kMutate, Review(Request("UPDATE", deployment, deployment))).contains("patch"));
+}
+
+TEST_CASE("exempt namespaces come from the policy even when the object omits its namespace",
+          "[webhook][admission]") {
+  auto policy = std::make_shared<Policy>();
+  Error error;
+  REQUIRE(LoadPolicyText(DefaultPolicyText(), "<default>", policy.get(), &error));
+  policy->exempt_namespaces = {"ml"};
+  auto inventory = std::make_shared<const Inventory>(BuildInventory(*policy, {}));
+  Snapshot snap{policy, inventory};
+
+  Json bad = BadPod();
+  CHECK(Answer(Endpoint::kValidate, Review(Request("CREATE", bad)), snap)["allowed"] == true);
+  // The API server may leave metadata.namespace to request.namespace on CREATE.
+  bad["metadata"].erase("namespace");
+  CHECK(Answer(Endpoint::kValidate, Review(Request("CREATE", bad)), snap)["allowed"] == true);
+  CHECK(Answer(Endpoint::kValidate, Review(Request("CREATE", bad)))["allowed"] == false);
+  Json m = Answer(Endpoint::kMutate, Review(Request("CREATE", GoodPod())), snap);
+  CHECK_FALSE(m.contains("patch"));
+}
+
+TEST_CASE("v1beta1 is answered as v1beta1", "[webhook][admission]") {
+  ReviewResult r = HandleReview(Endpoint::kValidate,
+                                Review(Request("CREATE", GoodPod()), "admission.k8s.io/v1beta1"),
+                                DefaultSnapshot());
+  CHECK(Json::parse(r.body)["apiVersion"] == "admission.k8s.io/v1beta1");
+}
+
+TEST_CASE("the log names what was judged by generateName when there is no name",
+          "[webhook][admission]") {
+  Json pod = BadPod();
+  pod["metadata"].erase("name");
+  pod["metadata"]["generateName"] = "p-";
+  Json request = Request("CREATE", pod);
+  request.erase("name");
+  request["dryRun"] = true;
+  ReviewResult r = HandleReview(Endpoint::kValidate, Review(request), DefaultSnapshot());
+  CHECK(r.log.uid == "705ab4f5-6393-11e8-b7cc-42010a800002");
+  CHECK(r.log.kind == "Pod");
+  CHECK(r.log.namespace_name == "ml");
+  CHECK(r.log.name == "p-");
+  CHECK(r.log.operation == "CREATE");
+  CHECK(r.log.dry_run);
+  CHECK(r.log.decision == "denied");
+  CHECK(r.log.finding_rules.front() == "gpu-request-limit-mismatch");
+}
+
+TEST_CASE("Base64Encode matches RFC 4648's test vectors", "[webhook][admission]") {
+  std::pair<std::string, std::string> cases[] = {
+      {"", ""},          {"f", "Zg=="},         {"fo", "Zm8="},
+      {"foo", "Zm9v"},   {"foob", "Zm9vYg=="},  {"fooba", "Zm9vYmE="},
+      {"foobar", "Zm9vYmFy"}, {"\xff\xfe", "//4="},
+  };
+  for (const auto& [in, out] : cases) CHECK(Base64Encode(in) == out);
+}
+
+TEST_CASE("TruncateForWarning cuts at 120 bytes but never inside a UTF-8 sequence",
+          "[webhook][admission]") {
+  CHECK(TruncateForWarning("short", 120) == "short");
+  CHECK(TruncateForWarning(std::string(120, 'a'), 120) == std::string(120, 'a'));
+  CHECK(TruncateForWarning(std::string(130, 'a'), 120) == std::string(117, 'a') + "...");
+  // "é" is two bytes at 116 and 117: cutting at 117 would split it.
+  CHECK(TruncateForWarning(std::string(116, 'a') + "\xc3\xa9zzzz", 120) ==
+        std::string(116, 'a') + "...");
+  CHECK(TruncateForWarning("a\nb\tc", 120) == "a b c");
+}
+
+}  // namespace
+}  // namespace gpulint

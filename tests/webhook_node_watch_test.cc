@@ -1,0 +1,319 @@
+// The Node list+watch against a local HTTPS stand-in for the API server that
+// serves the recorded ../shared/admission/nodes-list.json and nodes-watch.jsonl.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+
+#include "tests/webhook_test_support.h"
+#include "webhook/kube_client.h"
+#include "webhook/node_watch.h"
+
+namespace gpulint::webhook_test {
+namespace {
+
+// GET /api/v1/nodes answers the recorded list; the first watch streams the
+// recorded events, the second says 410 Gone, later ones end empty.
+class FakeApiServer {
+ public:
+  explicit FakeApiServer(const std::string& sans = "DNS:localhost,IP:127.0.0.1")
+      : ca_("fake API server CA") {
+    CertPair pair = ca_.Issue("kube-apiserver", sans);
+    WriteFileAtomic(dir_ / "ca.crt", ca_.pem());
+    WriteFileAtomic(dir_ / "tls.crt", pair.cert_pem);
+    WriteFileAtomic(dir_ / "tls.key", pair.key_pem);
+    server_ = std::make_unique<httplib::SSLServer>((dir_ / "tls.crt").c_str(),
+                                                   (dir_ / "tls.key").c_str());
+    server_->Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
+      Serve(req, res);
+    });
+    port_ = server_->bind_to_any_port("127.0.0.1");
+    thread_ = std::thread([this] { server_->listen_after_bind(); });
+  }
+  ~FakeApiServer() {
+    server_->stop();
+    thread_.join();
+  }
+
+  int port() const { return port_; }
+  std::string ca_pem() const { return ca_.pem(); }
+  int lists() const { return lists_; }
+  std::vector<std::string> watch_versions() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return watch_versions_;
+  }
+  std::vector<std::string> authorizations() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return authorizations_;
+  }
+
+ private:
+  void Serve(const httplib::Request& req, httplib::Response& res) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      authorizations_.push_back(req.get_header_value("Authorization"));
+      if (req.has_param("watch")) watch_versions_.push_back(req.get_param_value("resourceVersion"));
+    }
+    if (!req.has_param("watch")) {
+      ++lists_;
+      res.set_content(ReadFile(AdmissionDir() + "/nodes-list.json"), "application/json");
+      return;
+    }
+    int n = ++watches_;
+    if (n == 1) {
+      std::string events = ReadFile(AdmissionDir() + "/nodes-watch.jsonl");
+      res.set_chunked_content_provider("application/json", [events](size_t, httplib::DataSink& sink) {
+        // One event per chunk, as the API server flushes them.
+        std::istringstream in(events);
+        for (std::string line; std::getline(in, line);) {
+          line += "\n";
+          sink.write(line.data(), line.size());
+        }
+        sink.done();
+        return true;
+      });
+    } else if (n == 2) {
+      res.set_content(
+          R"json({"type":"ERROR","object":{"kind":"Status","apiVersion":"v1","metadata":{},)json"
+          R"json("status":"Failure","message":"too old resource version: 202 (205)",)json"
+          R"json("reason":"Expired","code":410}})json"
+          "\n",
+          "application/json");
+    } else {
+      res.set_content("", "application/json");
+    }
+  }
+
+  TempDir dir_;
+  TestCa ca_;
+  std::unique_ptr<httplib::SSLServer> server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::atomic<int> lists_{0}, watches_{0};
+  std::mutex mu_;
+  std::vector<std::string> watch_versions_, authorizations_;
+};
+
+// Every inventory the watcher published, in order.
+class Published {
+ public:
+  NodeWatcher::Sink Sink() {
+    return [this](std::vector<NodeClass> nodes) {
+      std::lock_guard<std::mutex> lock(mu_);
+      snapshots_.push_back(std::move(nodes));
+    };
+  }
+  std::vector<std::vector<NodeClass>> snapshots() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return snapshots_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<std::vector<NodeClass>> snapshots_;
+};
+
+std::vector<std::string> Names(const std::vector<NodeClass>& nodes) {
+  std::vector<std::string> names;
+  for (const NodeClass& n : nodes) names.push_back(n.name);
+  return names;
+}
+
+KubeEndpoint EndpointFor(const FakeApiServer& api) {
+  KubeEndpoint ep;
+  ep.host = "127.0.0.1";
+  ep.port = api.port();
+  ep.ca_pem = api.ca_pem();
+  ep.token = "test-token";
+  return ep;
+}
+
+NodeWatcher::Options FastRetries() {
+  NodeWatcher::Options o;
+  o.min_backoff = std::chrono::milliseconds(10);
+  o.max_backoff = std::chrono::milliseconds(50);
+  return o;
+}
+
+TEST_CASE("list then watch from its resourceVersion and list again on 410 Gone",
+          "[webhook][node-watch]") {
+  FakeApiServer api;
+  Published published;
+  LogCapture log;
+  Metrics metrics;
+  NodeWatcher watcher(EndpointFor(api), published.Sink(), log.Sink(), &metrics, FastRetries());
+  watcher.Start();
+  // list, 3 events, list again
+  REQUIRE(Eventually([&] { return published.snapshots().size() >= 5; }));
+  watcher.Stop();
+  CHECK(api.lists() >= 2);
+
+  std::vector<std::vector<NodeClass>> snaps = published.snapshots();
+  CHECK(Names(snaps[0]) == std::vector<std::string>{"a100-80g-0", "cpu-0", "l4-ts-0"});
+  CHECK(snaps[1][1].labels.at("gpulint.io/example") == "relabelled");       // MODIFIED cpu-0
+  CHECK(snaps[2][2].allocatable.at("nvidia.com/gpu").Value() == 3);         // MODIFIED l4-ts-0
+  CHECK(Names(snaps[3]) == std::vector<std::string>{"a100-80g-0", "l4-ts-0"});  // DELETED cpu-0
+  CHECK(snaps[3][1].allocatable.at("nvidia.com/gpu").Value() == 3);
+  CHECK(Names(snaps[4]) == std::vector<std::string>{"a100-80g-0", "cpu-0", "l4-ts-0"});
+
+  std::vector<std::string> versions = api.watch_versions();
+  REQUIRE(versions.size() >= 2);
+  CHECK(versions[0] == "202");  // the list's resourceVersion
+  CHECK(versions[1] == "205");  // the last event's
+  for (const std::string& auth : api.authorizations()) CHECK(auth == "Bearer test-token");
+  std::string text = metrics.Render();
+  CHECK_THAT(text, Catch::Contains("gpulint_webhook_node_watch_events_total{type=\"MODIFIED\"} 2\n"));
+  CHECK_THAT(text, Catch::Contains("gpulint_webhook_node_watch_events_total{type=\"DELETED\"} 1\n"));
+  CHECK_THAT(text, Catch::Contains("gpulint_webhook_node_watch_events_total{type=\"ERROR\"} 1\n"));
+  CHECK(log.Messages("node watch expired (410 Gone), listing again").size() >= 1);
+}
+
+TEST_CASE("watched nodes reach the webhook's inventory", "[webhook][node-watch]") {
+  FakeApiServer api;
+  TestServer s;
+  NodeWatcher watcher(
+      EndpointFor(api), [&](std::vector<NodeClass> nodes) { s.server().SetWatchedNodes(std::move(nodes)); },
+      s.log().Sink(), &s.server().metrics(), FastRetries());
+  watcher.Start();
+  REQUIRE(Eventually([&] { return Metric(s.server(), "gpulint_webhook_inventory_nodes") == "3"; }));
+  CHECK_THAT(s.Review("validate", ReadFile(CapturedReviews()[1])).dump(),
+             Catch::Contains("no-matching-node"));
+  watcher.Stop();
+}
+
+TEST_CASE("the API server's certificate must chain to the configured CA and name the host",
+          "[webhook][node-watch]") {
+  FakeApiServer api;
+  KubeEndpoint ep = EndpointFor(api);
+  std::string error;
+  auto good = MakeKubeClient(ep, &error);
+  REQUIRE(good);
+  auto res = good->Get("/api/v1/nodes");
+  REQUIRE(res);
+  CHECK(res->status == 200);
+
+  TestCa other("some other CA");
+  ep.ca_pem = other.pem();
+  auto untrusted = MakeKubeClient(ep, &error);
+  REQUIRE(untrusted);
+  CHECK_FALSE(untrusted->Get("/api/v1/nodes"));
+
+  FakeApiServer misnamed("DNS:kubernetes.default.svc");
+  KubeEndpoint ep2 = EndpointFor(misnamed);
+  auto wrong_host = MakeKubeClient(ep2, &error);
+  REQUIRE(wrong_host);
+  CHECK_FALSE(wrong_host->Get("/api/v1/nodes"));
+
+  ep2.ca_pem = "no PEM here";
+  CHECK(MakeKubeClient(ep2, &error) == nullptr);
+  CHECK(error == "the API server CA holds no PEM certificate");
+}
+
+TEST_CASE("a kubeconfig's current context gives the server and CA and token", "[webhook][node-watch]") {
+  FakeApiServer api;
+  TempDir dir;
+  WriteFileAtomic(dir / "token", "file-token\n");
+  std::string kubeconfig =
+      "apiVersion: v1\nkind: Config\ncurrent-context: test\n"
+      "contexts:\n- name: other\n  context: {cluster: nowhere, user: nobody}\n"
+      "- name: test\n  context: {cluster: fake, user: watcher}\n"
+      "clusters:\n- name: fake\n  cluster:\n    server: https://127.0.0.1:" + std::to_string(api.port()) +
+      "\n    certificate-authority-data: " + Base64Encode(api.ca_pem()) + "\n"
+      "users:\n- name: watcher\n  user:\n    tokenFile: token\n";
+  WriteFileAtomic(dir / "config", kubeconfig);
+  KubeEndpoint ep;
+  std::string error;
+  REQUIRE(KubeconfigEndpoint(dir / "config", &ep, &error));
+  CHECK(ep.host == "127.0.0.1");
+  CHECK(ep.port == api.port());
+  CHECK(ep.ca_pem == api.ca_pem());
+  CHECK(ep.token_file == dir / "token");
+
+  Published published;
+  LogCapture log;
+  NodeWatcher watcher(ep, published.Sink(), log.Sink(), nullptr, FastRetries());
+  watcher.Start();
+  REQUIRE(Eventually([&] { return !published.snapshots().empty(); }));
+  watcher.Stop();
+  CHECK(api.authorizations().front() == "Bearer file-token");
+
+  SECTION("exec credentials are refused with a way out") {
+    WriteFileAtomic(dir / "exec", "current-context: c\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\n"
+                                  "clusters:\n- name: k\n  cluster: {server: https://k:6443}\n"
+                                  "users:\n- name: u\n  user:\n    exec: {command: aws}\n");
+    CHECK_FALSE(KubeconfigEndpoint(dir / "exec", &ep, &error));
+    CHECK(error ==
+          "the kubeconfig user authenticates with exec or auth-provider, which gpulint-webhook "
+          "does not support: use a token or a client certificate");
+  }
+  SECTION("a current-context that is not there") {
+    WriteFileAtomic(dir / "lost", "current-context: gone\ncontexts: []\n");
+    CHECK_FALSE(KubeconfigEndpoint(dir / "lost", &ep, &error));
+    CHECK(error == dir / "lost" + ": current-context gone is not among contexts");
+  }
+}
+
+TEST_CASE("in-cluster: the service's address and the service account's files",
+          "[webhook][node-watch]") {
+  TempDir sa;
+  WriteFileAtomic(sa / "token", "sa-token\n");
+  WriteFileAtomic(sa / "ca.crt", "CA PEM\n");
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  KubeEndpoint ep;
+  std::string error;
+  CHECK_FALSE(InClusterEndpoint(sa.path(), &ep, &error));
+  CHECK(error ==
+        "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set");
+  setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
+  setenv("KUBERNETES_SERVICE_PORT", "443", 1);
+  REQUIRE(InClusterEndpoint(sa.path(), &ep, &error));
+  CHECK(ep.host == "fd00::1");
+  CHECK(ep.port == 443);
+  CHECK(ep.ca_pem == "CA PEM\n");
+  CHECK(ep.token_file == sa / "token");
+  unsetenv("KUBERNETES_SERVICE_HOST");
+  unsetenv("KUBERNETES_SERVICE_PORT");
+}
+
+TEST_CASE("API server URLs", "[webhook][node-watch]") {
+  struct Case {
+    std::string url, host;
+    int port;
+    std::string base, error;
+  } cases[] = {
+      {"https://10.96.0.1:443", "10.96.0.1", 443, "", ""},
+      {"https://[::1]:6443/", "::1", 6443, "", ""},
+      {"https://rancher.example/k8s/clusters/c-1", "rancher.example", 443, "/k8s/clusters/c-1", ""},
+      {"http://10.0.0.1", "", 0, "", "the API server URL http://10.0.0.1 is not https://"},
+      {"https://k:0", "", 0, "", "the API server URL https://k:0 has a bad port"},
+      {"https://:443", "", 0, "", "the API server URL https://:443 has no host"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.url);
+    KubeEndpoint ep;
+    std::string error;
+    bool ok = ParseServerUrl(c.url, &ep, &error);
+    CHECK(ok == c.error.empty());
+    CHECK(error == c.error);
+    if (ok) {
+      CHECK(ep.host == c.host);
+      CHECK(ep.port == c.port);
+      CHECK(ep.base_path == c.base);
+    }
+  }
+}
+
+TEST_CASE("Base64Decode reads what Base64Encode writes and refuses garbage",
+          "[webhook][node-watch]") {
+  std::string out;
+  for (std::string s : {std::string(), std::string("f"), std::string("foobar"),
+                        std::string("\xff\xfe\x00\x01", 4)}) {
+    REQUIRE(Base64Decode(Base64Encode(s), &out));
+    CHECK(out == s);
+  }
+  REQUIRE(Base64Decode("Zm9v\nYmFy\n", &out));
+  CHECK(out == "foobar");
+  CHECK_FALSE(Base64Decode("Zm9v!", &out));
+  CHECK_FALSE(Base64Decode("Zg==Zg==", &out));
+}
+
+}  // namespace
+}  // namespace gpulint::webhook_test

@@ -1,0 +1,152 @@
+// The CLI and the webhook must agree: every manifest in testdata/ goes
+// through `gpulint check --format json` and, object by object, through
+// /validate and /mutate over HTTPS.
+#include <sys/wait.h>
+
+#include <cstdio>
+
+#include <catch2/catch.hpp>
+
+#include "engine/engine.h"
+#include "engine/loader.h"
+#include "engine/mutate.h"
+#include "engine/workload.h"
+#include "tests/webhook_test_support.h"
+
+namespace gpulint::webhook_test {
+namespace {
+
+// Manifests only: node lists, policies and nvidia-smi output are other inputs.
+std::vector<std::string> Manifests() {
+  std::vector<std::string> files;
+  std::string root = std::string(GPULINT_SOURCE_DIR) + "/testdata";
+  for (const auto& e : fs::recursive_directory_iterator(root)) {
+    std::string rel = e.path().string().substr(root.size() + 1);
+    std::string ext = e.path().extension().string();
+    if (!e.is_regular_file() || (ext != ".yaml" && ext != ".yml" && ext != ".json")) continue;
+    if (rel.rfind("nodes/", 0) == 0 || rel.rfind("policies/", 0) == 0 ||
+        rel.rfind("nvidia-smi/", 0) == 0)
+      continue;
+    files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+Json RunCli(const std::string& file) {
+  std::string command = std::string(GPULINT_BINARY) + " check --format json '" + file + "' 2>/dev/null";
+  FILE* pipe = popen(command.c_str(), "r");
+  REQUIRE(pipe != nullptr);
+  std::string out;
+  char buf[4096];
+  for (size_t n; (n = fread(buf, 1, sizeof(buf), pipe)) > 0;) out.append(buf, n);
+  int status = pclose(pipe);
+  INFO(out);
+  REQUIRE(WIFEXITED(status));
+  REQUIRE(WEXITSTATUS(status) <= 1);  // 0 clean, 1 findings
+  return Json::parse(out);
+}
+
+std::string Key(const std::string& kind, const std::string& ns, const std::string& name) {
+  return kind + "/" + ns + "/" + name;
+}
+
+std::string ReviewFor(const Value& object, const ObjectRef& ref, int n) {
+  Json request = {{"uid", "parity-" + std::to_string(n)},
+                  {"kind", {{"group", std::string(ApiGroupOf(ref.api_version))}, {"kind", ref.kind}}},
+                  {"namespace", ref.namespace_name},
+                  {"operation", "CREATE"},
+                  {"object", Json::parse(ToJson(object))}};
+  return Json{{"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}}
+      .dump();
+}
+
+// /validate's answer carries the CLI's findings: errors whole in the message,
+// the rest as warnings, cut as the webhook cuts them.
+void CheckSameFindings(const Json& response, const std::vector<Json>& cli) {
+  std::vector<std::string> errors, others;
+  for (const Json& f : cli) {
+    std::string text = f["rule"].get<std::string>() + " (" + f["path"].get<std::string>() +
+                       "): " + f["message"].get<std::string>();
+    (f["severity"] == "error" ? errors : others).push_back(text);
+  }
+  CHECK(response["allowed"] == errors.empty());
+  std::string message = response.contains("status") ? response["status"]["message"] : "";
+  size_t total = 0;
+  for (const std::string& e : errors) total += e.size() + 2;
+  if (total <= kMaxDenyMessageBytes)
+    for (const std::string& e : errors) CHECK_THAT(message, Catch::Contains(e));
+  std::vector<std::string> warnings;
+  if (response.contains("warnings"))
+    for (const auto& w : response["warnings"]) warnings.push_back(w);
+  CHECK(warnings.size() == std::min(others.size(), kMaxWarnings));
+  if (others.size() <= kMaxWarnings)
+    for (const std::string& o : others)
+      CHECK(std::count(warnings.begin(), warnings.end(), TruncateForWarning(o, kMaxWarningBytes)) ==
+            std::count(others.begin(), others.end(), o));
+}
+
+TEST_CASE("every manifest in testdata gets the same findings from the CLI and from /validate",
+          "[webhook][parity]") {
+  TestServer s;
+  Inventory no_nodes = BuildInventory(DefaultPolicy(), {});
+  int objects = 0, with_findings = 0, patched = 0;
+  for (const std::string& file : Manifests()) {
+    INFO(file);
+    Json cli = RunCli(file);
+    std::map<std::string, std::vector<Json>> by_object;
+    bool unreadable = false;
+    for (const Json& f : cli["findings"]) {
+      if (f["rule"] == "parse-error") unreadable = true;
+      const Json& o = f["object"];
+      by_object[Key(o["kind"], o["namespace"], o["name"])].push_back(f);
+    }
+    if (unreadable) continue;  // the webhook never sees a document that does not parse
+
+    std::vector<Value> roots;
+    Error error;
+    REQUIRE(LoadInput(InputFile{file}, LoadLimits{}, [&](Document&& doc) {
+      if (doc.ok && doc.root.is_mapping()) roots.push_back(std::move(doc.root));
+      return true;
+    }, &error));
+    // Objects are matched by kind/namespace/name; one named twice in a file
+    // cannot be told apart in the CLI's output.
+    std::map<std::string, int> seen;
+    for (const Value& root : roots)
+      ForEachObject(root, [&](const Value& object) {
+        ObjectRef ref = RefOf(object);
+        seen[Key(ref.kind, ref.namespace_name, ref.name)]++;
+      });
+    for (const Value& root : roots) {
+      ForEachObject(root, [&](const Value& object) {
+        if (!object.is_mapping() || object.StringAt("kind").empty()) return;
+        ObjectRef ref = RefOf(object);
+        std::string key = Key(ref.kind, ref.namespace_name, ref.name);
+        if (seen[key] > 1) return;
+        INFO(key);
+        std::string body = ReviewFor(object, ref, ++objects);
+        CheckSameFindings(s.Review("validate", body)["response"], by_object[key]);
+        with_findings += !by_object[key].empty();
+
+        // /mutate gives the engine's patch, and the patch applies.
+        std::vector<PatchOp> ops = Mutate(object, DefaultPolicy(), no_nodes);
+        Json mutated = s.Review("mutate", body)["response"];
+        if (ops.empty()) {
+          CHECK_FALSE(mutated.contains("patch"));
+          return;
+        }
+        ++patched;
+        CHECK(DecodeBase64(mutated["patch"]) == PatchToJson(ops));
+        Value copy = object;
+        CHECK(ApplyPatch(ops, &copy, &error));
+      });
+    }
+  }
+  // The corpus must have been exercised, not skipped.
+  CHECK(objects >= 20);
+  CHECK(with_findings >= 10);
+  CHECK(patched >= 3);
+}
+
+}  // namespace
+}  // namespace gpulint::webhook_test

@@ -1,0 +1,258 @@
+// Hot reloads (certificate, policy, nodes), readiness and a graceful stop, on
+// a live server.
+#include <catch2/catch.hpp>
+
+#include "tests/webhook_test_support.h"
+
+namespace gpulint::webhook_test {
+namespace {
+
+std::string Capture(int number) { return ReadFile(CapturedReviews()[number - 1]); }
+
+// A Secret volume as kubelet lays it out: files are symlinks through `..data`,
+// which is swapped atomically to a new timestamped directory.
+class SecretVolume {
+ public:
+  explicit SecretVolume(std::string dir) : dir_(std::move(dir)) {
+    fs::create_directories(dir_);
+    fs::create_symlink("..data/tls.crt", dir_ + "/tls.crt");
+    fs::create_symlink("..data/tls.key", dir_ + "/tls.key");
+  }
+  void Publish(const std::string& cert, const std::string& key) {
+    std::string version = "..v" + std::to_string(++version_);
+    fs::create_directories(dir_ + "/" + version);
+    WriteFileAtomic(dir_ + "/" + version + "/tls.crt", cert);
+    WriteFileAtomic(dir_ + "/" + version + "/tls.key", key);
+    fs::create_symlink(version, dir_ + "/..data_tmp");
+    fs::rename(dir_ + "/..data_tmp", dir_ + "/..data");
+  }
+  std::string cert() const { return dir_ + "/tls.crt"; }
+  std::string key() const { return dir_ + "/tls.key"; }
+
+ private:
+  std::string dir_;
+  int version_ = 0;
+};
+
+std::string Reloads(WebhookServer& s, const std::string& what, const std::string& result) {
+  return Metric(s, "gpulint_webhook_reloads_total{what=\"" + what + "\",result=\"" + result + "\"}");
+}
+
+std::string Get(RawTls& c, const std::string& path) {
+  REQUIRE(c.Send("GET " + path + " HTTP/1.1\r\nHost: x\r\n\r\n"));
+  return c.ReadResponse();
+}
+
+TEST_CASE("a new certificate from a Secret's symlink swap serves new connections while old ones live on",
+          "[webhook][reload]") {
+  TempDir keys;
+  TestCa first_ca("first CA"), second_ca("second CA");
+  WriteFileAtomic(keys / "first-ca.pem", first_ca.pem());
+  WriteFileAtomic(keys / "second-ca.pem", second_ca.pem());
+  SecretVolume secret(keys / "secret");
+  CertPair first = first_ca.Issue("first");
+  secret.Publish(first.cert_pem, first.key_pem);
+  TestServer s([&](ServerOptions& o, const TempDir&) {
+    o.tls.cert = secret.cert();
+    o.tls.key = secret.key();
+  });
+
+  RawTls held(s.port(), keys / "first-ca.pem");
+  REQUIRE(held.ok());
+  CHECK(StatusOf(Get(held, "/healthz")) == 200);
+
+  CertPair second = second_ca.Issue("second");
+  secret.Publish(second.cert_pem, second.key_pem);
+  REQUIRE(Eventually([&] { return Reloads(s.server(), "certificate", "ok") == "2"; }));
+
+  RawTls fresh(s.port(), keys / "second-ca.pem");
+  REQUIRE(fresh.ok());
+  CHECK(fresh.PeerName() == "second");
+  CHECK_FALSE(RawTls(s.port(), keys / "first-ca.pem").ok());
+  // The connection made before the swap goes on with its certificate.
+  CHECK(StatusOf(Get(held, "/healthz")) == 200);
+  CHECK(held.PeerName() == "first");
+
+  SECTION("a garbage pair is refused, counted, and the last good one keeps serving") {
+    secret.Publish("not a certificate\n", second.key_pem);
+    REQUIRE(Eventually([&] { return Reloads(s.server(), "certificate", "failed") == "1"; }));
+    RawTls after(s.port(), keys / "second-ca.pem");
+    REQUIRE(after.ok());
+    CHECK(after.PeerName() == "second");
+    CHECK(StatusOf(Get(after, "/readyz")) == 200);
+    std::vector<Json> refused = s.log().Messages("certificate refused, the last good one keeps serving");
+    REQUIRE(refused.size() == 1);
+    CHECK_THAT(refused[0]["error"].get<std::string>(),
+               Catch::StartsWith(secret.key() + ": the private key does not match") ||
+                   Catch::StartsWith(secret.cert() + ": cannot load the certificate"));
+  }
+}
+
+TEST_CASE("a certificate renamed over the old file is picked up", "[webhook][reload]") {
+  TestServer s;
+  CertPair renamed = s.ca().Issue("renamed");
+  WriteFileAtomic(s.dir() / "tls.key", renamed.key_pem);
+  WriteFileAtomic(s.dir() / "tls.crt", renamed.cert_pem);
+  REQUIRE(Eventually([&] { return RawTls(s.port(), s.ca_file()).PeerName() == "renamed"; }));
+  CHECK(std::stoll(Metric(s.server(), "gpulint_webhook_certificate_expiry_timestamp_seconds")) >
+        std::time(nullptr));
+}
+
+TEST_CASE("the policy reloads on change; an invalid one is refused and the last good one kept",
+          "[webhook][reload]") {
+  const std::string strict =
+      "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nmetadata: {name: strict}\nspec: {}\n";
+  const std::string exempt =
+      "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nmetadata: {name: exempt}\n"
+      "spec:\n  exemptions:\n    namespaces: [gpu-test]\n";
+  TestServer s([&](ServerOptions& o, const TempDir& dir) {
+    WriteFileAtomic(dir / "policy.yaml", strict);
+    o.policy_file = dir / "policy.yaml";
+  });
+  std::string denied = Capture(16);
+  CHECK(s.Review("validate", denied)["response"]["allowed"] == false);
+
+  WriteFileAtomic(s.dir() / "policy.yaml", exempt);
+  REQUIRE(Eventually([&] { return Reloads(s.server(), "policy", "ok") == "2"; }));
+  CHECK(s.Review("validate", denied)["response"]["allowed"] == true);
+
+  WriteFileAtomic(s.dir() / "policy.yaml", "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec: [\n");
+  REQUIRE(Eventually([&] { return Reloads(s.server(), "policy", "failed") == "1"; }));
+  CHECK(s.Review("validate", denied)["response"]["allowed"] == true);
+  auto ready = s.Client()->Get("/readyz");
+  REQUIRE(ready);
+  CHECK(ready->status == 200);
+  std::vector<Json> refused = s.log().Messages("policy refused, the last good one keeps serving");
+  REQUIRE(refused.size() == 1);
+  CHECK_THAT(refused[0]["error"].get<std::string>(), Catch::StartsWith(s.dir() / "policy.yaml"));
+}
+
+TEST_CASE("not ready until a valid policy is loaded and never admitting meanwhile",
+          "[webhook][reload]") {
+  TestServer s([](ServerOptions& o, const TempDir& dir) {
+    WriteFileAtomic(dir / "policy.yaml", "kind: NotAPolicy\n");
+    o.policy_file = dir / "policy.yaml";
+  });
+  auto client = s.Client();
+  auto ready = client->Get("/readyz");
+  REQUIRE(ready);
+  CHECK(ready->status == 503);
+  CHECK(ready->body == "not ready: no valid policy loaded\n");
+  auto health = client->Get("/healthz");
+  REQUIRE(health);
+  CHECK(health->status == 200);
+  Json r = s.Review("validate", Capture(2))["response"];
+  CHECK(r["allowed"] == false);
+  CHECK(r["status"]["message"] == "gpulint could not evaluate this request: no policy is loaded");
+
+  WriteFileAtomic(s.dir() / "policy.yaml",
+                  "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nmetadata: {name: ok}\nspec: {}\n");
+  REQUIRE(Eventually([&] {
+    auto res = s.Client()->Get("/readyz");
+    return res && res->status == 200;
+  }));
+  CHECK(s.Review("validate", Capture(2))["response"]["allowed"] == true);
+}
+
+TEST_CASE("not ready until a valid certificate is loaded", "[webhook][reload]") {
+  TestServer s([](ServerOptions& o, const TempDir& dir) {
+    WriteFileAtomic(dir / "broken.crt", "garbage\n");
+    o.tls.cert = dir / "broken.crt";
+  });
+  CHECK_FALSE(s.server().ready());
+  CHECK_FALSE(RawTls(s.port(), s.ca_file()).ok());
+  fs::copy_file(s.dir() / "tls.crt", s.dir() / "next.crt");
+  fs::rename(s.dir() / "next.crt", s.dir() / "broken.crt");
+  REQUIRE(Eventually([&] { return s.server().ready(); }));
+  RawTls c(s.port(), s.ca_file());
+  REQUIRE(c.ok());
+  CHECK(StatusOf(Get(c, "/readyz")) == 200);
+}
+
+TEST_CASE("the nodes file feeds the inventory and reloads on change", "[webhook][reload]") {
+  TestServer s([](ServerOptions& o, const TempDir& dir) {
+    WriteFileAtomic(dir / "nodes.json", ReadFile(AdmissionDir() + "/nodes-list.json"));
+    o.nodes_file = dir / "nodes.json";
+  });
+  CHECK(Metric(s.server(), "gpulint_webhook_inventory_nodes") == "3");
+  // 02 selects an H100 node: none of the three matches.
+  CHECK_THAT(s.Review("validate", Capture(2)).dump(), Catch::Contains("no-matching-node"));
+
+  WriteFileAtomic(s.dir() / "nodes.json", "{\"kind\":\"NodeList\",\"items\":[{\"spec\":7}]}");
+  REQUIRE(Eventually([&] { return Reloads(s.server(), "nodes", "failed") == "1"; }));
+  CHECK(Metric(s.server(), "gpulint_webhook_inventory_nodes") == "3");
+
+  WriteFileAtomic(s.dir() / "nodes.json", "{\"kind\":\"NodeList\",\"apiVersion\":\"v1\",\"items\":[]}");
+  REQUIRE(Eventually([&] { return Reloads(s.server(), "nodes", "ok") == "2"; }));
+  CHECK(Metric(s.server(), "gpulint_webhook_inventory_nodes") == "0");
+  CHECK_THAT(s.Review("validate", Capture(2)).dump(), !Catch::Contains("no-matching-node"));
+}
+
+TEST_CASE("shutdown turns readiness off at once and lets in-flight requests finish",
+          "[webhook][reload]") {
+  SECTION("readiness turns false while the drain delay keeps the listener open") {
+    TestServer s([](ServerOptions& o, const TempDir&) { o.drain = std::chrono::seconds(2); });
+    auto client = s.Client();
+    REQUIRE(client->Get("/readyz")->status == 200);
+    std::thread stopper([&] { s.server().Shutdown(); });
+    REQUIRE(Eventually([&] { return s.server().stopping(); }));
+    auto ready = s.Client()->Get("/readyz");
+    REQUIRE(ready);
+    CHECK(ready->status == 503);
+    CHECK(ready->body == "not ready: shutting down\n");
+    stopper.join();
+    CHECK_FALSE(s.Client()->Get("/healthz"));
+  }
+  SECTION("a request half sent when the stop begins is answered") {
+    TestServer s;
+    std::string body = Capture(16);
+    RawTls c(s.port(), s.ca_file());
+    REQUIRE(c.ok());
+    REQUIRE(c.Send("POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                   "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" +
+                   body.substr(0, 100)));
+    std::thread stopper([&] { s.server().Shutdown(); });
+    REQUIRE(Eventually([&] { return s.server().stopping(); }));
+    REQUIRE(c.Send(body.substr(100)));
+    std::string response = c.ReadResponse();
+    CHECK(StatusOf(response) == 200);
+    CHECK(Json::parse(BodyOf(response))["response"]["uid"] == Json::parse(body)["request"]["uid"]);
+    stopper.join();
+    CHECK(s.log().Messages("stopped").size() == 1);
+  }
+}
+
+TEST_CASE("/metrics speaks the Prometheus text format", "[webhook][reload]") {
+  TestServer s;
+  s.Review("validate", Capture(16));
+  auto res = s.Client()->Get("/metrics");
+  REQUIRE(res);
+  CHECK(res->get_header_value("Content-Type") == "text/plain; version=0.0.4; charset=utf-8");
+  const std::string& m = res->body;
+  CHECK_THAT(m, Catch::Contains("# TYPE gpulint_webhook_requests_total counter\n"));
+  CHECK_THAT(m, Catch::Contains(
+                    "gpulint_webhook_requests_total{endpoint=\"validate\",operation=\"CREATE\","
+                    "kind=\"Pod\",decision=\"denied\"} 1\n"));
+  CHECK_THAT(m, Catch::Contains("# TYPE gpulint_webhook_request_duration_seconds histogram\n"));
+  CHECK_THAT(m, Catch::Contains(
+                    "gpulint_webhook_request_duration_seconds_bucket{endpoint=\"validate\",le=\"+Inf\"} 1\n"));
+  CHECK_THAT(m, Catch::Contains(
+                    "gpulint_webhook_findings_total{rule=\"gpu-request-limit-mismatch\",severity=\"error\"} 1\n"));
+  CHECK_THAT(m, Catch::Contains("gpulint_webhook_reloads_total{what=\"policy\",result=\"failed\"} 0\n"));
+  CHECK_THAT(m, Catch::Contains("gpulint_webhook_ready 1\n"));
+  CHECK_THAT(m, Catch::Contains("# TYPE gpulint_webhook_certificate_expiry_timestamp_seconds gauge\n"));
+}
+
+TEST_CASE("metric label sets are capped against clients that invent kinds", "[webhook][reload]") {
+  Metrics m;
+  for (size_t i = 0; i < Metrics::kMaxSeries + 50; ++i)
+    m.CountRequest("validate", "CREATE", "Kind" + std::to_string(i), "allowed", 0.001);
+  std::string text = m.Render();
+  CHECK_THAT(text, Catch::Contains(
+                       "gpulint_webhook_requests_total{endpoint=\"validate\",operation=\"other\","
+                       "kind=\"other\",decision=\"allowed\"} 50\n"));
+  CHECK_THAT(text, !Catch::Contains("kind=\"Kind1049\""));
+}
+
+}  // namespace
+}  // namespace gpulint::webhook_test

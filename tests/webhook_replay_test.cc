@@ -1,0 +1,232 @@
+// Replays the bodies kube-apiserver sent (../shared/admission) over real HTTPS
+// and checks the answers its README asks for, against the engine called
+// directly: the webhook must add transport, never verdicts.
+#include <catch2/catch.hpp>
+
+#include "engine/engine.h"
+#include "engine/loader.h"
+#include "engine/mutate.h"
+#include "tests/webhook_test_support.h"
+
+namespace gpulint::webhook_test {
+namespace {
+
+// The request.object of a captured body, as the engine reads it.
+Value ObjectOf(const std::string& body) {
+  Value root;
+  Error error;
+  REQUIRE(ParseJson(body, 128, &root, &error));
+  const Value* object = root.Find("request")->Find("object");
+  REQUIRE(object != nullptr);
+  return *object;
+}
+
+Inventory NoNodes() { return BuildInventory(DefaultPolicy(), {}); }
+
+std::string Basename(const std::string& path) { return fs::path(path).filename().string(); }
+
+// What /validate must say: denied exactly when the engine finds an error,
+// every error rule named in status.message, every other finding a warning.
+void CheckValidate(const Json& response, const std::vector<Finding>& findings) {
+  size_t errors = 0, others = 0;
+  for (const Finding& f : findings) (f.severity == Severity::kError ? errors : others)++;
+  CHECK(response["allowed"] == (errors == 0));
+  if (errors) {
+    CHECK(response["status"]["code"] == 403);
+    std::string message = response["status"]["message"];
+    for (const Finding& f : findings)
+      if (f.severity == Severity::kError) CHECK_THAT(message, Catch::Contains(f.rule));
+  } else {
+    CHECK_FALSE(response.contains("status"));
+  }
+  size_t warnings = response.contains("warnings") ? response["warnings"].size() : 0;
+  CHECK(warnings == std::min<size_t>(others, kMaxWarnings));
+  if (warnings)
+    for (const auto& w : response["warnings"]) CHECK(w.get<std::string>().size() <= 120);
+}
+
+// What /mutate must say: the engine's own patch, base64, with its type;
+// nothing for a Pod or Job UPDATE, whose pod spec the API server keeps frozen.
+void CheckMutate(const Json& response, const Json& request, const Value& object) {
+  std::vector<PatchOp> ops = Mutate(object, DefaultPolicy(), NoNodes());
+  std::string kind = request["kind"]["kind"];
+  if (request["operation"] == "UPDATE" && (kind == "Pod" || kind == "Job")) ops.clear();
+  CHECK(response["allowed"] == true);
+  if (ops.empty()) {
+    CHECK_FALSE(response.contains("patch"));
+    CHECK_FALSE(response.contains("patchType"));
+    return;
+  }
+  CHECK(response["patchType"] == "JSONPatch");
+  CHECK(DecodeBase64(response["patch"]) == PatchToJson(ops));
+  Value patched = object;
+  Error error;
+  INFO(error.message);
+  CHECK(ApplyPatch(ops, &patched, &error));
+}
+
+TEST_CASE("every captured review is answered over HTTPS as the engine judges it",
+          "[webhook][replay]") {
+  TestServer s;
+  std::vector<std::string> files = CapturedReviews();
+  REQUIRE(files.size() == 20);
+  for (const std::string& file : files) {
+    INFO(Basename(file));
+    std::string body = ReadFile(file);
+    Json sent = Json::parse(body);
+    Value object = ObjectOf(body);
+    // Every body goes to /validate, for its verdict, and to /mutate, for its patch.
+    for (const char* endpoint : {"validate", "mutate"}) {
+      INFO(endpoint);
+      Json answer = s.Review(endpoint, body);
+      CHECK(answer["apiVersion"] == sent["apiVersion"]);
+      CHECK(answer["kind"] == "AdmissionReview");
+      CHECK(answer["response"]["uid"] == sent["request"]["uid"]);
+      if (std::string(endpoint) == "validate")
+        CheckValidate(answer["response"], Evaluate(object, "", DefaultPolicy(), NoNodes()));
+      else
+        CheckMutate(answer["response"], sent["request"], object);
+    }
+  }
+}
+
+Json ValidateCapture(TestServer& s, const std::string& prefix) {
+  for (const std::string& file : CapturedReviews())
+    if (Basename(file).rfind(prefix, 0) == 0) return s.Review("validate", ReadFile(file))["response"];
+  FAIL("no capture " << prefix);
+  return {};
+}
+
+TEST_CASE("the README's verdicts for the captured reviews", "[webhook][replay]") {
+  TestServer s;
+  SECTION("16: GPU requests 1, limits 2 is denied") {
+    Json r = ValidateCapture(s, "16-");
+    CHECK(r["allowed"] == false);
+    CHECK(r["status"]["code"] == 403);
+    CHECK_THAT(r["status"]["message"].get<std::string>(),
+               Catch::StartsWith("gpu-request-limit-mismatch (spec.containers[0].resources."));
+  }
+  SECTION("17: a GPU of 500m is denied") {
+    Json r = ValidateCapture(s, "17-");
+    CHECK(r["allowed"] == false);
+    CHECK_THAT(r["status"]["message"].get<std::string>(), Catch::StartsWith("gpu-fractional ("));
+  }
+  SECTION("05: a Pod UPDATE gets no patch, though its CREATE would") {
+    std::string body;
+    for (const std::string& file : CapturedReviews())
+      if (Basename(file).rfind("05-", 0) == 0) body = ReadFile(file);
+    REQUIRE_FALSE(Mutate(ObjectOf(body), DefaultPolicy(), NoNodes()).empty());
+    CHECK_FALSE(s.Review("mutate", body)["response"].contains("patch"));
+    Json created = Json::parse(body);
+    created["request"]["operation"] = "CREATE";
+    created["request"]["oldObject"] = nullptr;
+    CHECK(s.Review("mutate", created.dump())["response"].contains("patch"));
+  }
+  SECTION("03: limits only, requests defaulted by the API server: no mismatch") {
+    Json r = ValidateCapture(s, "03-");
+    CHECK(r["allowed"] == true);
+    CHECK_THAT(r.dump(), !Catch::Contains("gpu-request-limit-mismatch"));
+  }
+  SECTION("06-12: findings in templates carry the template's path") {
+    size_t seen = 0;
+    for (const std::string& file : CapturedReviews()) {
+      std::string name = Basename(file);
+      if (name < "06-" || name >= "13-") continue;
+      INFO(name);
+      std::string body = ReadFile(file);
+      std::string text = s.Review("validate", body)["response"].dump();
+      std::string prefix = name.find("cronjob") != std::string::npos
+                               ? "spec.jobTemplate.spec.template.spec."
+                               : "spec.template.spec.";
+      for (const Finding& f : Evaluate(ObjectOf(body), "", DefaultPolicy(), NoNodes())) {
+        ++seen;
+        CHECK_THAT(f.path, Catch::StartsWith(prefix));
+        // JSON-escaped in the answer, as the finding text is.
+        CHECK_THAT(text, Catch::Contains(f.rule + " (" + Json(f.path).dump().substr(1, 20)));
+      }
+    }
+    CHECK(seen > 0);
+  }
+}
+
+TEST_CASE("18: a pod without a name gets a patch that applies and is logged by generateName",
+          "[webhook][replay]") {
+  TestServer s;
+  std::string file;
+  for (const std::string& f : CapturedReviews())
+    if (Basename(f).rfind("18-", 0) == 0) file = f;
+  std::string body = ReadFile(file);
+  Json sent = Json::parse(body);
+  Json r = s.Review("mutate", body)["response"];
+  REQUIRE(r.contains("patch"));
+
+  // Applying the patch and asking again gives nothing more to do.
+  Value object = ObjectOf(body);
+  Value patched = object;
+  Error error;
+  REQUIRE(ApplyPatch(Mutate(object, DefaultPolicy(), NoNodes()), &patched, &error));
+  sent["request"]["object"] = Json::parse(ToJson(patched));
+  Json again = s.Review("mutate", sent.dump())["response"];
+  CHECK_FALSE(again.contains("patch"));
+
+  std::vector<Json> lines = s.log().Messages("admission");
+  REQUIRE(lines.size() == 2);
+  CHECK(lines[0]["name"] == "gpu-inference-56bfdb49cf-");
+  CHECK(lines[0]["namespace"] == "gpu-test");
+  CHECK(lines[0]["decision"] == "patched");
+  CHECK(lines[0]["uid"] == sent["request"]["uid"]);
+  CHECK(lines[1]["decision"] == "allowed");
+}
+
+TEST_CASE("13 and 14: dry-run requests get the verdict the same request gets without it",
+          "[webhook][replay]") {
+  TestServer s;
+  for (const std::string& file : CapturedReviews()) {
+    std::string name = Basename(file);
+    if (name.rfind("13-", 0) != 0 && name.rfind("14-", 0) != 0) continue;
+    INFO(name);
+    Json sent = Json::parse(ReadFile(file));
+    REQUIRE(sent["request"]["dryRun"] == true);
+    Json wet = sent;
+    wet["request"]["dryRun"] = false;
+    for (const char* endpoint : {"validate", "mutate"}) {
+      CHECK(s.Review(endpoint, sent.dump()) == s.Review(endpoint, wet.dump()));
+    }
+  }
+}
+
+TEST_CASE("a v1beta1 review is answered as v1beta1", "[webhook][replay]") {
+  TestServer s;
+  Json sent = Json::parse(ReadFile(CapturedReviews()[15]));  // 16: denied
+  sent["apiVersion"] = "admission.k8s.io/v1beta1";
+  Json answer = s.Review("validate", sent.dump());
+  CHECK(answer["apiVersion"] == "admission.k8s.io/v1beta1");
+  CHECK(answer["response"]["uid"] == sent["request"]["uid"]);
+  CHECK(answer["response"]["allowed"] == false);
+}
+
+TEST_CASE("one log line per decision with the fields an operator greps for",
+          "[webhook][replay]") {
+  TestServer s;
+  Json sent = Json::parse(ReadFile(CapturedReviews()[15]));  // 16: denied
+  s.Review("validate", sent.dump());
+  std::vector<Json> lines = s.log().Messages("admission");
+  REQUIRE(lines.size() == 1);
+  const Json& l = lines[0];
+  CHECK(l["uid"] == sent["request"]["uid"]);
+  CHECK(l["kind"] == "Pod");
+  CHECK(l["namespace"] == "gpu-test");
+  CHECK(l["name"] == "gpu-pod-invalid");
+  CHECK(l["operation"] == "CREATE");
+  CHECK(l["decision"] == "denied");
+  Json rules = Json::array();
+  for (const Finding& f : Evaluate(ObjectOf(sent.dump()), "", DefaultPolicy(), NoNodes()))
+    if (std::find(rules.begin(), rules.end(), f.rule) == rules.end()) rules.push_back(f.rule);
+  CHECK(rules.size() >= 1);
+  CHECK(l["rules"] == rules);
+  CHECK(l["latency_ms"].is_number());
+  CHECK(l["endpoint"] == "validate");
+}
+
+}  // namespace
+}  // namespace gpulint::webhook_test

@@ -1,0 +1,80 @@
+// AdmissionReview in, AdmissionReview out: the webhook's only contact with the
+// engine. Pure (no I/O, no clock), so every verdict can be tested without a
+// socket, and the HTTP layer holds no rule logic.
+#ifndef GPULINT_WEBHOOK_ADMISSION_H_
+#define GPULINT_WEBHOOK_ADMISSION_H_
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/inventory.h"
+#include "engine/policy.h"
+
+namespace gpulint {
+
+// What one review is judged against. Both pointers are immutable once
+// published, so a request keeps the policy it started with while a reload
+// swaps in the next one.
+struct Snapshot {
+  std::shared_ptr<const Policy> policy;
+  std::shared_ptr<const Inventory> inventory;
+};
+
+enum class Endpoint { kValidate, kMutate };
+const char* EndpointName(Endpoint e);  // "validate", "mutate"
+
+// Nesting allowed in a review body. Pod specs nest about 12 deep and the review
+// adds 3; anything near this cap is an attack, refused before any recursion.
+inline constexpr size_t kMaxReviewDepth = 128;
+// Kubernetes uids are 36 bytes; a longer one is not from an API server.
+inline constexpr size_t kMaxUidBytes = 256;
+// kube-apiserver prints warnings as they are; longer ones are cut here.
+inline constexpr size_t kMaxWarningBytes = 120;
+inline constexpr size_t kMaxWarnings = 32;
+inline constexpr size_t kMaxDenyMessageBytes = 4096;
+
+// What the server logs and counts for one review.
+struct ReviewLog {
+  std::string uid;
+  std::string api_version;  // of the review
+  std::string kind;         // request.kind.kind, else object.kind
+  std::string namespace_name;
+  std::string name;  // request.name, else metadata.name, else metadata.generateName
+  std::string operation;
+  bool dry_run = false;
+  // "allowed", "denied", "patched", or "invalid" (HTTP 400: not a review).
+  std::string decision;
+  std::string reason;  // why the engine was not asked, when it was not
+  // Rule of each finding, in the engine's order (repeats kept for counting).
+  std::vector<std::string> finding_rules;
+  std::vector<std::string> finding_severities;
+  size_t patch_ops = 0;
+};
+
+struct ReviewResult {
+  int http_status = 200;
+  std::string content_type;  // "application/json" or "text/plain; charset=utf-8"
+  std::string body;
+  ReviewLog log;
+};
+
+// Judges one request body. Never throws for any input; a body that is not an
+// AdmissionReview gets HTTP 400, anything with a usable uid gets a review
+// answered in the version it came in. Inputs the engine cannot evaluate are
+// denied on /validate (never judged as if empty) and left alone on /mutate.
+ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot);
+
+// Standard base64 (RFC 4648, with padding), as `patch` wants it.
+std::string Base64Encode(std::string_view data);
+
+// Cuts `text` to at most `max_bytes`, ending in "..." when cut, never inside a
+// UTF-8 sequence. Control characters become spaces (warnings end up in HTTP
+// headers).
+std::string TruncateForWarning(std::string_view text, size_t max_bytes);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_WEBHOOK_ADMISSION_H_

@@ -1,0 +1,234 @@
+// gpulint-webhook: flags in, WebhookServer (and optionally a NodeWatcher) up,
+// until SIGTERM or SIGINT.
+#include <pthread.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "webhook/kube_client.h"
+#include "webhook/node_watch.h"
+#include "webhook/server.h"
+
+namespace gpulint {
+namespace {
+
+constexpr const char* kHelp = R"(gpulint-webhook: a Kubernetes admission webhook that keeps GPU workloads from
+taking nodes down, with the same rules and verdicts as `gpulint check`.
+
+Usage: gpulint-webhook --cert FILE --key FILE [flags]
+
+Endpoints (HTTPS only):
+  POST /validate  AdmissionReview (admission.k8s.io/v1 or v1beta1): denied when
+                  a rule of error severity fires, warnings for the rest
+  POST /mutate    AdmissionReview: a JSONPatch (VRAM resource, memory headroom,
+                  NVIDIA_VISIBLE_DEVICES=void for containers without GPUs)
+  GET  /healthz   200 while the process runs
+  GET  /readyz    200 once a valid policy and certificate are loaded; 503 from
+                  SIGTERM on
+  GET  /metrics   Prometheus metrics
+
+Flags:
+  --listen ADDR:PORT  where to serve (default 0.0.0.0:8443; [::]:8443 for IPv6)
+  --cert FILE         serving certificate chain, PEM; reloaded when it changes
+                      (a Secret volume's symlink swap or an atomic rename)
+  --key FILE          its private key, PEM; reloaded with the certificate
+  --client-ca FILE    /validate and /mutate require a client certificate signed
+                      by this CA (probes and /metrics do not)
+  --policy FILE       a gpulint Policy (YAML) instead of the built-in one;
+                      reloaded when it changes, an invalid one is refused and
+                      the last good one keeps serving
+  --nodes FILE        a Node list (kubectl get nodes -o yaml) for the inventory;
+                      reloaded when it changes
+  --kubeconfig FILE   list and watch Nodes from the API server of this
+                      kubeconfig's current context (token or client certificate)
+  --in-cluster        the same with the pod's service account (RBAC: get, list
+                      and watch nodes)
+  --workers N         worker threads, one per busy connection (default 64)
+  --drain-seconds N   after SIGTERM, serve N more seconds with /readyz at 503
+                      before closing the listener (default 5)
+  --help              this text
+
+Try it by hand:
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
+    -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \
+    -keyout key.pem -out cert.pem
+  gpulint-webhook --listen 127.0.0.1:8443 --cert cert.pem --key key.pem &
+  curl --cacert cert.pem https://127.0.0.1:8443/readyz
+  curl --cacert cert.pem -H 'Content-Type: application/json' \
+    --data-binary @review.json https://127.0.0.1:8443/validate
+
+Logs: one JSON object per line on stderr, one line per admission decision.
+Exit status: 0 after SIGTERM or SIGINT, 1 when it cannot serve, 2 on a usage
+error.
+)";
+
+struct Flags {
+  ServerOptions server;
+  std::string kubeconfig;
+  bool in_cluster = false;
+  bool help = false;
+};
+
+bool ParseInt(const std::string& text, int min, int max, int* out) {
+  char* end = nullptr;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end || v < min || v > max) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+// One flag that takes a value.
+bool SetFlag(const std::string& flag, const std::string& value, Flags* f, std::string* error) {
+  int n = 0;
+  if (flag == "--listen") {
+    if (ParseListenAddress(value, &f->server.host, &f->server.port)) return true;
+    *error = "--listen " + value + ": expected ADDR:PORT, e.g. 0.0.0.0:8443";
+    return false;
+  }
+  if (flag == "--workers") {
+    if (!ParseInt(value, 1, 4096, &n)) {
+      *error = "--workers " + value + ": expected a number from 1 to 4096";
+      return false;
+    }
+    f->server.workers = n;
+    return true;
+  }
+  if (flag == "--drain-seconds") {
+    if (!ParseInt(value, 0, 300, &n)) {
+      *error = "--drain-seconds " + value + ": expected a number from 0 to 300";
+      return false;
+    }
+    f->server.drain = std::chrono::seconds(n);
+    return true;
+  }
+  std::string* target = flag == "--cert"        ? &f->server.tls.cert
+                        : flag == "--key"       ? &f->server.tls.key
+                        : flag == "--client-ca" ? &f->server.tls.client_ca
+                        : flag == "--policy"    ? &f->server.policy_file
+                        : flag == "--nodes"     ? &f->server.nodes_file
+                                                : &f->kubeconfig;
+  *target = value;
+  return true;
+}
+
+bool ParseFlags(int argc, char** argv, Flags* f, std::string* error) {
+  f->server.drain = std::chrono::seconds(5);
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    if (arg == "--help" || arg == "-h") {
+      f->help = true;
+      continue;
+    }
+    if (arg == "--in-cluster") {
+      f->in_cluster = true;
+      continue;
+    }
+    static const std::set<std::string> kValued = {
+        "--listen", "--cert", "--key", "--client-ca", "--policy",
+        "--nodes", "--kubeconfig", "--workers", "--drain-seconds"};
+    size_t eq = arg.find('=');
+    std::string value;
+    bool inline_value = arg.rfind("--", 0) == 0 && eq != std::string::npos;
+    if (inline_value) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+    }
+    if (!kValued.count(arg)) {
+      *error = arg.rfind("-", 0) == 0 ? "unknown flag " + arg : "unexpected argument " + arg;
+      return false;
+    }
+    if (!inline_value) {
+      if (i + 1 >= argc) {
+        *error = arg + " needs a value";
+        return false;
+      }
+      value = argv[++i];
+    }
+    if (!SetFlag(arg, value, f, error)) return false;
+  }
+  if (f->help) return true;
+  if (f->server.tls.cert.empty() || f->server.tls.key.empty()) {
+    *error = "--cert and --key are required: the API server only calls webhooks over HTTPS";
+    return false;
+  }
+  if (f->in_cluster && !f->kubeconfig.empty()) {
+    *error = "--in-cluster and --kubeconfig are exclusive: pick one way to reach the API server";
+    return false;
+  }
+  return true;
+}
+
+int Run(Flags flags) {
+  // Signals are taken by one thread with sigwait; every other thread, the
+  // server's included, inherits this mask.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGTERM);
+  sigaddset(&set, SIGINT);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  KubeEndpoint endpoint;
+  std::string error;
+  bool watch = flags.in_cluster || !flags.kubeconfig.empty();
+  if (watch && !(flags.in_cluster ? InClusterEndpoint(kServiceAccountDir, &endpoint, &error)
+                                  : KubeconfigEndpoint(flags.kubeconfig, &endpoint, &error))) {
+    LogLine("error", "cannot watch nodes").Add("error", error).Emit(StderrLogSink);
+    return 1;
+  }
+  WebhookServer server(flags.server);
+  if (!server.Start(&error)) {
+    LogLine("error", "cannot start").Add("error", error).Emit(StderrLogSink);
+    return 1;
+  }
+  std::unique_ptr<NodeWatcher> watcher;
+  if (watch) {
+    watcher = std::make_unique<NodeWatcher>(
+        endpoint, [&server](std::vector<NodeClass> nodes) { server.SetWatchedNodes(std::move(nodes)); },
+        StderrLogSink, &server.metrics(), NodeWatcher::Options{});
+    watcher->Start();
+  }
+  std::atomic<bool> listener_died{false};
+  std::thread signals([&] {
+    int sig = 0;
+    sigwait(&set, &sig);
+    if (listener_died) return;
+    LogLine("info", "signal received").Add("signal", sig == SIGTERM ? "SIGTERM" : "SIGINT").Emit(StderrLogSink);
+    server.Shutdown();
+  });
+  server.Wait();
+  bool signalled = server.stopping();
+  if (!signalled) {
+    // The listener stopped on its own: wake the signal thread to join it.
+    listener_died = true;
+    pthread_kill(signals.native_handle(), SIGTERM);
+  }
+  signals.join();
+  if (watcher) watcher->Stop();
+  server.Shutdown();
+  return signalled ? 0 : 1;
+}
+
+}  // namespace
+}  // namespace gpulint
+
+int main(int argc, char** argv) {
+  gpulint::Flags flags;
+  std::string error;
+  if (!gpulint::ParseFlags(argc, argv, &flags, &error)) {
+    std::fprintf(stderr, "gpulint-webhook: %s\nRun 'gpulint-webhook --help' for usage.\n",
+                 error.c_str());
+    return 2;
+  }
+  if (flags.help) {
+    std::fputs(gpulint::kHelp, stdout);
+    return 0;
+  }
+  return gpulint::Run(std::move(flags));
+}

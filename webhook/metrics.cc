@@ -1,0 +1,155 @@
+#include "webhook/metrics.h"
+
+#include <cstdio>
+
+namespace gpulint {
+namespace {
+
+// Counters and gauges are integers; only sums and bucket bounds are not.
+std::string Number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof(buf), "%.9g", v);
+  return buf;
+}
+std::string Number(uint64_t v) { return std::to_string(v); }
+std::string Number(int64_t v) { return std::to_string(v); }
+
+// Label values escaped as the exposition format wants: \\, \" and \n.
+std::string LabelText(const std::vector<std::pair<std::string, std::string>>& labels,
+                      const std::string& extra = {}) {
+  std::string out = "{";
+  for (const auto& [name, value] : labels) {
+    if (out.size() > 1) out += ',';
+    out += name + "=\"";
+    for (char c : value) {
+      if (c == '\\') out += "\\\\";
+      else if (c == '"') out += "\\\"";
+      else if (c == '\n') out += "\\n";
+      else out += c;
+    }
+    out += '"';
+  }
+  if (!extra.empty()) out += (out.size() > 1 ? "," : "") + extra;
+  return out + "}";
+}
+
+void Header(std::string* out, const char* name, const char* type, const char* help) {
+  *out += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " " + type + "\n";
+}
+
+}  // namespace
+
+void Metrics::Add(Family* family, Labels labels, const Labels& overflow) {
+  auto it = family->find(labels);
+  if (it == family->end() && family->size() >= kMaxSeries) it = family->try_emplace(overflow).first;
+  if (it == family->end()) it = family->emplace(std::move(labels), 0).first;
+  it->second++;
+}
+
+void Metrics::CountRequest(const std::string& endpoint, const std::string& operation,
+                           const std::string& kind, const std::string& decision, double seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Add(&requests_,
+      {{"endpoint", endpoint}, {"operation", operation}, {"kind", kind}, {"decision", decision}},
+      {{"endpoint", endpoint}, {"operation", "other"}, {"kind", "other"}, {"decision", decision}});
+  Histogram& h = latency_[endpoint];
+  for (size_t i = 0; i < kBuckets.size(); ++i)
+    if (seconds <= kBuckets[i]) h.buckets[i]++;
+  h.count++;
+  h.sum += seconds;
+}
+
+void Metrics::CountFinding(const std::string& rule, const std::string& severity) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Add(&findings_, {{"rule", rule}, {"severity", severity}},
+      {{"rule", "other"}, {"severity", severity}});
+}
+
+void Metrics::CountRejection(const std::string& path, int status) {
+  std::lock_guard<std::mutex> lock(mu_);
+  bool known = path == "/validate" || path == "/mutate" || path == "/healthz" ||
+               path == "/readyz" || path == "/metrics";
+  Add(&rejections_, {{"path", known ? path : "other"}, {"code", std::to_string(status)}}, {});
+}
+
+void Metrics::CountReload(const std::string& what, bool ok) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Add(&reloads_, {{"what", what}, {"result", ok ? "ok" : "failed"}}, {});
+}
+
+void Metrics::CountNodeWatchEvent(const std::string& type) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Add(&watch_events_, {{"type", type}}, {{"type", "other"}});
+}
+
+void Metrics::SetCertificateExpiry(int64_t unix_seconds) {
+  std::lock_guard<std::mutex> lock(mu_);
+  cert_expiry_ = unix_seconds;
+}
+
+void Metrics::SetReady(bool ready) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ready_ = ready;
+}
+
+void Metrics::SetInventoryNodes(size_t nodes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  inventory_nodes_ = nodes;
+}
+
+void Metrics::SetConnections(uint64_t accepted, uint64_t handshake_failures) {
+  std::lock_guard<std::mutex> lock(mu_);
+  connections_ = accepted;
+  handshake_failures_ = handshake_failures;
+}
+
+std::string Metrics::Render() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::string out;
+  auto family = [&out](const char* name, const char* help, const Family& f) {
+    Header(&out, name, "counter", help);
+    for (const auto& [labels, n] : f) out += name + LabelText(labels) + " " + Number(n) + "\n";
+  };
+  family("gpulint_webhook_requests_total",
+         "Admission reviews answered, by endpoint, operation, kind and decision.", requests_);
+  const char* hist = "gpulint_webhook_request_duration_seconds";
+  Header(&out, hist, "histogram", "Time from a review's body being read to its answer.");
+  for (const auto& [endpoint, h] : latency_) {
+    std::vector<std::pair<std::string, std::string>> ep = {{"endpoint", endpoint}};
+    for (size_t i = 0; i < kBuckets.size(); ++i)
+      out += std::string(hist) + "_bucket" + LabelText(ep, "le=\"" + Number(kBuckets[i]) + "\"") +
+             " " + Number(h.buckets[i]) + "\n";
+    out += std::string(hist) + "_bucket" + LabelText(ep, "le=\"+Inf\"") + " " + Number(h.count) +
+           "\n";
+    out += std::string(hist) + "_sum" + LabelText(ep) + " " + Number(h.sum) + "\n";
+    out += std::string(hist) + "_count" + LabelText(ep) + " " + Number(h.count) + "\n";
+  }
+  family("gpulint_webhook_findings_total", "Findings reported by /validate, by rule and severity.",
+         findings_);
+  family("gpulint_webhook_http_rejections_total",
+         "HTTP requests refused before reaching an endpoint, by path and status code.",
+         rejections_);
+  Family reloads = reloads_;
+  for (const char* what : {"policy", "certificate", "nodes"})
+    for (const char* result : {"ok", "failed"}) reloads.try_emplace({{"what", what}, {"result", result}}, 0);
+  family("gpulint_webhook_reloads_total",
+         "Reloads of the policy, the certificate and the nodes file, by result.", reloads);
+  family("gpulint_webhook_node_watch_events_total",
+         "Node watch events from the API server, by type.", watch_events_);
+  Header(&out, "gpulint_webhook_certificate_expiry_timestamp_seconds", "gauge",
+         "When the serving certificate expires (unix time).");
+  out += "gpulint_webhook_certificate_expiry_timestamp_seconds " + Number(cert_expiry_) + "\n";
+  Header(&out, "gpulint_webhook_ready", "gauge", "1 when /readyz answers 200.");
+  out += std::string("gpulint_webhook_ready ") + (ready_ ? "1" : "0") + "\n";
+  Header(&out, "gpulint_webhook_inventory_nodes", "gauge",
+         "Node classes in the inventory (policy classes plus real nodes).");
+  out += "gpulint_webhook_inventory_nodes " + Number(uint64_t{inventory_nodes_}) + "\n";
+  Header(&out, "gpulint_webhook_connections_total", "counter", "TCP connections accepted.");
+  out += "gpulint_webhook_connections_total " + Number(connections_) + "\n";
+  Header(&out, "gpulint_webhook_tls_handshake_failures_total", "counter",
+         "Connections dropped because the TLS handshake failed (plain HTTP, bad client certificate).");
+  out += "gpulint_webhook_tls_handshake_failures_total " + Number(handshake_failures_) + "\n";
+  return out;
+}
+
+}  // namespace gpulint

@@ -1,0 +1,80 @@
+// The node inventory, kept current from the API server in the background:
+// list once, then watch from that resourceVersion, applying ADDED, MODIFIED
+// and DELETED to a map of nodes and publishing a fresh copy after each event.
+// Admission requests never wait on the API server. A broken stream reconnects
+// with backoff; "410 Gone" (the watch fell too far behind) relists.
+#ifndef GPULINT_WEBHOOK_NODE_WATCH_H_
+#define GPULINT_WEBHOOK_NODE_WATCH_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/inventory.h"
+#include "engine/value.h"
+#include "webhook/kube_client.h"
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+
+namespace gpulint {
+
+class NodeWatcher {
+ public:
+  using Sink = std::function<void(std::vector<NodeClass>)>;
+  struct Options {
+    std::chrono::milliseconds min_backoff{500};
+    std::chrono::milliseconds max_backoff{30000};
+    int watch_timeout_seconds = 300;  // the API server ends each watch after this
+    int page_size = 500;
+  };
+
+  NodeWatcher(KubeEndpoint endpoint, Sink sink, LogSink log, Metrics* metrics, Options options);
+  ~NodeWatcher();
+  NodeWatcher(const NodeWatcher&) = delete;
+  NodeWatcher& operator=(const NodeWatcher&) = delete;
+
+  void Start();
+  void Stop();  // idempotent; interrupts a request in flight
+
+  uint64_t lists() const { return lists_.load(); }
+  uint64_t events() const { return events_.load(); }
+
+ private:
+  enum class WatchEnd { kClosed, kGone, kFailed, kStopped };
+  void Run();
+  bool List();
+  bool FetchPage(const std::string& path, Value* root);  // one page of the Node list
+  WatchEnd Watch();
+  // Applies one watch event line; sets *end when the stream must stop.
+  bool ApplyEvent(std::string_view line, WatchEnd* end);
+  void PublishNodes();
+  bool Sleep(std::chrono::milliseconds d);  // false when stopped meanwhile
+  std::unique_ptr<httplib::SSLClient> Client(int read_timeout_seconds);
+
+  KubeEndpoint endpoint_;
+  Sink sink_;
+  LogSink log_;
+  Metrics* metrics_;
+  Options options_;
+
+  std::map<std::string, NodeClass> nodes_;  // by name; only the watch thread touches it
+  std::string resource_version_;
+
+  std::atomic<bool> stopping_{false};
+  std::mutex mu_;  // guards client_ and the wakeup
+  std::condition_variable cv_;
+  httplib::SSLClient* client_ = nullptr;  // the request in flight, for Stop()
+  bool done_ = false;                     // Run() returned
+  std::thread thread_;
+  std::atomic<uint64_t> lists_{0}, events_{0};
+};
+
+}  // namespace gpulint
+
+#endif  // GPULINT_WEBHOOK_NODE_WATCH_H_

@@ -1,0 +1,114 @@
+// gpulint-webhook's HTTPS server: /validate and /mutate over HandleReview,
+// probes, metrics, hot reload of the certificate, the policy and the nodes
+// file, and a graceful stop. Everything here is transport; verdicts come from
+// admission.h.
+#ifndef GPULINT_WEBHOOK_SERVER_H_
+#define GPULINT_WEBHOOK_SERVER_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/inventory.h"
+#include "engine/policy.h"
+#include "webhook/admission.h"
+#include "webhook/file_watch.h"
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+#include "webhook/tls_server.h"
+
+namespace gpulint {
+
+struct ServerOptions {
+  std::string host = "0.0.0.0";
+  int port = 8443;  // 0: any free port (see WebhookServer::port)
+  TlsFiles tls;
+  std::string policy_file;  // empty: the policy compiled into the binary
+  std::string nodes_file;   // optional: a Node list (YAML or JSON)
+  int workers = 64;
+  size_t max_body_bytes = 3u << 20;  // kube-apiserver's own request limit
+  int read_timeout_seconds = 10;     // to read one whole request
+  int write_timeout_seconds = 10;
+  int keep_alive_seconds = 30;
+  size_t keep_alive_requests = 1000;
+  std::chrono::milliseconds reload_interval{1000};
+  // Between SIGTERM (readiness turns false) and closing the listener, so the
+  // API server stops choosing this pod before connections are refused.
+  std::chrono::milliseconds drain{0};
+  LogSink log = StderrLogSink;
+};
+
+class WebhookServer {
+ public:
+  explicit WebhookServer(ServerOptions options);
+  ~WebhookServer();
+  WebhookServer(const WebhookServer&) = delete;
+  WebhookServer& operator=(const WebhookServer&) = delete;
+
+  // Loads the policy, certificate and nodes (any that fail are logged and
+  // retried on change: the server then answers, but is not ready), binds and
+  // starts serving. False with *error only when the address cannot be bound.
+  bool Start(std::string* error);
+  int port() const { return port_; }
+
+  // Readiness: a valid policy and certificate are loaded and no stop began.
+  bool ready() const;
+
+  // The SIGTERM path: readiness false at once, then after the drain delay the
+  // listener closes, in-flight requests finish, and this returns. Idempotent.
+  void Shutdown();
+  bool stopping() const { return stopping_; }
+  // Blocks until the server has stopped (after Shutdown, or a listener failure).
+  void Wait();
+
+  // Nodes from the API server (node_watch.h); combined with the nodes file.
+  void SetWatchedNodes(std::vector<NodeClass> nodes);
+
+  Snapshot CurrentSnapshot() const;
+  Metrics& metrics() { return metrics_; }
+
+ private:
+  void InstallRoutes();
+  bool Admit(const httplib::Request& req, httplib::Response& res, bool allow_body);
+  void ServeReview(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
+  void LogDecision(Endpoint endpoint, const ReviewResult& result, double seconds);
+
+  // Reloads (server_state.cc).
+  void ReloadLoop();
+  void ReloadPolicy();
+  void ReloadCertificate();
+  void ReloadNodesFile();
+  void Publish();  // rebuilds the snapshot from the policy and the nodes
+
+  ServerOptions options_;
+  Metrics metrics_;
+  std::unique_ptr<TlsHttpServer> http_;
+  int port_ = 0;
+
+  FileWatch policy_watch_, nodes_watch_, cert_watch_, key_watch_, client_ca_watch_;
+  mutable std::mutex state_mu_;  // guards the members below
+  std::shared_ptr<const Policy> policy_;
+  std::vector<NodeClass> file_nodes_, watched_nodes_;
+  Snapshot snapshot_;
+  bool cert_loaded_ = false;
+
+  std::atomic<bool> stopping_{false};
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopped_ = false;
+  std::mutex join_mu_;
+  bool stop_logged_ = false;  // guarded by join_mu_
+  std::thread listen_thread_, reload_thread_;
+};
+
+// "0.0.0.0:8443", "[::]:8443", ":8443" -> host, port. False on a malformed address.
+bool ParseListenAddress(const std::string& text, std::string* host, int* port);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_WEBHOOK_SERVER_H_

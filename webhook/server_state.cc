@@ -1,0 +1,183 @@
+// What the server serves with, and its hot reloads: the policy (a mounted
+// ConfigMap), the certificate pair (a mounted Secret) and the nodes file. A
+// file that fails to load is logged and counted, and the last good version
+// keeps serving.
+#include <ctime>
+
+#include "engine/engine.h"
+#include "engine/loader.h"
+#include "webhook/server.h"
+
+namespace gpulint {
+namespace {
+
+std::string TimeText(int64_t unix_seconds) {
+  std::time_t t = static_cast<std::time_t>(unix_seconds);
+  std::tm tm{};
+  gmtime_r(&t, &tm);
+  char buf[32];
+  std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return buf;
+}
+
+// Reads a Node list (or single Nodes) from `path`. Any object that is not a
+// usable Node refuses the whole file: a partial inventory would make pods look
+// unschedulable.
+bool LoadNodesFile(const std::string& path, std::vector<NodeClass>* out, std::string* problem) {
+  std::vector<NodeClass> nodes;
+  Error error;
+  bool read = LoadInput(
+      InputFile{path}, LoadLimits{},
+      [&](Document&& doc) {
+        if (!doc.ok) {
+          *problem = doc.error.ToString();
+          return false;
+        }
+        if (doc.root.is_null()) return true;
+        ForEachObject(doc.root, [&](const Value& object) {
+          if (!problem->empty()) return;
+          NodeClass node;
+          Error e;
+          if (NodeClassFromNode(object, path, &node, &e))
+            nodes.push_back(std::move(node));
+          else
+            *problem = e.ToString();
+        });
+        return problem->empty();
+      },
+      &error);
+  if (!read && problem->empty()) *problem = error.ToString();
+  if (!problem->empty()) return false;
+  *out = std::move(nodes);
+  return true;
+}
+
+}  // namespace
+
+void WebhookServer::ReloadPolicy() {
+  if (!policy_watch_.enabled()) {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    if (!policy_) {
+      // The compiled-in policy lives for the whole process: borrow it.
+      policy_ = std::shared_ptr<const Policy>(std::shared_ptr<const Policy>(), &DefaultPolicy());
+    }
+    return;
+  }
+  policy_watch_.Mark();  // before reading: a change made while loading is seen next time
+  auto policy = std::make_shared<Policy>();
+  Error error;
+  if (!LoadPolicyFile(policy_watch_.path(), policy.get(), &error)) {
+    metrics_.CountReload("policy", false);
+    LogLine("error", "policy refused, the last good one keeps serving")
+        .Add("file", policy_watch_.path())
+        .Add("error", error.ToString())
+        .Emit(options_.log);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    policy_ = std::move(policy);
+  }
+  metrics_.CountReload("policy", true);
+  LogLine("info", "policy loaded").Add("file", policy_watch_.path()).Emit(options_.log);
+}
+
+void WebhookServer::ReloadCertificate() {
+  cert_watch_.Mark();
+  key_watch_.Mark();
+  client_ca_watch_.Mark();
+  std::string error;
+  int64_t not_after = 0;
+  SslCtxPtr ctx = MakeServerContext(options_.tls, &error, &not_after);
+  if (!ctx) {
+    metrics_.CountReload("certificate", false);
+    LogLine("error", "certificate refused, the last good one keeps serving")
+        .Add("cert", options_.tls.cert)
+        .Add("key", options_.tls.key)
+        .Add("error", error)
+        .Emit(options_.log);
+    return;
+  }
+  http_->SetContext(std::move(ctx));
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    cert_loaded_ = true;
+  }
+  metrics_.SetCertificateExpiry(not_after);
+  metrics_.CountReload("certificate", true);
+  LogLine("info", "certificate loaded")
+      .Add("cert", options_.tls.cert)
+      .Add("not_after", TimeText(not_after))
+      .Emit(options_.log);
+}
+
+void WebhookServer::ReloadNodesFile() {
+  if (!nodes_watch_.enabled()) return;
+  nodes_watch_.Mark();
+  std::vector<NodeClass> nodes;
+  std::string problem;
+  if (!LoadNodesFile(nodes_watch_.path(), &nodes, &problem)) {
+    metrics_.CountReload("nodes", false);
+    LogLine("error", "nodes file refused, the last good one keeps serving")
+        .Add("file", nodes_watch_.path())
+        .Add("error", problem)
+        .Emit(options_.log);
+    return;
+  }
+  size_t count = nodes.size();
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    file_nodes_ = std::move(nodes);
+  }
+  metrics_.CountReload("nodes", true);
+  LogLine("info", "nodes loaded")
+      .Add("file", nodes_watch_.path())
+      .Add("nodes", static_cast<int64_t>(count))
+      .Emit(options_.log);
+}
+
+void WebhookServer::SetWatchedNodes(std::vector<NodeClass> nodes) {
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    watched_nodes_ = std::move(nodes);
+  }
+  Publish();
+}
+
+void WebhookServer::Publish() {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  if (!policy_) {
+    snapshot_ = Snapshot{};
+    return;
+  }
+  std::vector<NodeClass> nodes = file_nodes_;
+  nodes.insert(nodes.end(), watched_nodes_.begin(), watched_nodes_.end());
+  auto inventory = std::make_shared<const Inventory>(BuildInventory(*policy_, std::move(nodes)));
+  metrics_.SetInventoryNodes(inventory->classes.size());
+  snapshot_ = Snapshot{policy_, std::move(inventory)};
+}
+
+void WebhookServer::ReloadLoop() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(stop_mu_);
+      stop_cv_.wait_for(lock, options_.reload_interval, [this] { return stopping_.load(); });
+      if (stopping_) return;
+    }
+    bool changed = false;
+    if (policy_watch_.Changed()) {
+      ReloadPolicy();
+      changed = true;
+    }
+    if (nodes_watch_.Changed()) {
+      ReloadNodesFile();
+      changed = true;
+    }
+    if (cert_watch_.Changed() || key_watch_.Changed() || client_ca_watch_.Changed())
+      ReloadCertificate();
+    if (changed) Publish();
+    metrics_.SetReady(ready());
+  }
+}
+
+}  // namespace gpulint

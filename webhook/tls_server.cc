@@ -1,0 +1,380 @@
+#include "webhook/tls_server.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/x509.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <ctime>
+
+namespace gpulint {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Waits until `sock` is ready for `events` or `deadline` passes. Hang-ups and
+// errors count as ready: the call that follows reports them.
+bool WaitFd(int sock, short events, Clock::time_point deadline) {
+  for (;;) {
+    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) return false;
+    pollfd p{sock, events, 0};
+    int n = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), INT_MAX)));
+    if (n > 0) return true;
+    if (n < 0 && errno != EINTR) return false;
+  }
+}
+
+void AddressOf(int sock, bool peer, std::string& ip, int& port) {
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  int rc = peer ? ::getpeername(sock, reinterpret_cast<sockaddr*>(&addr), &len)
+                : ::getsockname(sock, reinterpret_cast<sockaddr*>(&addr), &len);
+  if (rc != 0) return;
+  char host[NI_MAXHOST], serv[NI_MAXSERV];
+  if (::getnameinfo(reinterpret_cast<sockaddr*>(&addr), len, host, sizeof(host), serv,
+                    sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV) != 0)
+    return;
+  ip = host;
+  port = std::atoi(serv);
+}
+
+// One TLS connection as httplib's parser sees it. Reads stop at the request's
+// byte budget and its deadline; the socket is non-blocking so that neither a
+// silent nor a dribbling client can keep a read waiting past them.
+class TlsStream : public httplib::Stream {
+ public:
+  TlsStream(int sock, SSL* ssl, const TlsLimits& limits)
+      : sock_(sock), ssl_(ssl), limits_(limits) {}
+
+  void BeginRequest(size_t budget) {
+    budget_ = budget;
+    broken_ = false;
+    read_deadline_ = Clock::now() + limits_.request_read_timeout;
+  }
+  void AllowMore(size_t bytes) { budget_ += bytes; }
+  // A read failed (timeout, error, or more bytes than the request may hold):
+  // what follows on this connection cannot be framed, so it must close.
+  bool broken() const { return broken_; }
+
+  bool is_readable() const override {
+    return SSL_pending(ssl_) > 0 || WaitFd(sock_, POLLIN, read_deadline_);
+  }
+  bool is_writable() const override {
+    return WaitFd(sock_, POLLOUT, Clock::now() + limits_.write_timeout);
+  }
+
+  ssize_t read(char* ptr, size_t size) override {
+    if (budget_ == 0) {
+      broken_ = true;
+      return -1;
+    }
+    int want = static_cast<int>(std::min<size_t>({size, budget_, size_t{INT_MAX}}));
+    for (;;) {
+      ERR_clear_error();
+      int n = SSL_read(ssl_, ptr, want);
+      if (n > 0) {
+        budget_ -= static_cast<size_t>(n);
+        return n;
+      }
+      int err = SSL_get_error(ssl_, n);
+      if (err == SSL_ERROR_ZERO_RETURN) return 0;
+      if (err == SSL_ERROR_WANT_READ && WaitFd(sock_, POLLIN, read_deadline_)) continue;
+      if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock_, POLLOUT, read_deadline_)) continue;
+      broken_ = true;
+      return -1;
+    }
+  }
+
+  ssize_t write(const char* ptr, size_t size) override {
+    if (size == 0) return 0;
+    int len = static_cast<int>(std::min<size_t>(size, INT_MAX));
+    auto deadline = Clock::now() + limits_.write_timeout;
+    for (;;) {
+      ERR_clear_error();
+      int n = SSL_write(ssl_, ptr, len);
+      if (n > 0) return n;
+      int err = SSL_get_error(ssl_, n);
+      if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock_, POLLOUT, deadline)) continue;
+      if (err == SSL_ERROR_WANT_READ && WaitFd(sock_, POLLIN, deadline)) continue;
+      return -1;
+    }
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    AddressOf(sock_, true, ip, port);
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    AddressOf(sock_, false, ip, port);
+  }
+  socket_t socket() const override { return sock_; }
+
+ private:
+  int sock_;
+  SSL* ssl_;
+  const TlsLimits& limits_;
+  size_t budget_ = 0;
+  bool broken_ = false;
+  Clock::time_point read_deadline_;
+};
+
+struct ConnectionState {
+  TlsStream* stream = nullptr;
+  bool close = false;
+};
+thread_local ConnectionState* t_connection = nullptr;
+
+bool Handshake(int sock, SSL* ssl, Clock::time_point deadline) {
+  for (;;) {
+    ERR_clear_error();
+    int rc = SSL_accept(ssl);
+    if (rc == 1) return true;
+    int err = SSL_get_error(ssl, rc);
+    if (err == SSL_ERROR_WANT_READ && WaitFd(sock, POLLIN, deadline)) continue;
+    if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock, POLLOUT, deadline)) continue;
+    ERR_clear_error();
+    return false;
+  }
+}
+
+// Closing a socket with unread input makes the kernel send a reset, which can
+// reach the client before it has read the refusal we just wrote. So: stop
+// sending, and discard what still arrives for a moment (bounded in bytes and
+// time, so a flood cannot hold the worker).
+void LingeringClose(int sock) {
+  ::shutdown(sock, SHUT_WR);
+  auto deadline = Clock::now() + std::chrono::seconds(1);
+  char buf[16384];
+  size_t discarded = 0;
+  while (discarded < (1u << 20) && WaitFd(sock, POLLIN, deadline)) {
+    ssize_t n = ::recv(sock, buf, sizeof(buf), 0);
+    if (n <= 0) break;
+    discarded += static_cast<size_t>(n);
+  }
+}
+
+int64_t NotAfter(SSL_CTX* ctx) {
+  X509* leaf = SSL_CTX_get0_certificate(ctx);
+  std::tm tm{};
+  if (!leaf || ASN1_TIME_to_tm(X509_get0_notAfter(leaf), &tm) != 1) return 0;
+  return static_cast<int64_t>(timegm(&tm));
+}
+
+// ECDHE with AEAD only for TLS 1.2 (what kube-apiserver offers); TLS 1.3 keeps
+// OpenSSL's suites, all of which are fine.
+constexpr const char* kTls12Ciphers =
+    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
+    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
+    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
+
+}  // namespace
+
+std::string OpenSslErrors() {
+  std::string out;
+  while (unsigned long e = ERR_get_error()) {
+    char buf[256];
+    ERR_error_string_n(e, buf, sizeof(buf));
+    if (!out.empty()) out += "; ";
+    out += buf;
+  }
+  return out.empty() ? "unknown OpenSSL error" : out;
+}
+
+SslCtxPtr MakeServerContext(const TlsFiles& files, std::string* error, int64_t* not_after) {
+  ERR_clear_error();
+  SslCtxPtr ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
+  SSL_CTX* c = ctx.get();
+  if (!c) {
+    *error = "cannot create a TLS context: " + OpenSslErrors();
+    return nullptr;
+  }
+  SSL_CTX_set_min_proto_version(c, TLS1_2_VERSION);
+  SSL_CTX_set_options(c, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
+                             SSL_OP_CIPHER_SERVER_PREFERENCE);
+  SSL_CTX_set_mode(c, SSL_MODE_RELEASE_BUFFERS);
+  SSL_CTX_set_cipher_list(c, kTls12Ciphers);
+  static const unsigned char kSessionContext[] = "gpulint-webhook";
+  SSL_CTX_set_session_id_context(c, kSessionContext, sizeof(kSessionContext) - 1);
+  // The key first: OpenSSL refuses a key that does not match a certificate
+  // already loaded with a less helpful message than the check below.
+  if (SSL_CTX_use_PrivateKey_file(c, files.key.c_str(), SSL_FILETYPE_PEM) != 1) {
+    *error = files.key + ": cannot load the private key: " + OpenSslErrors();
+    return nullptr;
+  }
+  if (SSL_CTX_use_certificate_chain_file(c, files.cert.c_str()) != 1) {
+    *error = files.cert + ": cannot load the certificate: " + OpenSslErrors();
+    return nullptr;
+  }
+  if (SSL_CTX_check_private_key(c) != 1) {
+    ERR_clear_error();
+    *error = files.key + ": the private key does not match the certificate in " + files.cert;
+    return nullptr;
+  }
+  if (!files.client_ca.empty()) {
+    STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(files.client_ca.c_str());
+    if (!names || SSL_CTX_load_verify_locations(c, files.client_ca.c_str(), nullptr) != 1) {
+      if (names) sk_X509_NAME_pop_free(names, X509_NAME_free);
+      *error = files.client_ca + ": cannot load the client CA: " + OpenSslErrors();
+      return nullptr;
+    }
+    SSL_CTX_set_client_CA_list(c, names);
+    SSL_CTX_set_verify(c, SSL_VERIFY_PEER, nullptr);
+  }
+  *not_after = NotAfter(c);
+  return ctx;
+}
+
+WorkerPool::WorkerPool(size_t workers) {
+  for (size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
+}
+
+WorkerPool::~WorkerPool() { shutdown(); }
+
+void WorkerPool::enqueue(std::function<void()> fn) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    jobs_.push_back(std::move(fn));
+  }
+  cv_.notify_one();
+}
+
+void WorkerPool::shutdown() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stop_ = true;
+  }
+  cv_.notify_all();
+  for (std::thread& t : threads_)
+    if (t.joinable()) t.join();
+}
+
+namespace {
+thread_local bool t_yielded = false;  // this worker's job is giving it up
+}  // namespace
+
+bool WorkerPool::ShouldYield() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (t_yielded || busy_ < threads_.size() || jobs_.size() <= yielding_) return false;
+  ++yielding_;
+  t_yielded = true;
+  return true;
+}
+
+void WorkerPool::Work() {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
+      if (jobs_.empty()) return;  // stopping, and nothing left to run
+      job = std::move(jobs_.front());
+      jobs_.pop_front();
+      ++busy_;
+    }
+    try {
+      job();
+    } catch (...) {
+      // A connection's failure must not take a worker with it.
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    --busy_;
+    if (t_yielded) --yielding_;
+    t_yielded = false;
+  }
+}
+
+void TlsHttpServer::SetWorkers(size_t workers) {
+  new_task_queue = [this, workers] {
+    auto* pool = new WorkerPool(std::max<size_t>(1, workers));
+    pool_ = pool;
+    return pool;
+  };
+}
+
+void TlsHttpServer::SetContext(SslCtxPtr ctx) {
+  std::lock_guard<std::mutex> lock(ctx_mutex_);
+  ctx_ = std::move(ctx);
+}
+
+SslCtxPtr TlsHttpServer::Context() const {
+  std::lock_guard<std::mutex> lock(ctx_mutex_);
+  return ctx_;
+}
+
+void TlsHttpServer::RaiseListenBacklog(int backlog) {
+  socket_t sock = svr_sock_;
+  if (sock != INVALID_SOCKET) ::listen(sock, backlog);
+}
+
+void TlsHttpServer::AllowBody(size_t bytes) {
+  if (t_connection && t_connection->stream) t_connection->stream->AllowMore(bytes);
+}
+
+void TlsHttpServer::CloseAfterResponse() {
+  if (t_connection) t_connection->close = true;
+}
+
+bool TlsHttpServer::WaitForRequest(int sock, SSL* ssl) const {
+  if (SSL_pending(ssl) > 0) return true;
+  auto deadline = Clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
+  // Short slices, so idle connections notice a shutdown promptly.
+  for (;;) {
+    auto slice = std::min<Clock::time_point>(deadline, Clock::now() + std::chrono::milliseconds(100));
+    if (WaitFd(sock, POLLIN, slice)) return true;
+    if (svr_sock_ == INVALID_SOCKET || Clock::now() >= deadline) return false;
+    // Every worker is taken and a connection is waiting: an idle one yields.
+    WorkerPool* pool = pool_.load();
+    if (pool && pool->ShouldYield()) return false;
+  }
+}
+
+bool TlsHttpServer::process_and_close_socket(socket_t sock) {
+  connections_++;
+  SslCtxPtr ctx = Context();  // kept for the connection's lifetime
+  bool ret = false;
+  int one = 1;
+  ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  ::fcntl(sock, F_SETFL, ::fcntl(sock, F_GETFL) | O_NONBLOCK);
+  SSL* ssl = ctx ? SSL_new(ctx.get()) : nullptr;
+  if (ssl && SSL_set_fd(ssl, sock) == 1 &&
+      Handshake(sock, ssl, Clock::now() + limits_.handshake_timeout)) {
+    TlsStream strm(sock, ssl, limits_);
+    ConnectionState state{&strm, false};
+    bool linger = false;
+    for (size_t left = keep_alive_max_count_; left > 0 && WaitForRequest(sock, ssl); --left) {
+      strm.BeginRequest(limits_.max_header_bytes);
+      state.close = false;
+      t_connection = &state;
+      bool closed = false;
+      try {
+        ret = process_request(strm, left == 1, closed,
+                              [ssl](httplib::Request& req) { req.ssl = ssl; });
+      } catch (...) {
+        ret = false;
+      }
+      t_connection = nullptr;
+      linger = state.close || strm.broken();
+      if (!ret || closed || linger) break;
+    }
+    ERR_clear_error();
+    SSL_shutdown(ssl);  // best effort close_notify; the socket is non-blocking
+    if (linger) LingeringClose(sock);
+  } else {
+    handshake_failures_++;
+  }
+  ERR_clear_error();
+  if (ssl) SSL_free(ssl);
+  ::close(sock);
+  return ret;
+}
+
+}  // namespace gpulint
