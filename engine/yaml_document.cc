@@ -85,6 +85,7 @@ class Builder {
   bool OnCollectionEnd();
   bool Add(Node node, const std::string& anchor);
   bool SetKey(Frame& f, const Node& node);
+  bool AcceptKey(Frame& f, std::string text, Mark mark, bool merge);
   bool AddMergeValue(Frame& f, Value value);
   void ApplyMerges(Frame& f);
   bool Charge(size_t nodes, Mark mark);
@@ -163,6 +164,16 @@ bool Builder::OnScalar(const yaml_event_t& e) {
   std::string text;
   std::string problem;
   if (!ResolveScalar(in, tag, plain, &type, &text, &problem)) return Fail(mark, problem);
+  // Half the scalars are mapping keys: those go straight into the frame, with
+  // no Value made and dropped for each (what Add and SetKey would do).
+  if (s.anchor == nullptr && depth_ > 0) {
+    Frame& f = frames_[depth_ - 1];
+    if (f.value.is_mapping() && !f.has_key) {
+      ++f.nodes;
+      if (type == Value::Type::kNull) return Fail(mark, "a mapping key must not be null");
+      return AcceptKey(f, std::move(text), mark, IsMergeKey(in, tag, plain));
+    }
+  }
   Node node;
   node.value = Value::Scalar(type, std::move(text), mark);
   node.merge_key = IsMergeKey(in, tag, plain);
@@ -265,16 +276,20 @@ bool Builder::SetKey(Frame& f, const Node& node) {
                 std::string("a mapping key must be a scalar, not a ") + TypeName(key.type()));
   }
   if (key.is_null()) return Fail(key.mark(), "a mapping key must not be null");
+  return AcceptKey(f, key.text(), key.mark(), node.merge_key);
+}
+
+bool Builder::AcceptKey(Frame& f, std::string text, Mark mark, bool merge) {
   f.has_key = true;
-  f.key_is_merge = node.merge_key;
-  if (node.merge_key) return true;
-  size_t first = FindKey(f, key.text());
+  f.key_is_merge = merge;
+  if (merge) return true;
+  size_t first = FindKey(f, text);
   if (first != kNotFound) {
-    return Fail(key.mark(), "duplicate key " + Quoted(key.text()) + " (first at line " +
-                                std::to_string(f.key_lines[first]) + ")");
+    return Fail(mark, "duplicate key " + Quoted(text) + " (first at line " +
+                          std::to_string(f.key_lines[first]) + ")");
   }
-  f.key = key.text();
-  IndexKey(f, f.key, key.mark().line);
+  f.key = std::move(text);
+  IndexKey(f, f.key, mark.line);
   return true;
 }
 

@@ -1,12 +1,24 @@
 // `gpulint check`: inputs -> documents -> objects -> Evaluate -> findings.
 // Documents stream through one at a time, so memory stays flat whatever the
 // size of the input; findings go to the writer as each object is evaluated.
+// With several files and --jobs above 1, a small pool checks files side by
+// side and the findings are replayed in input order, so the output is the same
+// byte for byte whatever the number of jobs.
+#include <sched.h>
+
 #include <algorithm>
+#include <condition_variable>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <ostream>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <utility>
+#include <variant>
 #include <vector>
 
 #include "engine/engine.h"
@@ -33,6 +45,8 @@ Options:
   --format FORMAT      text (default), json, sarif, junit or github
   --fail-on SEVERITY   the lowest severity that makes the exit status 1:
                        error (default), warning or info
+  -j, --jobs N         check N files at a time (default: the number of
+                       cores); the output is the same for any N
   -q, --quiet          leave out the summary line
   -h, --help           print this text
 
@@ -81,7 +95,42 @@ struct CheckOptions {
   OutputFormat format = OutputFormat::kText;
   Severity fail_on = Severity::kError;
   bool quiet = false;
+  int jobs = 0;                    // 0: one per core this process may run on
   std::vector<std::string> paths;  // "-" is stdin
+};
+
+int CoresAvailable() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
+
+// Where one file's objects and findings go: straight to the writer, or into a
+// FileResult to be replayed in input order.
+class FileSink {
+ public:
+  virtual ~FileSink() = default;
+  // `counted`: an object, not a document that could not be read.
+  virtual void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted) = 0;
+  virtual void Add(Finding finding) = 0;
+};
+
+struct ObjectStart {
+  ObjectRef ref;
+  std::string file;
+  Mark mark;
+  bool counted;
+};
+
+struct FileResult : FileSink {
+  void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted) override {
+    events.emplace_back(ObjectStart{std::move(ref), file, mark, counted});
+  }
+  void Add(Finding finding) override { events.emplace_back(std::move(finding)); }
+
+  std::vector<std::variant<ObjectStart, Finding>> events;
+  bool ok = false;
+  Error error;  // when !ok
 };
 
 class CheckRun {
@@ -109,7 +158,13 @@ class CheckRun {
     std::error_code ec;
     writer_options.base_dir = std::filesystem::current_path(ec).string();
     writer_ = NewFindingWriter(writer_options, io_.out);
-    for (const InputFile& input : inputs) CheckInput(input);
+    int jobs = std::min<int>(options_.jobs > 0 ? options_.jobs : CoresAvailable(),
+                             static_cast<int>(inputs.size()));
+    if (jobs > 1) {
+      CheckInParallel(inputs, jobs);
+    } else {
+      for (const InputFile& input : inputs) CheckInput(input);
+    }
     writer_->Finish(summary_);
     writer_.reset();
     // JSON carries its own summary; the others leave stdout to the findings.
@@ -133,31 +188,119 @@ class CheckRun {
     writer_->Add(finding);
   }
 
+  // The writer as a FileSink: one file at a time, findings as they come.
+  class DirectSink : public FileSink {
+   public:
+    explicit DirectSink(CheckRun& run) : run_(run) {}
+    void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted) override {
+      if (counted) ++run_.summary_.objects;
+      run_.writer_->BeginObject(ref, file, mark);
+    }
+    void Add(Finding finding) override { run_.Emit(finding); }
+
+   private:
+    CheckRun& run_;
+  };
+
   void CheckInput(const InputFile& input) {
     writer_->BeginFile(DisplayName(input.path));
+    DirectSink sink(*this);
+    Error error;
+    if (CheckFile(input, sink, &error)) {
+      ++summary_.files;
+    } else {
+      ReportError(error);
+    }
+  }
+
+  // Touches nothing but `out`, the loader and the engine (all const here), so
+  // that files can be checked on several threads at once.
+  bool CheckFile(const InputFile& input, FileSink& out, Error* error) const {
     const Policy& policy = setup_.policy();
     DocumentSink sink = [&](Document&& doc) {
       if (!doc.ok) {
-        writer_->BeginObject(ObjectRef(), DisplayName(input.path), doc.error.mark);
-        Emit(ParseErrorFinding(doc.error));
+        out.Object(ObjectRef(), DisplayName(input.path), doc.error.mark, false);
+        out.Add(ParseErrorFinding(doc.error));
         return true;
       }
       if (doc.root.is_null()) return true;  // empty document, e.g. a trailing "---"
       const std::string& file = doc.file.empty() ? DisplayName(input.path) : doc.file;
       ForEachObject(doc.root, [&](const Value& object) {
         if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
-        ++summary_.objects;
-        writer_->BeginObject(RefOf(object), file, object.mark());
-        for (const Finding& f : Evaluate(object, file, policy, setup_.inventory())) Emit(f);
+        out.Object(RefOf(object), file, object.mark(), true);
+        for (Finding& f : Evaluate(object, file, policy, setup_.inventory())) out.Add(std::move(f));
       });
       return true;
     };
-    Error error;
-    if (LoadPath(input.path, io_.stdin_fd, limits_, sink, &error)) {
+    return LoadPath(input.path, io_.stdin_fd, limits_, sink, error);
+  }
+
+  void Replay(const InputFile& input, FileResult& result) {
+    writer_->BeginFile(DisplayName(input.path));
+    for (auto& event : result.events) {
+      if (auto* start = std::get_if<ObjectStart>(&event)) {
+        if (start->counted) ++summary_.objects;
+        writer_->BeginObject(start->ref, start->file, start->mark);
+      } else {
+        Emit(std::get<Finding>(event));
+      }
+    }
+    if (result.ok) {
       ++summary_.files;
     } else {
-      ReportError(error);
+      ReportError(result.error);
     }
+  }
+
+  // Workers take files in order; this thread replays each result as soon as
+  // it and all before it are done. At most kWindow results per job wait, so
+  // memory stays bounded by a few files' findings.
+  void CheckInParallel(const std::vector<InputFile>& inputs, int jobs) {
+    constexpr size_t kWindow = 4;
+    const size_t window = kWindow * static_cast<size_t>(jobs);
+    std::vector<std::optional<FileResult>> results(inputs.size());
+    std::mutex mu;
+    std::condition_variable done_cv, space_cv;
+    size_t next = 0, replayed = 0;
+    auto work = [&] {
+      std::unique_lock<std::mutex> lock(mu);
+      while (true) {
+        space_cv.wait(lock, [&] { return next == inputs.size() || next < replayed + window; });
+        if (next == inputs.size()) return;
+        size_t i = next++;
+        lock.unlock();
+        FileResult result;
+        result.ok = CheckFile(inputs[i], result, &result.error);
+        lock.lock();
+        results[i] = std::move(result);
+        done_cv.notify_all();
+      }
+    };
+    std::vector<std::thread> workers;
+    for (int j = 0; j < jobs; ++j) {
+      try {
+        workers.emplace_back(work);
+      } catch (const std::system_error&) {
+        break;  // out of threads: the ones there are will do
+      }
+    }
+    if (workers.empty()) {
+      for (const InputFile& input : inputs) CheckInput(input);
+      return;
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      FileResult result;
+      {
+        std::unique_lock<std::mutex> lock(mu);
+        done_cv.wait(lock, [&] { return results[i].has_value(); });
+        result = std::move(*results[i]);
+        results[i].reset();
+        replayed = i + 1;
+      }
+      space_cv.notify_all();
+      Replay(inputs[i], result);
+    }
+    for (std::thread& t : workers) t.join();
   }
 
   const CheckOptions& options_;
@@ -174,6 +317,16 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
   options->policy_file = args.Get("--policy");
   options->nodes_files = args.All("--nodes");
   options->quiet = args.Has("--quiet");
+  if (args.Has("--jobs")) {
+    std::string jobs = args.Get("--jobs");
+    char* end = nullptr;
+    long n = std::strtol(jobs.c_str(), &end, 10);
+    if (jobs.empty() || *end != '\0' || n < 1 || n > 256) {
+      *error = "--jobs: expected a number from 1 to 256, got '" + jobs + "'";
+      return false;
+    }
+    options->jobs = static_cast<int>(n);
+  }
   options->paths = args.positional;
   std::string format = args.Get("--format", "text");
   if (!ParseOutputFormat(format, &options->format) || options->format == OutputFormat::kMarkdown) {
@@ -208,7 +361,7 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
 int Run(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
       {"--policy", "", true},  {"--nodes", "", true, true}, {"--format", "", true},
-      {"--fail-on", "", true}, {"--quiet", "-q"},
+      {"--fail-on", "", true}, {"--quiet", "-q"},  {"--jobs", "-j", true},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, CheckCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;

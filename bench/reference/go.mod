@@ -1,0 +1,3 @@
+module gpulint.io/bench/reference
+
+go 1.19
