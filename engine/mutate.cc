@@ -128,7 +128,10 @@ void ResourceOps(const Value& container, const std::string& pointer,
                  std::vector<PatchOp>* ops) {
   if (edits.empty()) return;
   std::vector<Value::Member> lists;  // "requests"/"limits" -> mapping, in first-use order
-  for (const auto& [list, member] : edits) {
+  for (const auto& edit : edits) {
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    const std::string& list = edit.first;
+    const Value::Member& member = edit.second;
     auto it = std::find_if(lists.begin(), lists.end(),
                            [&](const Value::Member& m) { return m.first == list; });
     if (it == lists.end()) it = lists.insert(lists.end(), {list, Value(Value::Type::kMapping)});
