@@ -7,23 +7,14 @@
 #include <vector>
 
 #include "engine/loader.h"
-
-#ifndef GPULINT_SOURCE_DIR
-#define GPULINT_SOURCE_DIR "."
-#endif
+#include "engine/policy_test_support.h"
 
 namespace gpulint {
 namespace {
 
-const std::string kAdmission = std::string(GPULINT_SOURCE_DIR) + "/../shared/admission/";
+using policy_testing::Q;
 
-Quantity Q(std::string_view text) {
-  Quantity q;
-  QuantityError error;
-  INFO(text);
-  REQUIRE(Quantity::Parse(text, &q, &error));
-  return q;
-}
+const std::string kAdmission = std::string(GPULINT_SOURCE_DIR) + "/../shared/admission/";
 
 // Every document of `text`, which must all load.
 std::vector<Document> Documents(std::string_view text, const std::string& name) {
