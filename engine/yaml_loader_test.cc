@@ -302,7 +302,7 @@ TEST_CASE("JSON through the YAML loader", "[loader][yaml]") {
       "}\n";
   CHECK(Summaries(text) ==
         std::vector<std::string>{
-            R"(0@1:1 {"kind":"List","items":[{"a":1.50},{"b":"é/"},{"c":[true,null,0,1e3]}]})"});
+            R"(0@1:1 {"kind":"List","items":[{"a":1.5},{"b":"é/"},{"c":[true,null,0,1000]}]})"});
 }
 
 // Reads `text` through a pipe in uneven pieces, so documents straddle reads.

@@ -126,6 +126,29 @@ bool Overflows(std::string_view s) {
   return result.ec == std::errc::result_out_of_range && DecimalMagnitude(s) >= 0;
 }
 
+// The text Kubernetes ends up with for a YAML float: go-yaml reads it as a
+// float64 and the API server gets it as encoding/json writes that float (the
+// shortest text that reads back as the same double, in exponent form below
+// 1e-6 and from 1e21). So `-0.30000000000000001` is `-0.3` to the API server
+// and must be to us. Only called on text that matched the float form and does
+// not overflow.
+std::string GoJsonFloatText(std::string_view s) {
+  if (!s.empty() && s[0] == '+') s.remove_prefix(1);
+  double d = 0;
+  std::from_chars(s.data(), s.data() + s.size(), d);  // underflow gives 0, as in Go
+  double magnitude = d < 0 ? -d : d;
+  bool exponent = magnitude != 0 && (magnitude < 1e-6 || magnitude >= 1e21);
+  char buffer[64];
+  auto result = std::to_chars(buffer, buffer + sizeof buffer, d,
+                              exponent ? std::chars_format::scientific : std::chars_format::fixed);
+  std::string text(buffer, result.ptr);
+  // encoding/json writes e-07 as e-7 (and keeps e+21).
+  size_t n = text.size();
+  if (exponent && n >= 4 && text[n - 4] == 'e' && text[n - 3] == '-' && text[n - 2] == '0')
+    text.erase(n - 2, 1);
+  return text;
+}
+
 // go-yaml v2's yamlStyleFloat: ^[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?$
 bool IsYamlFloat(std::string_view s) {
   size_t i = 0;
@@ -170,8 +193,12 @@ Type ResolveImplicit(std::string_view in, std::string* text) {
   }
   if (first == '.') {
     // strconv.ParseFloat on the text as written (no '_' allowed there).
+    if (IsYamlFloat(in) && !Overflows(in)) {
+      *text = GoJsonFloatText(in);
+      return Type::kFloat;
+    }
     *text = in;
-    return IsYamlFloat(in) && !Overflows(in) ? Type::kFloat : Type::kString;
+    return Type::kString;
   }
   if (numeric) {
     std::string plain;
@@ -180,7 +207,7 @@ Type ResolveImplicit(std::string_view in, std::string* text) {
       if (c != '_') plain += c;
     if (ResolveInt(plain, text)) return Type::kInt;
     if (IsYamlFloat(plain) && !Overflows(plain)) {
-      *text = std::move(plain);
+      *text = GoJsonFloatText(plain);
       return Type::kFloat;
     }
   }

@@ -89,24 +89,34 @@ TEST_CASE("scalar typing follows go-yaml v2", "[loader][yaml]") {
       {"18446744073709551615", Type::kInt, "18446744073709551615"},
       {"0xFFFFFFFFFFFFFFFF", Type::kInt, "18446744073709551615"},
       // ParseUint takes no sign, and past uint64 only the float form is left
-      {"+9223372036854775808", Type::kFloat, "+9223372036854775808"},
-      {"-9223372036854775809", Type::kFloat, "-9223372036854775809"},
+      {"+9223372036854775808", Type::kFloat, "9223372036854775808"},
+      {"-9223372036854775809", Type::kFloat, "-9223372036854775808"},
       {"18446744073709551616", Type::kFloat, "18446744073709551616"},
       {"0x1FFFFFFFFFFFFFFFF", Type::kString, "0x1FFFFFFFFFFFFFFFF"},
-      {"08", Type::kFloat, "08"},  // not octal, but it matches the float form
+      {"08", Type::kFloat, "8"},  // not octal, but it matches the float form
       {"0x", Type::kString, "0x"},
       {"_1", Type::kString, "_1"},
       {"+", Type::kString, "+"},
       {"-x", Type::kString, "-x"},
-      // float: text as written (without '_')
+      // float: a float64, written as encoding/json writes it (what the API
+      // server is sent): shortest round-trip digits, exponent below 1e-6 and
+      // from 1e21
       {"1.5", Type::kFloat, "1.5"},
-      {"1.", Type::kFloat, "1."},
-      {"1e3", Type::kFloat, "1e3"},
-      {"-1.5E-3", Type::kFloat, "-1.5E-3"},
-      {".5", Type::kFloat, ".5"},
-      {"-.5", Type::kFloat, "-.5"},
+      {"1.", Type::kFloat, "1"},
+      {"1e3", Type::kFloat, "1000"},
+      {"-1.5E-3", Type::kFloat, "-0.0015"},
+      {".5", Type::kFloat, "0.5"},
+      {"-.5", Type::kFloat, "-0.5"},
       {"1_0.5", Type::kFloat, "10.5"},
-      {"1e-400", Type::kFloat, "1e-400"},
+      {"-0.30000000000000001", Type::kFloat, "-0.3"},
+      {"0.1e-5", Type::kFloat, "0.000001"},
+      {"1e-7", Type::kFloat, "1e-7"},
+      {"-2.5E-10", Type::kFloat, "-2.5e-10"},
+      {"1e21", Type::kFloat, "1e+21"},
+      {"999999999999999999999", Type::kFloat, "1e+21"},
+      {"123456789012345678901234", Type::kFloat, "1.2345678901234569e+23"},
+      {"-0.0", Type::kFloat, "-0"},
+      {"1e-400", Type::kFloat, "0"},
       {".inf", Type::kFloat, ".inf"},
       {"-.Inf", Type::kFloat, "-.Inf"},
       {"+.INF", Type::kFloat, "+.INF"},
@@ -190,7 +200,7 @@ TEST_CASE("mapping keys are stored as their resolved text", "[loader][yaml]") {
       },
       &io));
   REQUIRE(docs.size() == 1);
-  CHECK(ToJson(docs[0].root) == R"({"16":"a","true":"b","1.50":"c","q":"d","off":"e"})");
+  CHECK(ToJson(docs[0].root) == R"({"16":"a","true":"b","1.5":"c","q":"d","off":"e"})");
 }
 
 }  // namespace

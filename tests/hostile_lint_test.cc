@@ -249,7 +249,9 @@ TEST_CASE("hostile: YAML 1.1 scalars resolve as sigs.k8s.io/yaml resolves them",
       {"0x_1_0", "16"},
       {"\"0x10\"", "\"0x10\""},
       {"!!str 010", "\"010\""},
-      {"1e3", "1e3"},
+      {"1e3", "1000"},  // a float64, written as encoding/json writes it
+      {"-0.30000000000000001", "-0.3"},
+      {"1e-7", "1e-7"},
       {"0x1p3", "\"0x1p3\""},  // Go's hex floats are not YAML's
       {".inf", "\".inf\""},    // JSON has no infinity
       {"~", "null"},
@@ -277,6 +279,8 @@ TEST_CASE("hostile: YAML 1.1 quantities read as Kubernetes reads them", "[hostil
       {"010", "8589934600"},   // 8 + 8Gi (octal)
       {"1_024", "8589935616"},
       {"1e3", "8589935592"},
+      // a float64 first: 1, not a fraction of a byte that rounds up to 2
+      {"1.0000000000000001", "8589934593"},
       {"'010'", "8589934602"},  // quoted: the string "010", decimal 10
   };
   for (const Case& c : cases) {
