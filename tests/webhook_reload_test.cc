@@ -98,6 +98,47 @@ TEST_CASE("a certificate renamed over the old file is picked up", "[webhook][rel
         std::time(nullptr));
 }
 
+TEST_CASE("an expired certificate serves, is logged as expired and flagged until one is renewed",
+          "[webhook][reload]") {
+  TempDir keys;
+  TestCa ca("expiry CA");
+  CertPair expired = ca.Issue("expired", "DNS:localhost,IP:127.0.0.1", -24 * 3600);
+  WriteFileAtomic(keys / "tls.crt", expired.cert_pem);
+  WriteFileAtomic(keys / "tls.key", expired.key_pem);
+  TestServer s([&](ServerOptions& o, const TempDir&) {
+    o.tls.cert = keys / "tls.crt";
+    o.tls.key = keys / "tls.key";
+  });
+  std::vector<Json> logged = s.log().Messages("certificate expired");
+  REQUIRE(logged.size() == 1);
+  CHECK(logged[0]["level"] == "error");
+  CHECK(logged[0]["cert"] == keys / "tls.crt");
+  CHECK(logged[0]["not_after"] == s.log().Messages("certificate loaded")[0]["not_after"]);
+  int64_t expiry = std::stoll(Metric(s.server(), "gpulint_webhook_certificate_expiry_timestamp_seconds"));
+  CHECK(expiry < std::time(nullptr));
+  CHECK(Metric(s.server(), "gpulint_webhook_certificate_expired") == "1");
+  CHECK(s.server().ready());
+
+  CertPair renewed = ca.Issue("renewed");
+  WriteFileAtomic(keys / "tls.key", renewed.key_pem);
+  WriteFileAtomic(keys / "tls.crt", renewed.cert_pem);
+  REQUIRE(Eventually([&] { return Metric(s.server(), "gpulint_webhook_certificate_expired") == "0"; }));
+  CHECK(s.log().Messages("certificate expired").size() == 1);
+}
+
+TEST_CASE("a certificate that expires while loaded is logged when it does", "[webhook][reload]") {
+  TestServer s([](ServerOptions& o, const TempDir& dir) {
+    TestCa ca("short CA");
+    CertPair brief = ca.Issue("brief", "DNS:localhost,IP:127.0.0.1", 1);
+    WriteFileAtomic(dir / "brief.crt", brief.cert_pem);
+    WriteFileAtomic(dir / "brief.key", brief.key_pem);
+    o.tls.cert = dir / "brief.crt";
+    o.tls.key = dir / "brief.key";
+  });
+  REQUIRE(Eventually([&] { return s.log().Messages("certificate expired").size() == 1; }));
+  CHECK(Metric(s.server(), "gpulint_webhook_certificate_expired") == "1");
+}
+
 TEST_CASE("the policy reloads on change; an invalid one is refused and the last good one kept",
           "[webhook][reload]") {
   const std::string strict =

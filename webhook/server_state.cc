@@ -109,6 +109,21 @@ void WebhookServer::ReloadCertificate() {
       .Add("cert", options_.tls.cert)
       .Add("not_after", TimeText(not_after))
       .Emit(options_.log);
+  cert_not_after_ = not_after;
+  cert_expiry_logged_ = false;
+  CheckCertificateExpiry();
+}
+
+// An expired certificate still serves (nothing better is at hand, and a
+// client may not check dates), but kube-apiserver refuses it and every review
+// then fails: say so once, loaded expired or expiring while loaded.
+void WebhookServer::CheckCertificateExpiry() {
+  if (cert_expiry_logged_ || cert_not_after_ == 0 || std::time(nullptr) < cert_not_after_) return;
+  cert_expiry_logged_ = true;
+  LogLine("error", "certificate expired")
+      .Add("cert", options_.tls.cert)
+      .Add("not_after", TimeText(cert_not_after_))
+      .Emit(options_.log);
 }
 
 void WebhookServer::ReloadNodesFile() {
@@ -175,6 +190,7 @@ void WebhookServer::ReloadLoop() {
     }
     if (cert_watch_.Changed() || key_watch_.Changed() || client_ca_watch_.Changed())
       ReloadCertificate();
+    CheckCertificateExpiry();
     if (changed) Publish();
     metrics_.SetReady(ready());
   }
