@@ -1,5 +1,8 @@
 // Hot reloads (certificate, policy, nodes), readiness and a graceful stop, on
 // a live server.
+#include <fcntl.h>
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 
 #include "tests/webhook_test_support.h"
@@ -261,6 +264,32 @@ TEST_CASE("shutdown turns readiness off at once and lets in-flight requests fini
     stopper.join();
     CHECK(s.log().Messages("stopped").size() == 1);
   }
+}
+
+TEST_CASE("running out of file descriptors is logged, and so is recovering", "[webhook][reload]") {
+  TestServer s;
+  // ctest runs each test case in its own process, so the lowered limit stays here.
+  rlimit saved{};
+  REQUIRE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  std::vector<int> held;
+  rlimit low = saved;
+  low.rlim_cur = 256;
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+  for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) held.push_back(fd);
+  REQUIRE(errno == EMFILE);
+  REQUIRE(Eventually([&] {
+    return !s.log().Messages("out of file descriptors: new connections wait until some close").empty();
+  }));
+  Json out = s.log().Messages("out of file descriptors: new connections wait until some close")[0];
+  CHECK(out["level"] == "error");
+  CHECK(out["limit"] == 256);
+  for (int fd : held) ::close(fd);
+  REQUIRE(Eventually([&] { return !s.log().Messages("file descriptors available again").empty(); }));
+  CHECK(s.log().Messages("out of file descriptors: new connections wait until some close").size() == 1);
+  RawTls after(s.port(), s.ca_file());
+  REQUIRE(after.ok());
+  CHECK(StatusOf(Get(after, "/healthz")) == 200);
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
 }
 
 TEST_CASE("/metrics speaks the Prometheus text format", "[webhook][reload]") {

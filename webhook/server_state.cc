@@ -2,6 +2,11 @@
 // ConfigMap), the certificate pair (a mounted Secret) and the nodes file. A
 // file that fails to load is logged and counted, and the last good version
 // keeps serving.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <ctime>
 
 #include "engine/engine.h"
@@ -172,6 +177,24 @@ void WebhookServer::Publish() {
   snapshot_ = Snapshot{policy_, std::move(inventory)};
 }
 
+// When the process runs out of descriptors, httplib's accept loop retries
+// quietly every millisecond and new connections wait in the listen backlog
+// (or time out) without a word: say so, once per episode, with the limit.
+void WebhookServer::CheckOpenFiles() {
+  int probe = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+  bool exhausted = probe < 0 && errno == EMFILE;
+  if (probe >= 0) ::close(probe);
+  if (exhausted == out_of_files_) return;
+  out_of_files_ = exhausted;
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  LogLine(exhausted ? "error" : "info",
+          exhausted ? "out of file descriptors: new connections wait until some close"
+                    : "file descriptors available again")
+      .Add("limit", static_cast<int64_t>(limit.rlim_cur))
+      .Emit(options_.log);
+}
+
 void WebhookServer::ReloadLoop() {
   for (;;) {
     {
@@ -191,6 +214,7 @@ void WebhookServer::ReloadLoop() {
     if (cert_watch_.Changed() || key_watch_.Changed() || client_ca_watch_.Changed())
       ReloadCertificate();
     CheckCertificateExpiry();
+    CheckOpenFiles();
     if (changed) Publish();
     metrics_.SetReady(ready());
   }
