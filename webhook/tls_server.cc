@@ -45,7 +45,8 @@ bool WaitClient(int sock, short events, Clock::time_point deadline, WorkerPool* 
   if (!pool) return WaitFd(sock, events, deadline);
   auto patience = Clock::now() + stall;
   for (;;) {
-    auto slice = std::min<Clock::time_point>(deadline, Clock::now() + std::chrono::milliseconds(50));
+    auto slice =
+        std::min<Clock::time_point>(deadline, Clock::now() + std::chrono::milliseconds(50));
     if (WaitFd(sock, events, slice)) return true;
     auto now = Clock::now();
     if (now >= deadline) return false;

@@ -25,8 +25,9 @@ for _ in $(seq 100); do [[ -f $tmp/sent ]] && break; sleep 0.05; done
 
 wrk_start "$tmp/wrk" $((drain - 1)) 8
 sleep 0.5
-kill -TERM "$server_pid"
+# Times are taken from just before the signal: under load they can only be overstated.
 t0=$(date +%s%N)
+kill -TERM "$server_pid"
 for _ in $(seq 20); do
   code=$(status /readyz)
   [[ $code == 503 ]] && break
