@@ -284,6 +284,29 @@ TEST_CASE("idle keep-alive connections make room when every worker is taken",
   CHECK((idle[0]->ClosedByPeer() || idle[1]->ClosedByPeer()));
 }
 
+TEST_CASE("clients that stall mid-request make room when every worker is taken (slowloris)",
+          "[webhook][hardening]") {
+  TestServer s([](ServerOptions& o, const TempDir&) {
+    o.workers = 2;
+    o.read_timeout_seconds = 120;  // far beyond what the clients below wait
+  });
+  std::vector<std::unique_ptr<RawTls>> slow;
+  for (const char* part : {"POST /validate HTTP/1.1\r\nHost: x\r\nX-Slow: 1",
+                           "POST /validate HTTP/1.1\r\nHost: x\r\nContent-Type: application/json"
+                           "\r\nContent-Length: 100\r\n\r\n{\"kind\":"}) {
+    slow.push_back(std::make_unique<RawTls>(s.port(), s.ca_file()));
+    REQUIRE(slow.back()->ok());
+    REQUIRE(slow.back()->Send(part));
+  }
+  // Both workers now wait on clients stalled in their headers and their body;
+  // a third caller must still be served (without a stalled one giving its
+  // worker up, its handshake would wait past RawTls's 30 s).
+  RawTls third(s.port(), s.ca_file());
+  REQUIRE(third.ok());
+  REQUIRE(third.Send(Post("/validate", "Content-Type: application/json\r\n", Capture(16))));
+  CHECK(StatusOf(third.ReadResponse()) == 200);
+}
+
 TEST_CASE("with a client CA reviews need a client certificate and probes do not",
           "[webhook][hardening]") {
   TestCa clients("API server client CA");

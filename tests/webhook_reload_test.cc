@@ -1,5 +1,8 @@
 // Hot reloads (certificate, policy, nodes), readiness and a graceful stop, on
 // a live server.
+#include <fcntl.h>
+#include <sys/resource.h>
+
 #include <catch2/catch.hpp>
 
 #include "tests/webhook_test_support.h"
@@ -96,6 +99,47 @@ TEST_CASE("a certificate renamed over the old file is picked up", "[webhook][rel
   REQUIRE(Eventually([&] { return RawTls(s.port(), s.ca_file()).PeerName() == "renamed"; }));
   CHECK(std::stoll(Metric(s.server(), "gpulint_webhook_certificate_expiry_timestamp_seconds")) >
         std::time(nullptr));
+}
+
+TEST_CASE("an expired certificate serves, is logged as expired and flagged until one is renewed",
+          "[webhook][reload]") {
+  TempDir keys;
+  TestCa ca("expiry CA");
+  CertPair expired = ca.Issue("expired", "DNS:localhost,IP:127.0.0.1", -24 * 3600);
+  WriteFileAtomic(keys / "tls.crt", expired.cert_pem);
+  WriteFileAtomic(keys / "tls.key", expired.key_pem);
+  TestServer s([&](ServerOptions& o, const TempDir&) {
+    o.tls.cert = keys / "tls.crt";
+    o.tls.key = keys / "tls.key";
+  });
+  std::vector<Json> logged = s.log().Messages("certificate expired");
+  REQUIRE(logged.size() == 1);
+  CHECK(logged[0]["level"] == "error");
+  CHECK(logged[0]["cert"] == keys / "tls.crt");
+  CHECK(logged[0]["not_after"] == s.log().Messages("certificate loaded")[0]["not_after"]);
+  int64_t expiry = std::stoll(Metric(s.server(), "gpulint_webhook_certificate_expiry_timestamp_seconds"));
+  CHECK(expiry < std::time(nullptr));
+  CHECK(Metric(s.server(), "gpulint_webhook_certificate_expired") == "1");
+  CHECK(s.server().ready());
+
+  CertPair renewed = ca.Issue("renewed");
+  WriteFileAtomic(keys / "tls.key", renewed.key_pem);
+  WriteFileAtomic(keys / "tls.crt", renewed.cert_pem);
+  REQUIRE(Eventually([&] { return Metric(s.server(), "gpulint_webhook_certificate_expired") == "0"; }));
+  CHECK(s.log().Messages("certificate expired").size() == 1);
+}
+
+TEST_CASE("a certificate that expires while loaded is logged when it does", "[webhook][reload]") {
+  TestServer s([](ServerOptions& o, const TempDir& dir) {
+    TestCa ca("short CA");
+    CertPair brief = ca.Issue("brief", "DNS:localhost,IP:127.0.0.1", 1);
+    WriteFileAtomic(dir / "brief.crt", brief.cert_pem);
+    WriteFileAtomic(dir / "brief.key", brief.key_pem);
+    o.tls.cert = dir / "brief.crt";
+    o.tls.key = dir / "brief.key";
+  });
+  REQUIRE(Eventually([&] { return s.log().Messages("certificate expired").size() == 1; }));
+  CHECK(Metric(s.server(), "gpulint_webhook_certificate_expired") == "1");
 }
 
 TEST_CASE("the policy reloads on change; an invalid one is refused and the last good one kept",
@@ -220,6 +264,32 @@ TEST_CASE("shutdown turns readiness off at once and lets in-flight requests fini
     stopper.join();
     CHECK(s.log().Messages("stopped").size() == 1);
   }
+}
+
+TEST_CASE("running out of file descriptors is logged, and so is recovering", "[webhook][reload]") {
+  TestServer s;
+  // ctest runs each test case in its own process, so the lowered limit stays here.
+  rlimit saved{};
+  REQUIRE(getrlimit(RLIMIT_NOFILE, &saved) == 0);
+  std::vector<int> held;
+  rlimit low = saved;
+  low.rlim_cur = 256;
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &low) == 0);
+  for (int fd; (fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC)) >= 0;) held.push_back(fd);
+  REQUIRE(errno == EMFILE);
+  REQUIRE(Eventually([&] {
+    return !s.log().Messages("out of file descriptors: new connections wait until some close").empty();
+  }));
+  Json out = s.log().Messages("out of file descriptors: new connections wait until some close")[0];
+  CHECK(out["level"] == "error");
+  CHECK(out["limit"] == 256);
+  for (int fd : held) ::close(fd);
+  REQUIRE(Eventually([&] { return !s.log().Messages("file descriptors available again").empty(); }));
+  CHECK(s.log().Messages("out of file descriptors: new connections wait until some close").size() == 1);
+  RawTls after(s.port(), s.ca_file());
+  REQUIRE(after.ok());
+  CHECK(StatusOf(Get(after, "/healthz")) == 200);
+  REQUIRE(setrlimit(RLIMIT_NOFILE, &saved) == 0);
 }
 
 TEST_CASE("/metrics speaks the Prometheus text format", "[webhook][reload]") {

@@ -95,10 +95,12 @@ struct CertPair {
 // A certificate authority for one test, with ECDSA P-256 keys.
 class TestCa {
  public:
+  static constexpr long kMonth = 30L * 24 * 3600;
+
   explicit TestCa(const std::string& name) {
     key_ = EVP_EC_gen("P-256");
     REQUIRE(key_ != nullptr);
-    cert_ = Make(name, key_, nullptr, nullptr, true, {});
+    cert_ = Make(name, key_, nullptr, nullptr, true, {}, kMonth);
   }
   ~TestCa() {
     X509_free(cert_);
@@ -109,11 +111,14 @@ class TestCa {
 
   std::string pem() const { return CertPem(cert_); }
 
+  // A leaf valid from an hour ago (or a day before it expires) until
+  // `expires_in` seconds from now, which may be negative.
   CertPair Issue(const std::string& cn,
-                 const std::string& sans = "DNS:localhost,IP:127.0.0.1") const {
+                 const std::string& sans = "DNS:localhost,IP:127.0.0.1",
+                 long expires_in = kMonth) const {
     EVP_PKEY* key = EVP_EC_gen("P-256");
     REQUIRE(key != nullptr);
-    X509* cert = Make(cn, key, cert_, key_, false, sans);
+    X509* cert = Make(cn, key, cert_, key_, false, sans, expires_in);
     CertPair pair{CertPem(cert), KeyPem(key)};
     X509_free(cert);
     EVP_PKEY_free(key);
@@ -132,13 +137,13 @@ class TestCa {
   }
 
   static X509* Make(const std::string& cn, EVP_PKEY* key, X509* issuer, EVP_PKEY* issuer_key,
-                    bool ca, const std::string& sans) {
+                    bool ca, const std::string& sans, long expires_in) {
     static long serial = 1000;
     X509* cert = X509_new();
     X509_set_version(cert, 2);
     ASN1_INTEGER_set(X509_get_serialNumber(cert), ++serial);
-    X509_gmtime_adj(X509_getm_notBefore(cert), -3600);
-    X509_gmtime_adj(X509_getm_notAfter(cert), 30L * 24 * 3600);
+    X509_gmtime_adj(X509_getm_notBefore(cert), std::min(-3600L, expires_in - 24 * 3600));
+    X509_gmtime_adj(X509_getm_notAfter(cert), expires_in);
     X509_set_pubkey(cert, key);
     X509_NAME* name = X509_get_subject_name(cert);
     X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC,

@@ -1,6 +1,7 @@
 #include "webhook/metrics.h"
 
 #include <cstdio>
+#include <ctime>
 
 namespace gpulint {
 namespace {
@@ -139,6 +140,12 @@ std::string Metrics::Render() const {
   Header(&out, "gpulint_webhook_certificate_expiry_timestamp_seconds", "gauge",
          "When the serving certificate expires (unix time).");
   out += "gpulint_webhook_certificate_expiry_timestamp_seconds " + Number(cert_expiry_) + "\n";
+  // Also as a flag, read from the clock when scraped, so that an alert needs
+  // no arithmetic and a certificate that expires while loaded shows at once.
+  Header(&out, "gpulint_webhook_certificate_expired", "gauge",
+         "1 when the serving certificate is past its notAfter.");
+  bool expired = cert_expiry_ > 0 && std::time(nullptr) >= cert_expiry_;
+  out += std::string("gpulint_webhook_certificate_expired ") + (expired ? "1" : "0") + "\n";
   Header(&out, "gpulint_webhook_ready", "gauge", "1 when /readyz answers 200.");
   out += std::string("gpulint_webhook_ready ") + (ready_ ? "1" : "0") + "\n";
   Header(&out, "gpulint_webhook_inventory_nodes", "gauge",

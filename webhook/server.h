@@ -83,6 +83,8 @@ class WebhookServer {
   void ReloadPolicy();
   void ReloadCertificate();
   void ReloadNodesFile();
+  void CheckCertificateExpiry();  // logs, once, a certificate past its notAfter
+  void CheckOpenFiles();          // logs running out of descriptors, and recovering
   void Publish();  // rebuilds the snapshot from the policy and the nodes
 
   ServerOptions options_;
@@ -101,6 +103,10 @@ class WebhookServer {
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stopped_ = false;
+  // The loaded certificate's notAfter; Start's thread, then the reload thread's.
+  int64_t cert_not_after_ = 0;
+  bool cert_expiry_logged_ = false;
+  bool out_of_files_ = false;  // the reload thread's
   std::mutex join_mu_;
   bool stop_logged_ = false;  // guarded by join_mu_
   std::thread listen_thread_, reload_thread_;

@@ -2,6 +2,11 @@
 // ConfigMap), the certificate pair (a mounted Secret) and the nodes file. A
 // file that fails to load is logged and counted, and the last good version
 // keeps serving.
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <ctime>
 
 #include "engine/engine.h"
@@ -109,6 +114,21 @@ void WebhookServer::ReloadCertificate() {
       .Add("cert", options_.tls.cert)
       .Add("not_after", TimeText(not_after))
       .Emit(options_.log);
+  cert_not_after_ = not_after;
+  cert_expiry_logged_ = false;
+  CheckCertificateExpiry();
+}
+
+// An expired certificate still serves (nothing better is at hand, and a
+// client may not check dates), but kube-apiserver refuses it and every review
+// then fails: say so once, loaded expired or expiring while loaded.
+void WebhookServer::CheckCertificateExpiry() {
+  if (cert_expiry_logged_ || cert_not_after_ == 0 || std::time(nullptr) < cert_not_after_) return;
+  cert_expiry_logged_ = true;
+  LogLine("error", "certificate expired")
+      .Add("cert", options_.tls.cert)
+      .Add("not_after", TimeText(cert_not_after_))
+      .Emit(options_.log);
 }
 
 void WebhookServer::ReloadNodesFile() {
@@ -157,6 +177,24 @@ void WebhookServer::Publish() {
   snapshot_ = Snapshot{policy_, std::move(inventory)};
 }
 
+// When the process runs out of descriptors, httplib's accept loop retries
+// quietly every millisecond and new connections wait in the listen backlog
+// (or time out) without a word: say so, once per episode, with the limit.
+void WebhookServer::CheckOpenFiles() {
+  int probe = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+  bool exhausted = probe < 0 && errno == EMFILE;
+  if (probe >= 0) ::close(probe);
+  if (exhausted == out_of_files_) return;
+  out_of_files_ = exhausted;
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  LogLine(exhausted ? "error" : "info",
+          exhausted ? "out of file descriptors: new connections wait until some close"
+                    : "file descriptors available again")
+      .Add("limit", static_cast<int64_t>(limit.rlim_cur))
+      .Emit(options_.log);
+}
+
 void WebhookServer::ReloadLoop() {
   for (;;) {
     {
@@ -175,6 +213,8 @@ void WebhookServer::ReloadLoop() {
     }
     if (cert_watch_.Changed() || key_watch_.Changed() || client_ca_watch_.Changed())
       ReloadCertificate();
+    CheckCertificateExpiry();
+    CheckOpenFiles();
     if (changed) Publish();
     metrics_.SetReady(ready());
   }

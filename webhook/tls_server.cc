@@ -34,6 +34,29 @@ bool WaitFd(int sock, short events, Clock::time_point deadline) {
   }
 }
 
+// Like WaitFd, for bytes the client owes us (its handshake, its request).
+// Once the client has been silent for `stall` while every worker is busy and
+// a connection waits for one, it gives up: a client that stalls mid-request
+// (slowloris, a slow body, a connection that never says hello) must not hold
+// a worker that a ready client is waiting for.
+bool WaitClient(int sock, short events, Clock::time_point deadline, WorkerPool* pool,
+                std::chrono::milliseconds stall, bool* yielded) {
+  if (*yielded) return false;  // the worker is promised to the waiting connection
+  if (!pool) return WaitFd(sock, events, deadline);
+  auto patience = Clock::now() + stall;
+  for (;;) {
+    auto slice =
+        std::min<Clock::time_point>(deadline, Clock::now() + std::chrono::milliseconds(50));
+    if (WaitFd(sock, events, slice)) return true;
+    auto now = Clock::now();
+    if (now >= deadline) return false;
+    if (now >= patience && pool->ShouldYield()) {
+      *yielded = true;
+      return false;
+    }
+  }
+}
+
 void AddressOf(int sock, bool peer, std::string& ip, int& port) {
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
@@ -53,8 +76,8 @@ void AddressOf(int sock, bool peer, std::string& ip, int& port) {
 // silent nor a dribbling client can keep a read waiting past them.
 class TlsStream : public httplib::Stream {
  public:
-  TlsStream(int sock, SSL* ssl, const TlsLimits& limits)
-      : sock_(sock), ssl_(ssl), limits_(limits) {}
+  TlsStream(int sock, SSL* ssl, const TlsLimits& limits, WorkerPool* pool)
+      : sock_(sock), ssl_(ssl), limits_(limits), pool_(pool) {}
 
   void BeginRequest(size_t budget) {
     budget_ = budget;
@@ -65,9 +88,12 @@ class TlsStream : public httplib::Stream {
   // A read failed (timeout, error, or more bytes than the request may hold):
   // what follows on this connection cannot be framed, so it must close.
   bool broken() const { return broken_; }
+  // The read gave its worker up to a waiting connection (see WaitClient).
+  bool yielded() const { return yielded_; }
 
   bool is_readable() const override {
-    return SSL_pending(ssl_) > 0 || WaitFd(sock_, POLLIN, read_deadline_);
+    return SSL_pending(ssl_) > 0 || WaitClient(sock_, POLLIN, read_deadline_, pool_,
+                                               limits_.stall_under_pressure, &yielded_);
   }
   bool is_writable() const override {
     return WaitFd(sock_, POLLOUT, Clock::now() + limits_.write_timeout);
@@ -88,7 +114,9 @@ class TlsStream : public httplib::Stream {
       }
       int err = SSL_get_error(ssl_, n);
       if (err == SSL_ERROR_ZERO_RETURN) return 0;
-      if (err == SSL_ERROR_WANT_READ && WaitFd(sock_, POLLIN, read_deadline_)) continue;
+      if (err == SSL_ERROR_WANT_READ && WaitClient(sock_, POLLIN, read_deadline_, pool_,
+                                                   limits_.stall_under_pressure, &yielded_))
+        continue;
       if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock_, POLLOUT, read_deadline_)) continue;
       broken_ = true;
       return -1;
@@ -122,8 +150,10 @@ class TlsStream : public httplib::Stream {
   int sock_;
   SSL* ssl_;
   const TlsLimits& limits_;
+  WorkerPool* pool_;
   size_t budget_ = 0;
   bool broken_ = false;
+  mutable bool yielded_ = false;
   Clock::time_point read_deadline_;
 };
 
@@ -133,13 +163,16 @@ struct ConnectionState {
 };
 thread_local ConnectionState* t_connection = nullptr;
 
-bool Handshake(int sock, SSL* ssl, Clock::time_point deadline) {
+bool Handshake(int sock, SSL* ssl, Clock::time_point deadline, WorkerPool* pool,
+               std::chrono::milliseconds stall) {
+  bool yielded = false;
   for (;;) {
     ERR_clear_error();
     int rc = SSL_accept(ssl);
     if (rc == 1) return true;
     int err = SSL_get_error(ssl, rc);
-    if (err == SSL_ERROR_WANT_READ && WaitFd(sock, POLLIN, deadline)) continue;
+    if (err == SSL_ERROR_WANT_READ && WaitClient(sock, POLLIN, deadline, pool, stall, &yielded))
+      continue;
     if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock, POLLOUT, deadline)) continue;
     ERR_clear_error();
     return false;
@@ -346,8 +379,9 @@ bool TlsHttpServer::process_and_close_socket(socket_t sock) {
   ::fcntl(sock, F_SETFL, ::fcntl(sock, F_GETFL) | O_NONBLOCK);
   SSL* ssl = ctx ? SSL_new(ctx.get()) : nullptr;
   if (ssl && SSL_set_fd(ssl, sock) == 1 &&
-      Handshake(sock, ssl, Clock::now() + limits_.handshake_timeout)) {
-    TlsStream strm(sock, ssl, limits_);
+      Handshake(sock, ssl, Clock::now() + limits_.handshake_timeout, pool_.load(),
+                limits_.stall_under_pressure)) {
+    TlsStream strm(sock, ssl, limits_, pool_.load());
     ConnectionState state{&strm, false};
     bool linger = false;
     for (size_t left = keep_alive_max_count_; left > 0 && WaitForRequest(sock, ssl); --left) {
@@ -362,8 +396,9 @@ bool TlsHttpServer::process_and_close_socket(socket_t sock) {
         ret = false;
       }
       t_connection = nullptr;
-      linger = state.close || strm.broken();
-      if (!ret || closed || linger) break;
+      // A connection that gave its worker up is not owed a lingering close.
+      linger = (state.close || strm.broken()) && !strm.yielded();
+      if (!ret || closed || linger || strm.yielded()) break;
     }
     ERR_clear_error();
     SSL_shutdown(ssl);  // best effort close_notify; the socket is non-blocking

@@ -54,6 +54,9 @@ struct TlsLimits {
   std::chrono::milliseconds handshake_timeout{10000};
   std::chrono::milliseconds request_read_timeout{10000};  // whole request, from its first byte
   std::chrono::milliseconds write_timeout{10000};         // per write
+  // How long a client may keep a worker waiting mid-handshake or mid-request
+  // while every worker is busy and another connection waits for one.
+  std::chrono::milliseconds stall_under_pressure{250};
 };
 
 // httplib's ThreadPool, plus how many accepted connections wait for a
