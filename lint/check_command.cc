@@ -252,54 +252,73 @@ class CheckRun {
     }
   }
 
-  // Workers take files in order; this thread replays each result as soon as
-  // it and all before it are done. At most kWindow results per job wait, so
-  // memory stays bounded by a few files' findings.
+  // Files are taken in order by jobs - 1 workers and by this thread, which
+  // also replays each result as soon as it and all before it are done: it
+  // checks a file itself rather than sleep while the next result is not in.
+  // (A sleeping replayer woken once per file was 7,500 futex calls and a
+  // third more CPU on 2,000 small files.) At most kWindow results per job
+  // wait, so memory stays bounded by a few files' findings.
   void CheckInParallel(const std::vector<InputFile>& inputs, int jobs) {
-    constexpr size_t kWindow = 4;
+    constexpr size_t kWindow = 16;
+    const size_t n = inputs.size();
     const size_t window = kWindow * static_cast<size_t>(jobs);
-    std::vector<std::optional<FileResult>> results(inputs.size());
+    std::vector<std::optional<FileResult>> results(n);
     std::mutex mu;
     std::condition_variable done_cv, space_cv;
     size_t next = 0, replayed = 0;
+    size_t awaited = n;  // the result the replayer sleeps for, if it does
+    int asleep = 0;      // workers waiting for the window to move
+    auto may_take = [&] { return next < n && next < replayed + window; };
+    // Checks file `next` with the lock held on entry and on return.
+    auto check_next = [&](std::unique_lock<std::mutex>& lock) {
+      size_t i = next++;
+      lock.unlock();
+      FileResult result;
+      result.ok = CheckFile(inputs[i], result, &result.error);
+      lock.lock();
+      results[i] = std::move(result);
+      if (i == awaited) done_cv.notify_one();
+    };
     auto work = [&] {
       std::unique_lock<std::mutex> lock(mu);
       while (true) {
-        space_cv.wait(lock, [&] { return next == inputs.size() || next < replayed + window; });
-        if (next == inputs.size()) return;
-        size_t i = next++;
-        lock.unlock();
-        FileResult result;
-        result.ok = CheckFile(inputs[i], result, &result.error);
-        lock.lock();
-        results[i] = std::move(result);
-        done_cv.notify_all();
+        if (!may_take() && next < n) {
+          ++asleep;
+          space_cv.wait(lock, [&] { return next == n || may_take(); });
+          --asleep;
+        }
+        if (next == n) return;
+        check_next(lock);
       }
     };
     std::vector<std::thread> workers;
-    for (int j = 0; j < jobs; ++j) {
+    for (int j = 1; j < jobs; ++j) {
       try {
         workers.emplace_back(work);
       } catch (const std::system_error&) {
         break;  // out of threads: the ones there are will do
       }
     }
-    if (workers.empty()) {
-      for (const InputFile& input : inputs) CheckInput(input);
-      return;
-    }
-    for (size_t i = 0; i < inputs.size(); ++i) {
-      FileResult result;
-      {
-        std::unique_lock<std::mutex> lock(mu);
-        done_cv.wait(lock, [&] { return results[i].has_value(); });
-        result = std::move(*results[i]);
+    std::unique_lock<std::mutex> lock(mu);
+    for (size_t i = 0; i < n;) {
+      if (results[i].has_value()) {
+        FileResult result = std::move(*results[i]);
         results[i].reset();
-        replayed = i + 1;
+        replayed = ++i;
+        bool wake = asleep > 0;
+        lock.unlock();
+        if (wake) space_cv.notify_all();
+        Replay(inputs[i - 1], result);
+        lock.lock();
+      } else if (may_take()) {
+        check_next(lock);
+      } else {
+        awaited = i;
+        done_cv.wait(lock, [&] { return results[i].has_value(); });
+        awaited = n;
       }
-      space_cv.notify_all();
-      Replay(inputs[i], result);
     }
+    lock.unlock();
     for (std::thread& t : workers) t.join();
   }
 
