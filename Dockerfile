@@ -12,7 +12,7 @@ FROM debian:bookworm-slim AS build
 # dev's PACKAGES. dev's test-only packages, not installed here: pre-commit npm unzip
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      cmake g++ make pkg-config libyaml-dev nlohmann-json3-dev libre2-dev catch2 \
+      cmake g++ make pkg-config libyaml-dev nlohmann-json3-dev rapidjson-dev libre2-dev catch2 \
       libcpp-httplib-dev libssl-dev openssl zlib1g-dev libbrotli-dev git \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
