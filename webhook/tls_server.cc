@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <ctime>
 
 namespace gpulint {
@@ -115,34 +116,41 @@ class TlsStream : public httplib::Stream {
 
   bool is_readable() const override {
     if (!Flush()) return false;
-    return SSL_has_pending(ssl_) || WaitFd(sock_, POLLIN, read_deadline_);
+    return Buffered() || SSL_has_pending(ssl_) || WaitFd(sock_, POLLIN, read_deadline_);
   }
   bool is_writable() const override {
     return WaitFd(sock_, POLLOUT, Clock::now() + limits_.write_timeout);
   }
 
+  // httplib reads the request line and headers a byte at a time: they are
+  // served from a buffer, not one SSL_read each. The budget counts what is
+  // handed to httplib, so bytes read ahead of it are not charged yet.
   ssize_t read(char* ptr, size_t size) override {
     if (!Flush()) return -1;
     if (budget_ == 0) {
       broken_ = true;
       return -1;
     }
-    int want = static_cast<int>(std::min<size_t>({size, budget_, size_t{INT_MAX}}));
-    for (;;) {
-      int n = SSL_read(ssl_, ptr, want);
-      if (n > 0) {
-        budget_ -= static_cast<size_t>(n);
+    size_t want = std::min(size, budget_);
+    if (in_pos_ == in_len_) {
+      if (want >= sizeof(in_)) {  // a body: straight into httplib's buffer
+        ssize_t n = SslRead(ptr, want);
+        if (n > 0) budget_ -= static_cast<size_t>(n);
         return n;
       }
-      int err = SSL_get_error(ssl_, n);
-      ERR_clear_error();
-      if (err == SSL_ERROR_ZERO_RETURN) return 0;
-      if (err == SSL_ERROR_WANT_READ && WaitFd(sock_, POLLIN, read_deadline_)) continue;
-      if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock_, POLLOUT, read_deadline_)) continue;
-      broken_ = true;
-      return -1;
+      ssize_t n = SslRead(in_, sizeof(in_));
+      if (n <= 0) return n;
+      in_pos_ = 0;
+      in_len_ = static_cast<size_t>(n);
     }
+    size_t n = std::min(want, in_len_ - in_pos_);
+    std::memcpy(ptr, in_ + in_pos_, n);
+    in_pos_ += n;
+    budget_ -= n;
+    return static_cast<ssize_t>(n);
   }
+  // Bytes of the connection read and not yet handed to httplib.
+  bool Buffered() const { return in_pos_ < in_len_; }
 
   // Gathered; sent once the response is done, or earlier when it grows large.
   ssize_t write(const char* ptr, size_t size) override {
@@ -165,6 +173,23 @@ class TlsStream : public httplib::Stream {
   socket_t socket() const override { return sock_; }
 
  private:
+  // At most `size` bytes; 0 at the end of the stream; -1 (broken) on error or
+  // at the deadline.
+  ssize_t SslRead(char* ptr, size_t size) {
+    int want = static_cast<int>(std::min<size_t>(size, INT_MAX));
+    for (;;) {
+      int n = SSL_read(ssl_, ptr, want);
+      if (n > 0) return n;
+      int err = SSL_get_error(ssl_, n);
+      ERR_clear_error();
+      if (err == SSL_ERROR_ZERO_RETURN) return 0;
+      if (err == SSL_ERROR_WANT_READ && WaitFd(sock_, POLLIN, read_deadline_)) continue;
+      if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock_, POLLOUT, read_deadline_)) continue;
+      broken_ = true;
+      return -1;
+    }
+  }
+
   static constexpr size_t kMaxGathered = 64 * 1024;
 
   int sock_;
@@ -175,6 +200,9 @@ class TlsStream : public httplib::Stream {
   mutable bool write_failed_ = false;
   Clock::time_point read_deadline_;
   mutable std::string out_;  // written, not yet sent
+  char in_[4096];            // read, not yet handed to httplib: [in_pos_, in_len_)
+  size_t in_pos_ = 0;
+  size_t in_len_ = 0;
   mutable Address remote_;
   mutable Address local_;
 };
@@ -411,7 +439,8 @@ bool TlsHttpServer::process_and_close_socket(socket_t sock) {
     TlsStream strm(sock, ssl, limits_);
     ConnectionState state{&strm, false};
     bool linger = false;
-    for (size_t left = keep_alive_max_count_; left > 0 && WaitForRequest(sock, ssl); --left) {
+    for (size_t left = keep_alive_max_count_; left > 0 && (strm.Buffered() || WaitForRequest(sock, ssl));
+         --left) {
       strm.BeginRequest(limits_.max_header_bytes);
       state.close = false;
       t_connection = &state;
