@@ -4,7 +4,9 @@
 // again, so errors keep nlohmann's words and positions, and anything the two
 // disagree on is settled by nlohmann. Where RapidJSON 1.1 accepts what
 // nlohmann refuses, the handler below refuses it: lone low surrogates, floats
-// beyond a double, bytes after a NUL.
+// beyond a double. RapidJSON stops at a NUL byte as at the end of the text;
+// such text goes to nlohmann too (which also stops there and accepts what came
+// before, as ParseJson always did).
 #include <rapidjson/error/error.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>
