@@ -12,8 +12,8 @@ FROM debian:bookworm-slim AS build
 # dev's PACKAGES. dev's test-only packages, not installed here: pre-commit npm unzip curl jq python3 wrk slowhttptest
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      cmake g++ make pkg-config libyaml-dev nlohmann-json3-dev libre2-dev catch2 \
-      libcpp-httplib-dev libssl-dev openssl zlib1g-dev libbrotli-dev git \
+      cmake g++ make pkg-config libyaml-dev nlohmann-json3-dev rapidjson-dev libre2-dev catch2 \
+      libcpp-httplib-dev libssl-dev openssl zlib1g-dev libbrotli-dev libgoogle-perftools-dev git \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -31,7 +31,7 @@ FROM debian:bookworm-slim
 # libgcc-s1 are in the base image.
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
-      libyaml-0-2 libre2-9 libcpp-httplib0.11 libssl3 \
+      libyaml-0-2 libre2-9 libcpp-httplib0.11 libssl3 libtcmalloc-minimal4 \
  && rm -rf /var/lib/apt/lists/*
 COPY --from=build /out/ /
 # The nonroot uid of distroless images; the Helm chart runs the pod as it too.

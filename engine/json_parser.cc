@@ -1,186 +1,160 @@
-// JSON (an AdmissionReview body) to a Value through nlohmann's SAX parser:
-// no intermediate nlohmann::json tree, nesting refused before it is built, and
-// duplicate keys refused. nlohmann's lexer already refuses invalid UTF-8,
-// lone surrogates and unescaped control characters.
-#include <exception>
-#include <nlohmann/json.hpp>
-#include <string>
-#include <unordered_map>
-#include <utility>
-#include <vector>
+// JSON (an AdmissionReview body) to a Value: RapidJSON's SAX reader first, as
+// nlohmann's lexer took a third of the webhook's parse-and-evaluate time; when
+// it refuses the text, nlohmann's parser (json_parser_nlohmann.cc) reads it
+// again, so errors keep nlohmann's words and positions, and anything the two
+// disagree on is settled by nlohmann. Where RapidJSON 1.1 accepts what
+// nlohmann refuses, the handler below refuses it: lone low surrogates, floats
+// beyond a double. RapidJSON stops at a NUL byte as at the end of the text;
+// such text goes to nlohmann too (which also stops there and accepts what came
+// before, as ParseJson always did).
+#include <rapidjson/error/error.h>
+#include <rapidjson/memorystream.h>
+#include <rapidjson/reader.h>
 
+#include <cerrno>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "engine/json_tree_builder.h"
 #include "engine/loader.h"
-#include "engine/path.h"
 
 namespace gpulint {
 namespace {
 
-using json = nlohmann::json;
-
-constexpr size_t kIndexThreshold = 16;
-
-class JsonBuilder {
+// RapidJSON's events, handed to the tree builder. Every refusal only sends the
+// text to nlohmann, so none needs a message.
+class RapidSax {
  public:
-  explicit JsonBuilder(size_t max_depth) : max_depth_(max_depth) {}
+  // `escapes`: the text has a \u escape, which may spell a lone low surrogate.
+  RapidSax(JsonTreeBuilder* tree, bool escapes) : tree_(*tree), escapes_(escapes) {}
 
-  bool null() { return Add(Value()); }
-  bool boolean(bool b) { return Add(Value::Scalar(Value::Type::kBool, b ? "true" : "false")); }
-  bool number_integer(json::number_integer_t n) {
-    return Add(Value::Scalar(Value::Type::kInt, std::to_string(n)));
+  bool Null() { return tree_.Add(Value()); }
+  bool Bool(bool b) { return tree_.Add(Value::Scalar(Value::Type::kBool, b ? "true" : "false")); }
+  // Numbers come as text (kParseNumbersAsStringsFlag): these are never called.
+  bool Int(int) { return false; }
+  bool Uint(unsigned) { return false; }
+  bool Int64(int64_t) { return false; }
+  bool Uint64(uint64_t) { return false; }
+  bool Double(double) { return false; }
+  bool RawNumber(const char* text, rapidjson::SizeType length, bool copy);
+  bool String(const char* s, rapidjson::SizeType length, bool) {
+    return Utf8(s, length) && tree_.Add(Value::String(std::string(s, length)));
   }
-  bool number_unsigned(json::number_unsigned_t n) {
-    return Add(Value::Scalar(Value::Type::kInt, std::to_string(n)));
+  bool StartObject() { return tree_.Open(Value::Type::kMapping); }
+  bool Key(const char* s, rapidjson::SizeType length, bool) {
+    return Utf8(s, length) && tree_.Key(std::string(s, length));
   }
-  // The text as written: a float keeps its digits (no binary round trip).
-  bool number_float(json::number_float_t, const json::string_t& text) {
-    return Add(Value::Scalar(Value::Type::kFloat, text));
-  }
-  bool string(json::string_t& s) { return Add(Value::String(std::move(s))); }
-  bool binary(json::binary_t&) { return Fail("binary values are not JSON"); }
-  bool start_object(std::size_t) { return Open(Value::Type::kMapping); }
-  bool start_array(std::size_t) { return Open(Value::Type::kSequence); }
-  bool end_object() { return Close(); }
-  bool end_array() { return Close(); }
-  bool key(json::string_t& key);
-  bool parse_error(std::size_t position, const std::string&, const nlohmann::detail::exception& ex);
-
-  Value TakeRoot() { return std::move(root_); }
-  const Error& error() const { return error_; }
-  bool failed() const { return failed_; }
-  // Where the lexer stopped, as a byte count; turned into line:column later.
-  size_t error_position() const { return error_position_; }
+  bool EndObject(rapidjson::SizeType) { return tree_.Close(); }
+  bool StartArray() { return tree_.Open(Value::Type::kSequence); }
+  bool EndArray(rapidjson::SizeType) { return tree_.Close(); }
 
  private:
-  struct Frame {
-    Value value;
-    std::string key;  // the member being read
-    std::unordered_map<std::string, size_t> index;
-  };
-
-  bool Fail(std::string message) {
-    failed_ = true;
-    error_.message = std::move(message);
-    return false;
-  }
-  std::string Path() const;
-  bool Open(Value::Type type);
-  bool Close();
-  bool Add(Value v);
-
-  size_t max_depth_;
-  std::vector<Frame> stack_;
-  Value root_;
-  Error error_;
-  bool failed_ = false;
-  size_t error_position_ = 0;
-};
-
-std::string JsonBuilder::Path() const {
-  std::string path;
-  for (const Frame& f : stack_) {
-    path += '/';
-    path +=
-        f.value.is_mapping() ? EscapePointerSegment(f.key) : std::to_string(f.value.items().size());
-  }
-  return path;
-}
-
-bool JsonBuilder::Open(Value::Type type) {
-  if (stack_.size() >= max_depth_) {
-    return Fail("nesting is deeper than " + std::to_string(max_depth_) + " levels");
-  }
-  stack_.emplace_back();
-  stack_.back().value = Value(type);
-  return true;
-}
-
-bool JsonBuilder::Close() {
-  Value v = std::move(stack_.back().value);
-  stack_.pop_back();
-  return Add(std::move(v));
-}
-
-bool JsonBuilder::Add(Value v) {
-  if (stack_.empty()) {
-    root_ = std::move(v);
+  // RapidJSON encodes an escaped lone low surrogate ("\udc00") as ED B0 80,
+  // which is not UTF-8; nlohmann refuses it.
+  bool Utf8(const char* s, size_t length) const {
+    if (!escapes_) return true;  // the bytes of the text were checked before
+    const char* end = s + length;
+    for (const char* p = s; (p = static_cast<const char*>(std::memchr(p, 0xED, end - p)));) {
+      if (++p < end && static_cast<unsigned char>(*p) >= 0xA0) return false;
+    }
     return true;
   }
-  Frame& f = stack_.back();
-  if (f.value.is_sequence()) {
-    f.value.mutable_items().push_back(std::move(v));
-  } else {
-    f.value.mutable_members().emplace_back(std::move(f.key), std::move(v));
-  }
-  return true;
-}
 
-bool JsonBuilder::key(json::string_t& key) {
-  Frame& f = stack_.back();
-  std::vector<Value::Member>& members = f.value.mutable_members();
-  bool duplicate = false;
-  if (!f.index.empty()) {
-    duplicate = !f.index.emplace(key, members.size()).second;
-  } else {
-    for (const Value::Member& m : members) duplicate = duplicate || m.first == key;
-    if (!duplicate && members.size() + 1 == kIndexThreshold) {
-      for (size_t i = 0; i < members.size(); ++i) f.index.emplace(members[i].first, i);
-      f.index.emplace(key, members.size());
+  JsonTreeBuilder& tree_;
+  bool escapes_;
+};
+
+// The Value nlohmann gives a number: an int when it fits 64 bits (signed or
+// not), as std::to_string writes it ("-0" is "0"); otherwise a float with
+// the text as written, refused when it overflows a double. `text` is
+// NUL-terminated (RapidJSON copies numbers to its stack with a NUL).
+bool RapidSax::RawNumber(const char* text, rapidjson::SizeType length, bool copy) {
+  std::string_view t(text, length);
+  if (!copy) return false;  // not NUL-terminated: never the case without kParseInsituFlag
+  if (t.find_first_of(".eE") == std::string_view::npos) {
+    bool minus = t[0] == '-';
+    size_t digits = t.size() - (minus ? 1 : 0);
+    if (digits < 19) {  // fits either way
+      return tree_.Add(Value::Scalar(Value::Type::kInt, t == "-0" ? "0" : std::string(t)));
+    }
+    errno = 0;
+    if (minus) {
+      long long n = std::strtoll(text, nullptr, 10);
+      if (errno == 0) return tree_.Add(Value::Scalar(Value::Type::kInt, std::to_string(n)));
+    } else {
+      unsigned long long n = std::strtoull(text, nullptr, 10);
+      if (errno == 0) return tree_.Add(Value::Scalar(Value::Type::kInt, std::to_string(n)));
     }
   }
-  if (duplicate) {
-    std::string quoted;
-    AppendJsonString(key, &quoted);
-    f.key = key;
-    return Fail("duplicate key " + quoted + " at " + Path());
-  }
-  f.key = std::move(key);
-  return true;
+  if (!std::isfinite(std::strtod(text, nullptr))) return false;
+  return tree_.Add(Value::Scalar(Value::Type::kFloat, std::string(t)));
 }
 
-bool JsonBuilder::parse_error(std::size_t position, const std::string&,
-                              const nlohmann::detail::exception& ex) {
-  // "[json.exception.parse_error.101] parse error at line 1, column 2: syntax
-  // error while parsing value - ...": the position goes into the mark.
-  std::string what = ex.what();
-  size_t colon = what.find(": ", what.find("parse error"));
-  error_position_ = position;
-  return Fail(colon == std::string::npos ? what : what.substr(colon + 2));
-}
-
-Mark MarkAt(std::string_view text, size_t position) {
-  // nlohmann counts the character it stopped on.
-  size_t end = std::min(text.size(), position == 0 ? 0 : position - 1);
-  Mark mark{1, 1};
-  for (size_t i = 0; i < end; ++i) {
-    if (text[i] == '\n') {
-      ++mark.line;
-      mark.column = 1;
-    } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
-      ++mark.column;
+// UTF-8 as RFC 3629 has it: no overlong forms, no surrogates, nothing beyond
+// U+10FFFF. ASCII, most of a review, goes eight bytes at a time.
+bool IsUtf8(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const unsigned char* end = p + text.size();
+  while (p < end) {
+    if (end - p >= 8) {
+      uint64_t word;
+      std::memcpy(&word, p, 8);
+      if ((word & 0x8080808080808080ULL) == 0) {
+        p += 8;
+        continue;
+      }
     }
+    unsigned char c = *p;
+    if (c < 0x80) {
+      ++p;
+      continue;
+    }
+    ptrdiff_t tail;  // continuation bytes; the first one's range is narrower for some leads
+    unsigned char lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF) {
+      tail = 1;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+      tail = 2;
+      if (c == 0xE0) lo = 0xA0;  // overlong
+      if (c == 0xED) hi = 0x9F;  // surrogates
+    } else if (c >= 0xF0 && c <= 0xF4) {
+      tail = 3;
+      if (c == 0xF0) lo = 0x90;  // overlong
+      if (c == 0xF4) hi = 0x8F;  // beyond U+10FFFF
+    } else {
+      return false;
+    }
+    if (end - p <= tail || p[1] < lo || p[1] > hi) return false;
+    for (ptrdiff_t i = 2; i <= tail; ++i)
+      if ((p[i] & 0xC0) != 0x80) return false;
+    p += tail + 1;
   }
-  return mark;
+  return true;
 }
 
 }  // namespace
 
-bool ParseJson(std::string_view text, size_t max_depth, Value* out, Error* error) {
-  JsonBuilder builder(max_depth);
-  bool ok = false;
-  try {
-    ok = json::sax_parse(text, &builder);
-  } catch (const std::exception& e) {
-    *error = Error{"", {}, std::string("cannot parse JSON: ") + e.what()};
-    return false;
-  }
-  if (!ok || builder.failed()) {
-    *error = builder.error();
-    if (builder.error_position() != 0) error->mark = MarkAt(text, builder.error_position());
-    if (!builder.failed()) error->message = "cannot parse JSON";
-    return false;
-  }
-  *out = builder.TakeRoot();
+bool ParseJsonFast(std::string_view text, size_t max_depth, Value* out) {
+  constexpr unsigned kFlags = rapidjson::kParseIterativeFlag | rapidjson::kParseNumbersAsStringsFlag;
+  if (!IsUtf8(text)) return false;
+  JsonTreeBuilder tree(max_depth);
+  RapidSax sax(&tree, text.find("\\u") != std::string_view::npos);
+  rapidjson::MemoryStream in(text.data(), text.size());
+  rapidjson::Reader reader;
+  rapidjson::ParseResult result = reader.Parse<kFlags>(in, sax);
+  // The reader stops at a NUL byte as at the end: what follows must be nothing.
+  if (result.IsError() || tree.failed() || in.Tell() != text.size()) return false;
+  *out = tree.TakeRoot();
   return true;
+}
+
+bool ParseJson(std::string_view text, size_t max_depth, Value* out, Error* error) {
+  if (ParseJsonFast(text, max_depth, out)) return true;
+  return ParseJsonNlohmann(text, max_depth, out, error);
 }
 
 }  // namespace gpulint

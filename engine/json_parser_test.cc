@@ -1,9 +1,12 @@
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <string>
 #include <vector>
 
+#include "engine/json_tree_builder.h"
 #include "engine/loader.h"
 #include "engine/value.h"
+#include "tests/golden.h"
 
 namespace gpulint {
 namespace {
@@ -111,6 +114,102 @@ TEST_CASE("ParseJson: escaped NUL in keys and strings is kept", "[json]") {
   CHECK(v.members()[0].first == std::string("a\0b", 3));
   CHECK(v.members()[0].second.text() == std::string("x\0", 2));
   CHECK(ToJson(v) == R"({"a\u0000b":"x\u0000"})");
+}
+
+// A tree with the type of every scalar spelled out: ToJson alone writes an
+// int and a float of the same text alike.
+std::string Typed(const Value& v) {
+  std::string out = TypeName(v.type());
+  if (v.is_sequence()) {
+    out += "[";
+    for (const Value& item : v.items()) out += Typed(item) + ",";
+    return out + "]";
+  }
+  if (v.is_mapping()) {
+    out += "{";
+    for (const Value::Member& m : v.members()) out += m.first + ":" + Typed(m.second) + ",";
+    return out + "}";
+  }
+  return out + "(" + v.text() + ")";
+}
+
+// The fast parser may leave any text to nlohmann, but what it accepts,
+// nlohmann must accept with the same tree. Returns whether it accepted.
+bool FastAgrees(std::string_view text, size_t max_depth = 256) {
+  Value fast;
+  if (!ParseJsonFast(text, max_depth, &fast)) return false;
+  Value reference;
+  Error error;
+  INFO("nlohmann: " << error.ToString());
+  REQUIRE(ParseJsonNlohmann(text, max_depth, &reference, &error));
+  CHECK(Typed(fast) == Typed(reference));
+  return true;
+}
+
+TEST_CASE("ParseJson: the fast parser accepts what nlohmann does, to the same tree", "[json]") {
+  for (std::string text : {
+           R"({"a": [1.50, -0, 0, 1E+3, 1e-400, -0.0, 9223372036854775807]})",
+           R"([18446744073709551615, 18446744073709551616, -9223372036854775808,
+               -9223372036854775809, 123456789012345678901234567890, 1.7976931348623157e308])",
+           R"({"s": "\"\\\/\b\f\n\r\t\u0041\u00e9\ud83d\ude00 é😀", "\u0000k": "\u0000"})",
+           " \t\r\n{\"x\" : [ true , false , null , { } , [ ] ] } \n",
+           "\"top\"", "12", "null",
+           // UTF-8 at the edges of each range
+           "[\"\xC2\x80 \xDF\xBF \xE0\xA0\x80 \xED\x9F\xBF \xEE\x80\x80 \xEF\xBF\xBF\"]",
+           "[\"\xF0\x90\x80\x80 \xF4\x8F\xBF\xBF \x7F\", \"abcdefgh\xC3\xA9ijklmnop\"]",
+       }) {
+    INFO(text);
+    CHECK(FastAgrees(text));
+  }
+  // The API server's own bodies all take the fast path.
+  int bodies = 0;
+  for (const auto& entry :
+       std::filesystem::directory_iterator(testing::SourceDir() + "/../shared/admission")) {
+    if (entry.path().extension() != ".json") continue;
+    ++bodies;
+    INFO(entry.path());
+    CHECK(FastAgrees(testing::ReadFile(entry.path().string())));
+  }
+  CHECK(bodies > 10);
+}
+
+TEST_CASE("ParseJson: what RapidJSON would accept and nlohmann refuses is left to nlohmann",
+          "[json]") {
+  for (std::string text : {
+           std::string(R"(["\udc00"])"),          // lone low surrogate
+           std::string(R"({"\udfff": 1})"),       // the same, in a key
+           std::string(R"(["a\ud800"])"),         // lone high surrogate
+           // RapidJSON stops at a NUL as at the end; the text goes to nlohmann,
+           // whatever it says of it.
+           std::string("[1]\0", 4), std::string("[1] \0 2", 7),
+           std::string("[1e309]"),                // beyond a double
+           std::string("[10e308]"),
+           std::string("[-1.7976931348623159e308]"),
+           std::string("[\"\xC0\x80\"]"),          // overlong
+           std::string("[\"\xE0\x80\x80\"]"),
+           std::string("[\"\xED\xA0\x80\"]"),      // an encoded surrogate
+           std::string("[\"\xF4\x90\x80\x80\"]"),  // beyond U+10FFFF
+           std::string("[\"\xF5\x80\x80\x80\"]"),
+           std::string("[\"\xE2\x82\"]"),          // cut short
+           std::string("[\"\xF0\x8F\xBF\xBF\"]"),  // overlong, four bytes
+           std::string("[\"\xC1\xBF\"]"), std::string("[\"\xC2\x41\"]"),
+           std::string("[\"\xE1\x80\x41\"]"), std::string("[\"\xF1\x80\x80\x41\"]"),
+           std::string("[\"\xFF\"]"), std::string("[\"abc\xE2\x82"),
+           std::string("[1] \xC3\xA9"),           // UTF-8, but outside a string
+           std::string("[\"\x80\"]"),
+           std::string("[\"a\x01\"]"),             // unescaped control character
+           std::string("[01]"), std::string("[1.]"), std::string("[.5]"), std::string("[+1]"),
+           std::string("[1,]"), std::string("{\"a\":1,}"), std::string("[NaN]"),
+           std::string("[Infinity]"), std::string("// c\n[1]"), std::string("['a']"),
+           std::string("[1] [2]"), std::string(""), std::string(" "),
+           std::string(R"({"a": 1, "a": 2})"),   // duplicate key
+           std::string("[[[[1]]]]"),             // deeper than 3, below
+       }) {
+    INFO(text);
+    CHECK_FALSE(FastAgrees(text, 3));
+  }
+  // A byte order mark: nlohmann skips it, RapidJSON refuses; either way the same answer.
+  CHECK(Parse("\xEF\xBB\xBF[1]") == "[1]");
 }
 
 TEST_CASE("ToJson: round trips", "[json]") {

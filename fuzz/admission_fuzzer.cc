@@ -7,7 +7,9 @@
 //  - a 200 is a well-formed AdmissionReview in the request's apiVersion with
 //    the request's uid; a denial has a 400/403 code and a message; warnings are
 //    capped; /validate never patches and /mutate never denies;
-//  - a patch is base64 of a JSONPatch array that applies to request.object.
+//  - a patch is base64 of a JSONPatch array that applies to request.object;
+//  - the fast JSON parser (RapidJSON) accepts nothing that nlohmann's refuses,
+//    and builds the same tree: ParseJson trusts its yes and asks nlohmann on a no.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -18,6 +20,7 @@
 #include <string_view>
 
 #include "engine/engine.h"
+#include "engine/json_tree_builder.h"
 #include "engine/loader.h"
 #include "engine/policy.h"
 #include "webhook/admission.h"
@@ -135,8 +138,40 @@ void CheckReview(gpulint::Endpoint endpoint, std::string_view input,
 
 }  // namespace
 
+// A tree with every scalar's type spelled out (ToJson writes 1 the same for an
+// int and a float).
+std::string Typed(const gpulint::Value& v) {
+  std::string out = gpulint::TypeName(v.type());
+  if (v.is_sequence()) {
+    out += "[";
+    for (const gpulint::Value& item : v.items()) out += Typed(item) + ",";
+    return out + "]";
+  }
+  if (v.is_mapping()) {
+    out += "{";
+    for (const gpulint::Value::Member& m : v.members()) {
+      gpulint::AppendJsonString(m.first, &out);
+      out += ":" + Typed(m.second) + ",";
+    }
+    return out + "}";
+  }
+  return out + "(" + v.text() + ")";
+}
+
+void CheckJsonParsers(std::string_view body) {
+  gpulint::Value fast;
+  if (!gpulint::ParseJsonFast(body, 64, &fast)) return;
+  gpulint::Value reference;
+  gpulint::Error error;
+  if (!gpulint::ParseJsonNlohmann(body, 64, &reference, &error))
+    Fail("the fast JSON parser accepts what nlohmann refuses", error.ToString());
+  if (Typed(fast) != Typed(reference))
+    Fail("the JSON parsers build different trees", Typed(fast) + "\n  " + Typed(reference));
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view body(reinterpret_cast<const char*>(data), size);
+  CheckJsonParsers(body);
   for (gpulint::Endpoint endpoint : {gpulint::Endpoint::kValidate, gpulint::Endpoint::kMutate}) {
     gpulint::ReviewResult r = gpulint::HandleReview(endpoint, body, TheSnapshot());
     try {

@@ -1,6 +1,8 @@
 // Hostile and broken clients, each sent for real over HTTPS: the server
 // refuses them with the right status, never reads what it refuses, and keeps
 // serving the next caller.
+#include <netinet/tcp.h>
+
 #include <catch2/catch.hpp>
 
 #include "tests/webhook_test_support.h"
@@ -261,6 +263,27 @@ TEST_CASE("keep-alive carries hundreds of requests on one connection", "[webhook
   // The same connection is still open: nothing closed it after httplib's default of 5.
   REQUIRE(c.Send("GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n"));
   CHECK_THAT(c.ReadResponse(), Catch::Contains("gpulint_webhook_connections_total 1\n"));
+}
+
+TEST_CASE("requests that arrive together, each in its own TLS record, are each answered",
+          "[webhook][hardening]") {
+  // The server reads ahead: the second record comes in with the first one's
+  // read and waits in OpenSSL's buffer, not in the socket, so waiting on the
+  // socket for it would wait until the keep-alive timeout.
+  TestServer s;
+  RawTls c(s.port(), s.ca_file());
+  REQUIRE(c.ok());
+  int one = 1, zero = 0;
+  REQUIRE(setsockopt(c.fd(), IPPROTO_TCP, TCP_CORK, &one, sizeof(one)) == 0);
+  REQUIRE(c.Send(Post("/validate", "Content-Type: application/json\r\n", Capture(16))));
+  REQUIRE(c.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  REQUIRE(setsockopt(c.fd(), IPPROTO_TCP, TCP_CORK, &zero, sizeof(zero)) == 0);
+  std::string review = c.ReadResponse();
+  CHECK(StatusOf(review) == 200);
+  CHECK_THAT(review, Catch::Contains("\"allowed\":false"));
+  std::string probe = c.ReadResponse();
+  CHECK(StatusOf(probe) == 200);
+  CHECK(BodyOf(probe) == "ok\n");
 }
 
 TEST_CASE("idle keep-alive connections make room when every worker is taken",

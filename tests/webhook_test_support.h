@@ -314,6 +314,7 @@ class RawTls {
     if (sock_ >= 0) ::close(sock_);
   }
   bool ok() const { return ok_; }
+  int fd() const { return sock_; }
 
   bool Send(std::string_view data) {
     while (!data.empty()) {

@@ -14,12 +14,17 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <ctime>
 
 namespace gpulint {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// An idle connection looks up this often whether the server is stopping or
+// its worker is wanted by a queued connection.
+constexpr int kIdleSliceMs = 100;
 
 // Waits until `sock` is ready for `events` or `deadline` passes. Hang-ups and
 // errors count as ready: the call that follows reports them.
@@ -57,23 +62,41 @@ bool WaitClient(int sock, short events, Clock::time_point deadline, WorkerPool* 
   }
 }
 
-void AddressOf(int sock, bool peer, std::string& ip, int& port) {
+struct Address {
+  bool known = false;
+  std::string ip;
+  int port = 0;
+};
+
+Address AddressOf(int sock, bool peer) {
+  Address a;
+  a.known = true;
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   int rc = peer ? ::getpeername(sock, reinterpret_cast<sockaddr*>(&addr), &len)
                 : ::getsockname(sock, reinterpret_cast<sockaddr*>(&addr), &len);
-  if (rc != 0) return;
+  if (rc != 0) return a;
   char host[NI_MAXHOST], serv[NI_MAXSERV];
   if (::getnameinfo(reinterpret_cast<sockaddr*>(&addr), len, host, sizeof(host), serv,
                     sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-    return;
-  ip = host;
-  port = std::atoi(serv);
+    return a;
+  a.ip = host;
+  a.port = std::atoi(serv);
+  return a;
 }
 
 // One TLS connection as httplib's parser sees it. Reads stop at the request's
 // byte budget and its deadline; the socket is non-blocking so that neither a
 // silent nor a dribbling client can keep a read waiting past them.
+//
+// Per request, the system calls are one poll, one read (the context reads
+// ahead: a record's header and body in one go) and one write: httplib writes
+// the headers and the body apart, which would be two TLS records and two
+// sends, so writes are gathered until the response is done (Flush) or the
+// stream is read again (a 100 Continue must go out before the body comes in).
+// The addresses httplib asks for on every request are looked up once.
+// OpenSSL's error queue is cleared after a call that failed, not around every
+// call: it is empty whenever a call succeeded, and clearing it costs.
 class TlsStream : public httplib::Stream {
  public:
   TlsStream(int sock, SSL* ssl, const TlsLimits& limits, WorkerPool* pool)
@@ -91,28 +114,101 @@ class TlsStream : public httplib::Stream {
   // The read gave its worker up to a waiting connection (see WaitClient).
   bool yielded() const { return yielded_; }
 
+  // Sends what write() gathered. False when it could not: the connection is done.
+  bool Flush() const {
+    if (write_failed_) return false;
+    size_t sent = 0;
+    Clock::time_point deadline{};  // set when the first write must wait
+    while (sent < out_.size()) {
+      int len = static_cast<int>(std::min<size_t>(out_.size() - sent, INT_MAX));
+      int n = SSL_write(ssl_, out_.data() + sent, len);
+      if (n > 0) {
+        sent += static_cast<size_t>(n);
+        continue;
+      }
+      int err = SSL_get_error(ssl_, n);
+      ERR_clear_error();
+      if (deadline == Clock::time_point{}) deadline = Clock::now() + limits_.write_timeout;
+      if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock_, POLLOUT, deadline)) continue;
+      if (err == SSL_ERROR_WANT_READ && WaitFd(sock_, POLLIN, deadline)) continue;
+      write_failed_ = true;
+      out_.clear();
+      return false;
+    }
+    out_.clear();
+    return true;
+  }
+
   bool is_readable() const override {
-    return SSL_pending(ssl_) > 0 || WaitClient(sock_, POLLIN, read_deadline_, pool_,
-                                               limits_.stall_under_pressure, &yielded_);
+    if (!Flush()) return false;
+    return Buffered() || SSL_has_pending(ssl_) ||
+           WaitClient(sock_, POLLIN, read_deadline_, pool_, limits_.stall_under_pressure,
+                      &yielded_);
   }
   bool is_writable() const override {
     return WaitFd(sock_, POLLOUT, Clock::now() + limits_.write_timeout);
   }
 
+  // httplib reads the request line and headers a byte at a time: they are
+  // served from a buffer, not one SSL_read each. The budget counts what is
+  // handed to httplib, so bytes read ahead of it are not charged yet.
   ssize_t read(char* ptr, size_t size) override {
+    if (!Flush()) return -1;
     if (budget_ == 0) {
       broken_ = true;
       return -1;
     }
-    int want = static_cast<int>(std::min<size_t>({size, budget_, size_t{INT_MAX}}));
-    for (;;) {
-      ERR_clear_error();
-      int n = SSL_read(ssl_, ptr, want);
-      if (n > 0) {
-        budget_ -= static_cast<size_t>(n);
+    size_t want = std::min(size, budget_);
+    if (in_pos_ == in_len_) {
+      if (want >= sizeof(in_)) {  // a body: straight into httplib's buffer
+        ssize_t n = SslRead(ptr, want);
+        if (n > 0) budget_ -= static_cast<size_t>(n);
         return n;
       }
+      ssize_t n = SslRead(in_, sizeof(in_));
+      if (n <= 0) return n;
+      in_pos_ = 0;
+      in_len_ = static_cast<size_t>(n);
+    }
+    size_t n = std::min(want, in_len_ - in_pos_);
+    std::memcpy(ptr, in_ + in_pos_, n);
+    in_pos_ += n;
+    budget_ -= n;
+    return static_cast<ssize_t>(n);
+  }
+  // Bytes of the connection read and not yet handed to httplib.
+  bool Buffered() const { return in_pos_ < in_len_; }
+
+  // Gathered; sent once the response is done, or earlier when it grows large.
+  ssize_t write(const char* ptr, size_t size) override {
+    if (write_failed_) return -1;
+    out_.append(ptr, size);
+    if (out_.size() >= kMaxGathered && !Flush()) return -1;
+    return static_cast<ssize_t>(size);
+  }
+
+  void get_remote_ip_and_port(std::string& ip, int& port) const override {
+    if (!remote_.known) remote_ = AddressOf(sock_, true);
+    ip = remote_.ip;
+    port = remote_.port;
+  }
+  void get_local_ip_and_port(std::string& ip, int& port) const override {
+    if (!local_.known) local_ = AddressOf(sock_, false);
+    ip = local_.ip;
+    port = local_.port;
+  }
+  socket_t socket() const override { return sock_; }
+
+ private:
+  // At most `size` bytes; 0 at the end of the stream; -1 (broken) on error or
+  // at the deadline.
+  ssize_t SslRead(char* ptr, size_t size) {
+    int want = static_cast<int>(std::min<size_t>(size, INT_MAX));
+    for (;;) {
+      int n = SSL_read(ssl_, ptr, want);
+      if (n > 0) return n;
       int err = SSL_get_error(ssl_, n);
+      ERR_clear_error();
       if (err == SSL_ERROR_ZERO_RETURN) return 0;
       if (err == SSL_ERROR_WANT_READ && WaitClient(sock_, POLLIN, read_deadline_, pool_,
                                                    limits_.stall_under_pressure, &yielded_))
@@ -123,30 +219,8 @@ class TlsStream : public httplib::Stream {
     }
   }
 
-  ssize_t write(const char* ptr, size_t size) override {
-    if (size == 0) return 0;
-    int len = static_cast<int>(std::min<size_t>(size, INT_MAX));
-    auto deadline = Clock::now() + limits_.write_timeout;
-    for (;;) {
-      ERR_clear_error();
-      int n = SSL_write(ssl_, ptr, len);
-      if (n > 0) return n;
-      int err = SSL_get_error(ssl_, n);
-      if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock_, POLLOUT, deadline)) continue;
-      if (err == SSL_ERROR_WANT_READ && WaitFd(sock_, POLLIN, deadline)) continue;
-      return -1;
-    }
-  }
+  static constexpr size_t kMaxGathered = 64 * 1024;
 
-  void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    AddressOf(sock_, true, ip, port);
-  }
-  void get_local_ip_and_port(std::string& ip, int& port) const override {
-    AddressOf(sock_, false, ip, port);
-  }
-  socket_t socket() const override { return sock_; }
-
- private:
   int sock_;
   SSL* ssl_;
   const TlsLimits& limits_;
@@ -154,7 +228,14 @@ class TlsStream : public httplib::Stream {
   size_t budget_ = 0;
   bool broken_ = false;
   mutable bool yielded_ = false;
+  mutable bool write_failed_ = false;
   Clock::time_point read_deadline_;
+  mutable std::string out_;  // written, not yet sent
+  char in_[4096];            // read, not yet handed to httplib: [in_pos_, in_len_)
+  size_t in_pos_ = 0;
+  size_t in_len_ = 0;
+  mutable Address remote_;
+  mutable Address local_;
 };
 
 struct ConnectionState {
@@ -234,6 +315,8 @@ SslCtxPtr MakeServerContext(const TlsFiles& files, std::string* error, int64_t* 
   SSL_CTX_set_options(c, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
                              SSL_OP_CIPHER_SERVER_PREFERENCE);
   SSL_CTX_set_mode(c, SSL_MODE_RELEASE_BUFFERS);
+  // One read() per record rather than one for its header and one for the rest.
+  SSL_CTX_set_read_ahead(c, 1);
   SSL_CTX_set_cipher_list(c, kTls12Ciphers);
   static const unsigned char kSessionContext[] = "gpulint-webhook";
   SSL_CTX_set_session_id_context(c, kSessionContext, sizeof(kSessionContext) - 1);
@@ -357,16 +440,23 @@ void TlsHttpServer::CloseAfterResponse() {
 }
 
 bool TlsHttpServer::WaitForRequest(int sock, SSL* ssl) const {
-  if (SSL_pending(ssl) > 0) return true;
-  auto deadline = Clock::now() + std::chrono::seconds(keep_alive_timeout_sec_);
-  // Short slices, so idle connections notice a shutdown promptly.
+  // Bytes read ahead (a pipelined request) are in OpenSSL's buffer, not the socket.
+  if (SSL_has_pending(ssl)) return true;
+  // Short slices, so idle connections notice a shutdown promptly. The next
+  // request mostly comes within the first: it is waited for without reading
+  // the clock (a paravirtualised clock read costs).
+  pollfd first{sock, POLLIN, 0};
+  if (::poll(&first, 1, kIdleSliceMs) > 0) return true;
+  auto deadline = Clock::now() + std::chrono::seconds(keep_alive_timeout_sec_) -
+                  std::chrono::milliseconds(kIdleSliceMs);
   for (;;) {
-    auto slice = std::min<Clock::time_point>(deadline, Clock::now() + std::chrono::milliseconds(100));
-    if (WaitFd(sock, POLLIN, slice)) return true;
     if (svr_sock_ == INVALID_SOCKET || Clock::now() >= deadline) return false;
     // Every worker is taken and a connection is waiting: an idle one yields.
     WorkerPool* pool = pool_.load();
     if (pool && pool->ShouldYield()) return false;
+    auto slice =
+        std::min<Clock::time_point>(deadline, Clock::now() + std::chrono::milliseconds(kIdleSliceMs));
+    if (WaitFd(sock, POLLIN, slice)) return true;
   }
 }
 
@@ -384,7 +474,8 @@ bool TlsHttpServer::process_and_close_socket(socket_t sock) {
     TlsStream strm(sock, ssl, limits_, pool_.load());
     ConnectionState state{&strm, false};
     bool linger = false;
-    for (size_t left = keep_alive_max_count_; left > 0 && WaitForRequest(sock, ssl); --left) {
+    for (size_t left = keep_alive_max_count_; left > 0 && (strm.Buffered() || WaitForRequest(sock, ssl));
+         --left) {
       strm.BeginRequest(limits_.max_header_bytes);
       state.close = false;
       t_connection = &state;
@@ -392,6 +483,7 @@ bool TlsHttpServer::process_and_close_socket(socket_t sock) {
       try {
         ret = process_request(strm, left == 1, closed,
                               [ssl](httplib::Request& req) { req.ssl = ssl; });
+        if (!strm.Flush()) ret = false;
       } catch (...) {
         ret = false;
       }
