@@ -5,8 +5,7 @@
 // disagree on is settled by nlohmann. Where RapidJSON 1.1 accepts what
 // nlohmann refuses, the handler below refuses it: lone low surrogates, floats
 // beyond a double. RapidJSON stops at a NUL byte as at the end of the text;
-// such text goes to nlohmann too (which also stops there and accepts what came
-// before, as ParseJson always did).
+// such text goes to nlohmann too, which refuses a NUL anywhere.
 #include <rapidjson/error/error.h>
 #include <rapidjson/memorystream.h>
 #include <rapidjson/reader.h>

@@ -91,6 +91,15 @@ bool ParseJsonNlohmann(std::string_view text, size_t max_depth, Value* out, Erro
     if (!tree.failed()) error->message = "cannot parse JSON";
     return false;
   }
+  // nlohmann's lexer takes a NUL byte outside a string for the end of the
+  // text (one inside a string it refuses), so whatever follows would be
+  // ignored: a place to hide bytes from the parser. JSON allows nothing but
+  // whitespace after the value.
+  if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
+    *error = Error{"", MarkAt(text, nul + 1),
+                   "cannot parse JSON: a NUL byte after the value (only whitespace may follow it)"};
+    return false;
+  }
   *out = tree.TakeRoot();
   return true;
 }

@@ -87,6 +87,14 @@ TEST_CASE("ParseJson: text that is not JSON", "[json]") {
        "error 1:4: syntax error while parsing object key - invalid string: control character "
        "U+0000 (NUL) must be escaped to \\u0000; last read: '\"a<U+0000>'; expected string "
        "literal"},
+      // nlohmann's lexer stops at a NUL outside strings: what follows must not
+      // be ignored
+      {std::string("[1]\0", 4),
+       "error 1:4: cannot parse JSON: a NUL byte after the value (only whitespace may follow "
+       "it)"},
+      {std::string("{}\n\0{\"kind\": \"Pod\"}", 19),
+       "error 2:1: cannot parse JSON: a NUL byte after the value (only whitespace may follow "
+       "it)"},
       {"{\n  \"a\": 1x}",
        "error 2:9: syntax error while parsing object - invalid literal; last read: '1x'; "
        "expected '}'"},
