@@ -267,6 +267,15 @@ TEST_CASE("shutdown turns readiness off at once and lets in-flight requests fini
 }
 
 TEST_CASE("running out of file descriptors is logged, and so is recovering", "[webhook][reload]") {
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+  // The sanitizers' runtime needs descriptors of its own: UBSan tests that a
+  // vptr is readable through a pipe and, with none to be had, reports a valid
+  // object as having an invalid vptr. The uninstrumented build runs this.
+  WARN("not run under the sanitizers: their runtime needs file descriptors too");
+  return;
+#endif
+#endif
   TestServer s;
   // ctest runs each test case in its own process, so the lowered limit stays here.
   rlimit saved{};
