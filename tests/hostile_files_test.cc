@@ -41,8 +41,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr rlim_t kBinaryMemory = rlim_t{512} << 20;
-
 class TempDir {
  public:
   TempDir() {
@@ -123,6 +121,7 @@ Result RunBinary(const TempDir& dir, const std::vector<std::string>& args,
 #ifdef GPULINT_HOSTILE_ASAN
     putenv(asan.data());
 #else
+    constexpr rlim_t kBinaryMemory = rlim_t{512} << 20;
     struct rlimit memory = {kBinaryMemory, kBinaryMemory};
     if (setrlimit(RLIMIT_AS, &memory) != 0) _exit(kCannotRun);
 #endif
