@@ -10,34 +10,10 @@
 #include <vector>
 
 #include "engine/loader.h"
+#include "tests/temp_dir.h"
 
 namespace gpulint {
 namespace {
-
-// A temporary directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    char pattern[] = "/tmp/gpulint-inputs-XXXXXX";
-    REQUIRE(mkdtemp(pattern) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  const std::string& path() const { return path_; }
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::string p = path_ + "/" + name;
-    std::ofstream(p) << text;
-    return p;
-  }
-  std::string Mkdir(const std::string& name) const {
-    std::string p = path_ + "/" + name;
-    REQUIRE(mkdir(p.c_str(), 0755) == 0);
-    return p;
-  }
-
- private:
-  std::string path_;
-};
 
 std::vector<std::string> Paths(const std::vector<InputFile>& files, const std::string& prefix) {
   std::vector<std::string> out;
@@ -73,21 +49,21 @@ TEST_CASE("ExpandPaths: directories, sorted, loops not followed", "[inputs]") {
   dir.Write("c.json", "");
   dir.Write("notes.txt", "");
   dir.Write("yaml", "");
-  dir.Mkdir("sub");
+  REQUIRE(mkdir(dir.Path("sub").c_str(), 0755) == 0);
   dir.Write("sub/z.yaml", "");
-  dir.Mkdir("sub/deeper");
+  REQUIRE(mkdir(dir.Path("sub/deeper").c_str(), 0755) == 0);
   dir.Write("sub/deeper/x.yml", "");
-  REQUIRE(symlink("..", (dir.path() + "/sub/loop").c_str()) == 0);
-  REQUIRE(symlink("sub", (dir.path() + "/sub2").c_str()) == 0);
-  REQUIRE(symlink("missing", (dir.path() + "/dangling.yaml").c_str()) == 0);
-  REQUIRE(mkfifo((dir.path() + "/fifo.yaml").c_str(), 0644) == 0);
+  REQUIRE(symlink("..", dir.Path("sub/loop").c_str()) == 0);
+  REQUIRE(symlink("sub", dir.Path("sub2").c_str()) == 0);
+  REQUIRE(symlink("missing", dir.Path("dangling.yaml").c_str()) == 0);
+  REQUIRE(mkfifo(dir.Path("fifo.yaml").c_str(), 0644) == 0);
   std::string other = dir.Write("other.txt", "");
 
   std::vector<Error> errors;
   std::vector<InputFile> files =
-      ExpandPaths({dir.path(), "-", other, dir.path() + "/nope.yaml"}, &errors);
+      ExpandPaths({dir.path().string(), "-", other, dir.Path("nope.yaml")}, &errors);
   // sub2 links to a directory already walked; sub/loop back to the root.
-  CHECK(Paths(files, dir.path()) == std::vector<std::string>{
+  CHECK(Paths(files, dir.path().string()) == std::vector<std::string>{
                                         "/a.yml",
                                         "/b.yaml",
                                         "/c.json",
@@ -97,8 +73,8 @@ TEST_CASE("ExpandPaths: directories, sorted, loops not followed", "[inputs]") {
                                         "/other.txt",
                                     });
   REQUIRE(errors.size() == 2);
-  CHECK(errors[0].ToString() == dir.path() + "/dangling.yaml: no such file or directory");
-  CHECK(errors[1].ToString() == dir.path() + "/nope.yaml: no such file or directory");
+  CHECK(errors[0].ToString() == dir.Path("dangling.yaml") + ": no such file or directory");
+  CHECK(errors[1].ToString() == dir.Path("nope.yaml") + ": no such file or directory");
 }
 
 TEST_CASE("LoadInput: a regular file and an empty one", "[inputs]") {
@@ -107,8 +83,8 @@ TEST_CASE("LoadInput: a regular file and an empty one", "[inputs]") {
   CHECK(r.ok);
   CHECK(r.docs == std::vector<std::string>{
                       R"({"a":1})",
-                      dir.path() + "/pods.yaml:4:1: did not find expected node content "
-                                   "before the end of the document",
+                      dir.Path("pods.yaml") + ":4:1: did not find expected node content "
+                          "before the end of the document",
                       R"({"c":3})",
                   });
   Result empty = Load(dir.Write("empty.yaml", ""));
@@ -118,18 +94,18 @@ TEST_CASE("LoadInput: a regular file and an empty one", "[inputs]") {
 
 TEST_CASE("LoadInput: what is not a file", "[inputs]") {
   TempDir dir;
-  Result d = Load(dir.path());
+  Result d = Load(dir.path().string());
   CHECK_FALSE(d.ok);
-  CHECK(d.error.ToString() == dir.path() + ": is a directory");
+  CHECK(d.error.ToString() == dir.path().string() + ": is a directory");
 
   Result zero = Load("/dev/zero");
   CHECK_FALSE(zero.ok);
   CHECK(zero.error.ToString() == "/dev/zero: is a character device, not a file");
   CHECK(zero.docs.empty());
 
-  Result missing = Load(dir.path() + "/nope.yaml");
+  Result missing = Load(dir.Path("nope.yaml"));
   CHECK_FALSE(missing.ok);
-  CHECK(missing.error.ToString() == dir.path() + "/nope.yaml: no such file or directory");
+  CHECK(missing.error.ToString() == dir.Path("nope.yaml") + ": no such file or directory");
 }
 
 TEST_CASE("LoadInput: an unreadable file", "[inputs]") {
@@ -147,7 +123,7 @@ TEST_CASE("LoadInput: an unreadable file", "[inputs]") {
 
 TEST_CASE("LoadInput: a FIFO, as process substitution gives", "[inputs]") {
   TempDir dir;
-  std::string fifo = dir.path() + "/in.yaml";
+  std::string fifo = dir.Path("in.yaml");
   REQUIRE(mkfifo(fifo.c_str(), 0600) == 0);
   std::thread writer([&] { std::ofstream(fifo) << "kind: Pod\n---\nkind: Node\n"; });
   Result r = Load(fifo);

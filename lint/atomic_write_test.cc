@@ -10,10 +10,16 @@
 #include <sstream>
 #include <string>
 
+#include "tests/temp_dir.h"
+
 namespace gpulint {
 namespace {
 
 namespace fs = std::filesystem;
+
+size_t Entries(const fs::path& dir) {
+  return static_cast<size_t>(std::distance(fs::directory_iterator(dir), {}));
+}
 
 std::string Slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);
@@ -21,26 +27,6 @@ std::string Slurp(const fs::path& p) {
   s << in.rdbuf();
   return s.str();
 }
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "gpulint_atomic.XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-  size_t Entries() const {
-    return static_cast<size_t>(std::distance(fs::directory_iterator(path_), {}));
-  }
-
- private:
-  fs::path path_;
-};
 
 TEST_CASE("atomic write: replaces the content, keeps the mode, leaves no temporary file",
           "[atomic-write]") {
@@ -54,7 +40,7 @@ TEST_CASE("atomic write: replaces the content, keeps the mode, leaves no tempora
   struct stat st;
   REQUIRE(stat(file.c_str(), &st) == 0);
   CHECK((st.st_mode & 07777) == 0640);
-  CHECK(dir.Entries() == 1);
+  CHECK(Entries(dir.path()) == 1);
 }
 
 TEST_CASE("atomic write: through a symlink the target changes and the link stays",
@@ -68,7 +54,7 @@ TEST_CASE("atomic write: through a symlink the target changes and the link stays
   REQUIRE(WriteFileAtomically(link.string(), "new\n", &error));
   CHECK(fs::is_symlink(link));
   CHECK(Slurp(target) == "new\n");
-  CHECK(dir.Entries() == 2);
+  CHECK(Entries(dir.path()) == 2);
 }
 
 TEST_CASE("atomic write: a failure says why and leaves the file as it was", "[atomic-write]") {

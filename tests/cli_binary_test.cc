@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/temp_dir.h"
+
 #ifndef GPULINT_BINARY
 #error "GPULINT_BINARY must name the gpulint binary under test"
 #endif
@@ -21,27 +23,7 @@
 namespace {
 
 namespace fs = std::filesystem;
-
-class TempDir {
- public:
-  TempDir() {
-    std::string pattern = (fs::temp_directory_path() / "gpulint_bin_test.XXXXXX").string();
-    REQUIRE(mkdtemp(pattern.data()) != nullptr);
-    path_ = pattern;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  std::string Write(const std::string& name, const std::string& text) const {
-    std::ofstream(path_ / name, std::ios::binary) << text;
-    return (path_ / name).string();
-  }
-  std::string path() const { return path_.string(); }
-
- private:
-  fs::path path_;
-};
+using gpulint::TempDir;
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -67,7 +49,7 @@ struct Options {
 // pseudo-terminal, read back after the child exits (the output is small).
 Result RunBinary(const TempDir& dir, const std::vector<std::string>& args,
                  const Options& options = {}) {
-  std::string out_path = dir.path() + "/.stdout", err_path = dir.path() + "/.stderr";
+  std::string out_path = dir.Path(".stdout"), err_path = dir.Path(".stderr");
   int master = -1;
   std::string slave_name;
   if (options.stdout_kind == Stdout::kTerminal) {
@@ -153,9 +135,9 @@ TEST_CASE("binary: exit codes 0, 1 and 2", "[cli][binary]") {
   CHECK(bad.rc == 2);
   CHECK(bad.err ==
         "gpulint: error: unknown option '--no-such-flag' (see 'gpulint check --help')\n");
-  Result missing = RunBinary(dir, {"check", dir.path() + "/missing.yaml"});
+  Result missing = RunBinary(dir, {"check", dir.Path("missing.yaml")});
   CHECK(missing.rc == 2);
-  CHECK(missing.err.find(dir.path() + "/missing.yaml") != std::string::npos);
+  CHECK(missing.err.find(dir.Path("missing.yaml")) != std::string::npos);
 }
 
 TEST_CASE("binary: stdin is read for -", "[cli][binary]") {
