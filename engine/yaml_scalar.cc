@@ -43,6 +43,13 @@ constexpr Known kKnown[] = {
 };
 // clang-format on
 
+constexpr size_t LongestKnown() {
+  size_t n = 0;
+  for (const Known& k : kKnown) n = k.in.size() > n ? k.in.size() : n;
+  return n;
+}
+constexpr size_t kLongestKnown = LongestKnown();  // 5: "false", "+.inf"
+
 bool IsDigit(char c) { return c >= '0' && c <= '9'; }
 
 size_t SkipDigits(std::string_view s, size_t i) {
@@ -178,14 +185,19 @@ Type ResolveImplicit(std::string_view in, std::string* text) {
   char first = in.empty() ? '~' : in[0];
   bool numeric = IsDigit(first) || first == '+' || first == '-';
   if (!numeric) {
-    if (std::string_view("yYnNtTfFoO~.").find(first) == std::string_view::npos) {
+    // Most keys and names ("name", "namespace", "nvidia.com/gpu") start with
+    // one of these letters: only a float (".5e-3") is longer than the longest
+    // spelling of kKnown and still special.
+    if ((first != '.' && in.size() > kLongestKnown) ||
+        std::string_view("yYnNtTfFoO~.").find(first) == std::string_view::npos) {
       *text = in;
       return Type::kString;
     }
   }
-  if (!IsDigit(first)) {
+  if (!IsDigit(first) && in.size() <= kLongestKnown) {
     for (const Known& k : kKnown) {
-      if (k.in == in) {
+      // Sizes and first bytes first: most words here are keys such as "name".
+      if (k.in.size() == in.size() && (in.empty() || k.in[0] == first) && k.in == in) {
         *text = k.text;
         return k.type;
       }

@@ -106,6 +106,7 @@ TEST_CASE("scalar typing follows go-yaml v2", "[loader][yaml]") {
       {"1e3", Type::kFloat, "1000"},
       {"-1.5E-3", Type::kFloat, "-0.0015"},
       {".5", Type::kFloat, "0.5"},
+      {".0000001", Type::kFloat, "1e-7"},  // longer than any word of the table
       {"-.5", Type::kFloat, "-0.5"},
       {"1_0.5", Type::kFloat, "10.5"},
       {"-0.30000000000000001", Type::kFloat, "-0.3"},
@@ -123,6 +124,9 @@ TEST_CASE("scalar typing follows go-yaml v2", "[loader][yaml]") {
       {".nan", Type::kFloat, ".nan"},
       {".NaN", Type::kFloat, ".NaN"},
       {".Nan", Type::kString, ".Nan"},
+      {".infinity", Type::kString, ".infinity"},
+      {"yesterday", Type::kString, "yesterday"},
+      {"nullable", Type::kString, "nullable"},
       {"._5", Type::kString, "._5"},
       {"1e400", Type::kString, "1e400"},  // ParseFloat's range error
       {"1e", Type::kString, "1e"},
