@@ -198,7 +198,9 @@ bool Splitter::Run(Error* error) {
 
 Splitter::Next Splitter::Line(std::string_view line, size_t line_begin, size_t next) {
   if (line.empty()) return Next::kGoOn;
-  if (IsMarker(line, "---")) {
+  // Nearly every line starts with neither: it is not compared with the markers.
+  char first = line[0];
+  if (first == '-' && IsMarker(line, "---")) {
     if (doc_.content || doc_.marked) {
       if (Finish(line_begin) == Next::kStop) return Next::kStop;
       Begin(line_begin, line_);
@@ -208,12 +210,12 @@ Splitter::Next Splitter::Line(std::string_view line, size_t line_begin, size_t n
     if (ContentColumn(line.substr(3)) != std::string_view::npos) doc_.content = true;
     return Next::kGoOn;
   }
-  if (IsMarker(line, "...")) {
+  if (first == '.' && IsMarker(line, "...")) {
     Next result = Finish(next);
     Begin(next, line_ + 1);
     return result;
   }
-  if (line[0] == '%') {
+  if (first == '%') {
     // A directive opens the next document; in a body it could only be an error.
     if (doc_.content) {
       if (Finish(line_begin) == Next::kStop) return Next::kStop;
