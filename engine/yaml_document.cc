@@ -17,6 +17,8 @@ namespace {
 // hostile mapping of a million keys costs O(n), not O(n^2).
 constexpr size_t kIndexThreshold = 16;
 constexpr size_t kNotFound = static_cast<size_t>(-1);
+constexpr size_t kFirstFrames = 16;  // nesting of a typical manifest, with room
+constexpr size_t kFirstKeys = 8;     // keys of a typical mapping
 
 std::string Quoted(std::string_view s) {
   std::string out;
@@ -47,9 +49,10 @@ struct Anchor {
   bool complete = false;
 };
 
-// A finished node on its way into its parent.
+// A finished node on its way into its parent, which moves *value in: a
+// value is moved once, from where it was built to where it stays.
 struct Node {
-  Value value;
+  Value* value;
   size_t nodes = 1;
   uint32_t height = 0;
   bool merge_key = false;
@@ -83,7 +86,7 @@ class Builder {
   bool OnAlias(const yaml_event_t& e);
   bool OnCollectionStart(Mark mark, Value::Type type, const yaml_char_t* anchor);
   bool OnCollectionEnd();
-  bool Add(Node node, const std::string& anchor);
+  bool Add(const Node& node, std::string_view anchor);
   bool SetKey(Frame& f, const Node& node);
   bool AcceptKey(Frame& f, std::string text, Mark mark, bool merge);
   bool AddMergeValue(Frame& f, Value value);
@@ -158,14 +161,15 @@ bool Builder::OnScalar(const yaml_event_t& e) {
     return Fail(mark, "scalar is larger than " + ByteSizeText(limits_.max_scalar_bytes));
   }
   std::string_view in(reinterpret_cast<const char*>(s.value), s.length);
-  std::string_view tag = s.tag ? reinterpret_cast<const char*>(s.tag) : "";
+  std::string_view tag = s.tag ? std::string_view(reinterpret_cast<const char*>(s.tag)) : "";
   bool plain = s.style == YAML_PLAIN_SCALAR_STYLE;
   Value::Type type;
   std::string text;
   std::string problem;
   if (!ResolveScalar(in, tag, plain, &type, &text, &problem)) return Fail(mark, problem);
-  // Half the scalars are mapping keys: those go straight into the frame, with
-  // no Value made and dropped for each (what Add and SetKey would do).
+  // Nearly every scalar is a key or a value with no anchor: those go straight
+  // into the frame, with no Node made, moved and dropped for each (what Add
+  // and SetKey would do). A scalar is a leaf: it adds a node and no height.
   if (s.anchor == nullptr && depth_ > 0) {
     Frame& f = frames_[depth_ - 1];
     if (f.value.is_mapping() && !f.has_key) {
@@ -173,11 +177,23 @@ bool Builder::OnScalar(const yaml_event_t& e) {
       if (type == Value::Type::kNull) return Fail(mark, "a mapping key must not be null");
       return AcceptKey(f, std::move(text), mark, IsMergeKey(in, tag, plain));
     }
+    if (f.value.is_sequence()) {
+      ++f.nodes;
+      f.value.mutable_items().push_back(Value::Scalar(type, std::move(text), mark));
+      return true;
+    }
+    if (!f.key_is_merge) {
+      ++f.nodes;
+      f.has_key = false;
+      f.value.mutable_members().emplace_back(std::move(f.key),
+                                             Value::Scalar(type, std::move(text), mark));
+      return true;
+    }
   }
-  Node node;
-  node.value = Value::Scalar(type, std::move(text), mark);
+  Value value = Value::Scalar(type, std::move(text), mark);
+  Node node{&value};
   node.merge_key = IsMergeKey(in, tag, plain);
-  return Add(std::move(node), s.anchor ? reinterpret_cast<const char*>(s.anchor) : "");
+  return Add(node, s.anchor ? reinterpret_cast<const char*>(s.anchor) : "");
 }
 
 bool Builder::OnAlias(const yaml_event_t& e) {
@@ -190,12 +206,12 @@ bool Builder::OnAlias(const yaml_event_t& e) {
   if (!anchor.complete) return Fail(mark, "alias *" + name + " refers to a node that contains it");
   if (depth_ + anchor.height > limits_.max_depth) return Fail(mark, DepthMessage());
   if (!Charge(anchor.nodes, mark)) return false;
-  Node node;
-  node.value = anchor.value;
-  node.value.set_mark(mark);
+  Value copy = anchor.value;
+  copy.set_mark(mark);
+  Node node{&copy};
   node.nodes = anchor.nodes;
   node.height = anchor.height;
-  return Add(std::move(node), "");
+  return Add(node, "");
 }
 
 // Copies made for aliases are what a billion-laughs document multiplies.
@@ -214,7 +230,12 @@ bool Builder::OnCollectionStart(Mark mark, Value::Type type, const yaml_char_t* 
       return Fail(mark, std::string("a mapping key must be a scalar, not a ") + TypeName(type));
     }
   }
-  if (depth_ == frames_.size()) frames_.emplace_back();
+  if (depth_ == frames_.size()) {
+    // A Builder lives for one document: growing these one by one was an
+    // allocation and a copy every few keys of every document.
+    if (frames_.empty()) frames_.reserve(kFirstFrames);
+    frames_.emplace_back().key_lines.reserve(kFirstKeys);
+  }
   Frame& f = frames_[depth_++];
   f.value = Value(type);
   f.value.set_mark(mark);
@@ -223,7 +244,7 @@ bool Builder::OnCollectionStart(Mark mark, Value::Type type, const yaml_char_t* 
   f.height = 1;
   f.has_key = false;
   f.key_lines.clear();
-  f.key_index.clear();
+  if (!f.key_index.empty()) f.key_index.clear();  // clearing an empty one still sets its buckets
   f.merges.clear();
   if (anchor != nullptr) {
     f.anchor = reinterpret_cast<const char*>(anchor);
@@ -236,41 +257,42 @@ bool Builder::OnCollectionStart(Mark mark, Value::Type type, const yaml_char_t* 
 bool Builder::OnCollectionEnd() {
   Frame& f = frames_[depth_ - 1];
   if (!f.merges.empty()) ApplyMerges(f);
-  Node node;
-  node.value = std::move(f.value);
+  // f stays where it is (Add reaches only the frames below it), so its value
+  // moves straight into the parent.
+  Node node{&f.value};
   node.nodes = f.nodes;
   node.height = f.height;
   --depth_;
   if (!f.anchor.empty()) --open_anchors_;
-  return Add(std::move(node), f.anchor);
+  return Add(node, f.anchor);
 }
 
-bool Builder::Add(Node node, const std::string& anchor) {
+bool Builder::Add(const Node& node, std::string_view anchor) {
   if (!anchor.empty()) {
     // Anchors inside anchors would copy the same nodes again and again.
-    if (open_anchors_ > 0 && !Charge(node.nodes, node.value.mark())) return false;
-    anchors_[anchor] = Anchor{node.value, node.nodes, node.height, true};
+    if (open_anchors_ > 0 && !Charge(node.nodes, node.value->mark())) return false;
+    anchors_[std::string(anchor)] = Anchor{*node.value, node.nodes, node.height, true};
   }
   if (depth_ == 0) {
-    root_ = std::move(node.value);
+    root_ = std::move(*node.value);
     return true;
   }
   Frame& f = frames_[depth_ - 1];
   f.nodes += node.nodes;
   f.height = std::max(f.height, node.height + 1);
   if (f.value.is_sequence()) {
-    f.value.mutable_items().push_back(std::move(node.value));
+    f.value.mutable_items().push_back(std::move(*node.value));
     return true;
   }
   if (!f.has_key) return SetKey(f, node);
   f.has_key = false;
-  if (f.key_is_merge) return AddMergeValue(f, std::move(node.value));
-  f.value.mutable_members().emplace_back(std::move(f.key), std::move(node.value));
+  if (f.key_is_merge) return AddMergeValue(f, std::move(*node.value));
+  f.value.mutable_members().emplace_back(std::move(f.key), std::move(*node.value));
   return true;
 }
 
 bool Builder::SetKey(Frame& f, const Node& node) {
-  const Value& key = node.value;
+  const Value& key = *node.value;
   if (!key.is_scalar()) {
     return Fail(key.mark(),
                 std::string("a mapping key must be a scalar, not a ") + TypeName(key.type()));
