@@ -15,12 +15,21 @@ const Value* AnnotationsOf(const Value* metadata) {
 
 // An ignore annotation (`ignore.gpulint.io/<rule>: <reason>`) on the object
 // or on any of its pod templates turns the rule off for the object. A reason
-// is required: an empty one does not count.
+// is required: an empty one does not count. The key is matched in its two
+// parts rather than joined: this runs for every rule of every object.
 bool Ignored(const ObjectContext& ctx, std::string_view rule) {
-  std::string key = ctx.policy.ignore_annotation_prefix + std::string(rule);
+  std::string_view prefix = ctx.policy.ignore_annotation_prefix;
   auto has = [&](const Value* annotations) {
-    const Value* v = annotations ? annotations->Find(key) : nullptr;
-    return v && v->is_string() && !v->text().empty();
+    if (!annotations || !annotations->is_mapping()) return false;
+    for (const Value::Member& m : annotations->members()) {
+      std::string_view key = m.first;
+      if (key.size() == prefix.size() + rule.size() && key.substr(0, prefix.size()) == prefix &&
+          key.substr(prefix.size()) == rule) {
+        // The first member of that name, as Find would give.
+        return m.second.is_string() && !m.second.text().empty();
+      }
+    }
+    return false;
   };
   if (has(AnnotationsOf(ctx.object.Find("metadata")))) return true;
   for (const PodInfo& pod : ctx.pods)

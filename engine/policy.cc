@@ -62,12 +62,12 @@ const WorkloadKind* Policy::FindWorkload(std::string_view api_version,
 }
 
 bool Policy::RuleEnabled(std::string_view rule) const {
-  auto it = rules.find(std::string(rule));
+  auto it = rules.find(rule);
   return it == rules.end() || it->second.enabled;
 }
 
 Severity Policy::RuleSeverity(std::string_view rule, Severity fallback) const {
-  auto it = rules.find(std::string(rule));
+  auto it = rules.find(rule);
   if (it == rules.end() || !it->second.severity) return fallback;
   return *it->second.severity;
 }

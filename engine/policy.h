@@ -89,7 +89,7 @@ class Policy {
   std::map<std::string, Reserve> reserved;  // by resource name: memory, cpu, ...
   std::vector<NodeClass> node_classes;
   std::vector<WorkloadKind> workloads;
-  std::map<std::string, RuleSetting> rules;
+  std::map<std::string, RuleSetting, std::less<>> rules;  // looked up by string_view
   Mutations mutations;
   std::vector<std::string> exempt_namespaces;
   std::string ignore_annotation_prefix = "ignore.gpulint.io/";
