@@ -1,6 +1,7 @@
 #include "engine/policy.h"
 
 #include <re2/re2.h>
+#include <re2/set.h>
 
 #include <cstdio>
 #include <cstdlib>
@@ -20,6 +21,13 @@ Policy::~Policy() = default;
 Policy::Policy(Policy&&) noexcept = default;
 Policy& Policy::operator=(Policy&&) noexcept = default;
 
+// Matching each pattern in turn was a search of the text per pattern, for
+// every container of every object; a set searches once for all of them.
+struct PatternList::OnePass {
+  explicit OnePass(const RE2::Options& options) : set(options, RE2::UNANCHORED) {}
+  RE2::Set set;
+};
+
 PatternList::PatternList() = default;
 PatternList::~PatternList() = default;
 PatternList::PatternList(PatternList&&) noexcept = default;
@@ -38,12 +46,28 @@ bool PatternList::Set(std::vector<std::string> texts, size_t* bad_index, std::st
     }
     compiled.push_back(std::move(re));
   }
+  auto one_pass = std::make_unique<OnePass>(options);
+  for (const std::string& text : texts) {
+    if (one_pass->set.Add(text, nullptr) < 0) {
+      one_pass.reset();
+      break;
+    }
+  }
+  if (one_pass && !one_pass->set.Compile()) one_pass.reset();
   texts_ = std::move(texts);
   compiled_ = std::move(compiled);
+  one_pass_ = std::move(one_pass);
   return true;
 }
 
 bool PatternList::Matches(std::string_view text) const {
+  if (compiled_.empty()) return false;
+  if (one_pass_) {
+    RE2::Set::ErrorInfo info{RE2::Set::kNoError};
+    if (one_pass_->set.Match(text, nullptr, &info)) return true;
+    if (info.kind == RE2::Set::kNoError) return false;
+    // The set's DFA ran out of memory: each pattern on its own still answers.
+  }
   for (const auto& pattern : compiled_)
     if (RE2::PartialMatch(text, *pattern)) return true;
   return false;

@@ -64,8 +64,10 @@ class PatternList {
   size_t size() const { return compiled_.size(); }
 
  private:
+  struct OnePass;  // all of the patterns in one RE2::Set
   std::vector<std::string> texts_;
   std::vector<std::unique_ptr<re2::RE2>> compiled_;
+  std::unique_ptr<OnePass> one_pass_;  // null when it could not be compiled
 };
 
 struct Mutations {

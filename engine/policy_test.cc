@@ -374,6 +374,28 @@ spec:
   CHECK_FALSE(cleared.MatchesCudaImage("nvidia/cuda:12.2.0-base-ubuntu22.04"));
 }
 
+TEST_CASE("a pattern list matches when any one of its patterns matches", "[policy][images]") {
+  PatternList list;
+  size_t bad = 0;
+  std::string error;
+  REQUIRE(list.Set({"^a", "b$", "c[0-9]+d"}, &bad, &error));
+  for (const char* text : {"a", "ax", "xb", "c12d", "xc1dx", "abc"}) {
+    INFO(text);
+    CHECK(list.Matches(text));
+  }
+  for (const char* text : {"", "xa", "bx", "cd", "c1", "xbx"}) {
+    INFO(text);
+    CHECK_FALSE(list.Matches(text));
+  }
+  // A bad pattern leaves the list as it was.
+  CHECK_FALSE(list.Set({"ok", "(unclosed"}, &bad, &error));
+  CHECK(bad == 1);
+  CHECK(list.Matches("xb"));
+  CHECK_FALSE(list.Matches("ok"));
+  REQUIRE(list.Set({}, &bad, &error));
+  CHECK_FALSE(list.Matches("a"));
+}
+
 TEST_CASE("the default CUDA image patterns", "[policy][images]") {
   const Policy& p = DefaultPolicy();
   for (const char* image : {
