@@ -129,6 +129,7 @@ struct FileResult : FileSink {
   void Add(Finding finding) override { events.emplace_back(std::move(finding)); }
 
   std::vector<std::variant<ObjectStart, Finding>> events;
+  bool by_worker = false;  // checked on a worker thread, which frees it too
   bool ok = false;
   Error error;  // when !ok
 };
@@ -269,11 +270,20 @@ class CheckRun {
     size_t awaited = n;  // the result the replayer sleeps for, if it does
     int asleep = 0;      // workers waiting for the window to move
     auto may_take = [&] { return next < n && next < replayed + window; };
+    // Results a worker made and this thread replayed, for a worker to free.
+    // Freed here, their memory went to this thread's allocator cache and the
+    // worker's next files were built in memory last written on another core:
+    // two jobs spent 6 to 8% more CPU time (perf stat, best of 10).
+    std::vector<FileResult> replayed_results;
     // Checks file `next` with the lock held on entry and on return.
-    auto check_next = [&](std::unique_lock<std::mutex>& lock) {
+    auto check_next = [&](std::unique_lock<std::mutex>& lock, bool by_worker) {
       size_t i = next++;
+      std::vector<FileResult> to_free;
+      if (by_worker) to_free.swap(replayed_results);
       lock.unlock();
+      to_free.clear();
       FileResult result;
+      result.by_worker = by_worker;
       result.ok = CheckFile(inputs[i], result, &result.error);
       lock.lock();
       results[i] = std::move(result);
@@ -288,7 +298,7 @@ class CheckRun {
           --asleep;
         }
         if (next == n) return;
-        check_next(lock);
+        check_next(lock, true);
       }
     };
     std::vector<std::thread> workers;
@@ -310,8 +320,9 @@ class CheckRun {
         if (wake) space_cv.notify_all();
         Replay(inputs[i - 1], result);
         lock.lock();
+        if (result.by_worker) replayed_results.push_back(std::move(result));
       } else if (may_take()) {
-        check_next(lock);
+        check_next(lock, false);
       } else {
         awaited = i;
         done_cv.wait(lock, [&] { return results[i].has_value(); });
