@@ -1,13 +1,11 @@
 #include "webhook/tls_server.h"
 
-#include <arpa/inet.h>
-#include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <openssl/err.h>
-#include <openssl/x509.h>
-#include <poll.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -15,405 +13,597 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <ctime>
+#include <thread>
+
+#include "webhook/http_message.h"
 
 namespace gpulint {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// An idle connection looks up this often whether the server is stopping or
-// its worker is wanted by a queued connection.
-constexpr int kIdleSliceMs = 100;
+constexpr int kTickMs = 100;               // deadlines are checked this often
+constexpr size_t kReadChunk = 16 * 1024;   // one TLS record's worth of plaintext
+constexpr size_t kBodyChunk = 256 * 1024;  // large bodies come in bigger reads
+constexpr size_t kLingerBytes = 1u << 20;  // after a refusal: discarded at most
+constexpr auto kLingerTime = std::chrono::seconds(1);
+constexpr auto kAcceptPause = std::chrono::milliseconds(50);  // when out of descriptors
+constexpr int kAcceptBurst = 64;
+constexpr const char* kText = "text/plain; charset=utf-8";
 
-// Waits until `sock` is ready for `events` or `deadline` passes. Hang-ups and
-// errors count as ready: the call that follows reports them.
-bool WaitFd(int sock, short events, Clock::time_point deadline) {
-  for (;;) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) return false;
-    pollfd p{sock, events, 0};
-    int n = ::poll(&p, 1, static_cast<int>(std::min<int64_t>(left.count(), INT_MAX)));
-    if (n > 0) return true;
-    if (n < 0 && errno != EINTR) return false;
-  }
-}
-
-// Like WaitFd, for bytes the client owes us (its handshake, its request).
-// Once the client has been silent for `stall` while every worker is busy and
-// a connection waits for one, it gives up: a client that stalls mid-request
-// (slowloris, a slow body, a connection that never says hello) must not hold
-// a worker that a ready client is waiting for.
-bool WaitClient(int sock, short events, Clock::time_point deadline, WorkerPool* pool,
-                std::chrono::milliseconds stall, bool* yielded) {
-  if (*yielded) return false;  // the worker is promised to the waiting connection
-  if (!pool) return WaitFd(sock, events, deadline);
-  auto patience = Clock::now() + stall;
-  for (;;) {
-    auto slice =
-        std::min<Clock::time_point>(deadline, Clock::now() + std::chrono::milliseconds(50));
-    if (WaitFd(sock, events, slice)) return true;
-    auto now = Clock::now();
-    if (now >= deadline) return false;
-    if (now >= patience && pool->ShouldYield()) {
-      *yielded = true;
-      return false;
-    }
-  }
-}
-
-struct Address {
-  bool known = false;
-  std::string ip;
-  int port = 0;
+enum class Phase : uint8_t {
+  kHandshake,
+  kHead,   // waiting for, or reading, a request's line and headers
+  kBody,   // the head was admitted; reading its Content-Length body
+  kWrite,  // sending an answer (or a 100 Continue)
+  kLinger  // answered a refused request: discarding what the client still sends
 };
 
-Address AddressOf(int sock, bool peer) {
-  Address a;
-  a.known = true;
-  sockaddr_storage addr{};
-  socklen_t len = sizeof(addr);
-  int rc = peer ? ::getpeername(sock, reinterpret_cast<sockaddr*>(&addr), &len)
-                : ::getsockname(sock, reinterpret_cast<sockaddr*>(&addr), &len);
-  if (rc != 0) return a;
-  char host[NI_MAXHOST], serv[NI_MAXSERV];
-  if (::getnameinfo(reinterpret_cast<sockaddr*>(&addr), len, host, sizeof(host), serv,
-                    sizeof(serv), NI_NUMERICHOST | NI_NUMERICSERV) != 0)
-    return a;
-  a.ip = host;
-  a.port = std::atoi(serv);
-  return a;
-}
+struct Connection {
+  int fd = -1;
+  SSL* ssl = nullptr;
+  size_t index = 0;  // in EventLoop::connections_
+  Phase phase = Phase::kHandshake;
+  Phase after_write = Phase::kHead;
+  uint32_t events = 0;  // what epoll watches for
+  bool broken = false;  // a fatal TLS error: no close_notify
+  bool close_after_write = false;
+  bool linger = false;
+  std::string in;  // plaintext read; [in_pos, size) not consumed yet
+  size_t in_pos = 0;
+  size_t scanned = 0;  // FindHeadEnd's progress over the current head
+  uint64_t body_length = 0;
+  std::string out;  // to send; [out_pos, size) not sent yet
+  size_t out_pos = 0;
+  size_t served = 0;
+  size_t discarded = 0;
+  Clock::time_point deadline;
+  httplib::Request req;  // from its head to its answer
 
-// One TLS connection as httplib's parser sees it. Reads stop at the request's
-// byte budget and its deadline; the socket is non-blocking so that neither a
-// silent nor a dribbling client can keep a read waiting past them.
-//
-// Per request, the system calls are one poll, one read (the context reads
-// ahead: a record's header and body in one go) and one write: httplib writes
-// the headers and the body apart, which would be two TLS records and two
-// sends, so writes are gathered until the response is done (Flush) or the
-// stream is read again (a 100 Continue must go out before the body comes in).
-// The addresses httplib asks for on every request are looked up once.
-// OpenSSL's error queue is cleared after a call that failed, not around every
-// call: it is empty whenever a call succeeded, and clearing it costs.
-class TlsStream : public httplib::Stream {
+  size_t Unconsumed() const { return in.size() - in_pos; }
+};
+
+enum class Progress { kMoved, kNeedBytes, kFailed };
+enum class ReadResult { kGot, kWait, kOver };
+
+}  // namespace
+
+// One thread's connections, all served through one epoll instance. The first
+// loop also owns the listener and deals new connections to the least loaded
+// loop; a connection then stays on its loop for its life.
+class EventLoop {
  public:
-  TlsStream(int sock, SSL* ssl, const TlsLimits& limits, WorkerPool* pool)
-      : sock_(sock), ssl_(ssl), limits_(limits), pool_(pool) {}
-
-  void BeginRequest(size_t budget) {
-    budget_ = budget;
-    broken_ = false;
-    read_deadline_ = Clock::now() + limits_.request_read_timeout;
-  }
-  void AllowMore(size_t bytes) { budget_ += bytes; }
-  // A read failed (timeout, error, or more bytes than the request may hold):
-  // what follows on this connection cannot be framed, so it must close.
-  bool broken() const { return broken_; }
-  // The read gave its worker up to a waiting connection (see WaitClient).
-  bool yielded() const { return yielded_; }
-
-  // Sends what write() gathered. False when it could not: the connection is done.
-  bool Flush() const {
-    if (write_failed_) return false;
-    size_t sent = 0;
-    Clock::time_point deadline{};  // set when the first write must wait
-    while (sent < out_.size()) {
-      int len = static_cast<int>(std::min<size_t>(out_.size() - sent, INT_MAX));
-      int n = SSL_write(ssl_, out_.data() + sent, len);
-      if (n > 0) {
-        sent += static_cast<size_t>(n);
-        continue;
-      }
-      int err = SSL_get_error(ssl_, n);
-      ERR_clear_error();
-      if (deadline == Clock::time_point{}) deadline = Clock::now() + limits_.write_timeout;
-      if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock_, POLLOUT, deadline)) continue;
-      if (err == SSL_ERROR_WANT_READ && WaitFd(sock_, POLLIN, deadline)) continue;
-      write_failed_ = true;
-      out_.clear();
-      return false;
-    }
-    out_.clear();
-    return true;
-  }
-
-  bool is_readable() const override {
-    if (!Flush()) return false;
-    return Buffered() || SSL_has_pending(ssl_) ||
-           WaitClient(sock_, POLLIN, read_deadline_, pool_, limits_.stall_under_pressure,
-                      &yielded_);
-  }
-  bool is_writable() const override {
-    return WaitFd(sock_, POLLOUT, Clock::now() + limits_.write_timeout);
-  }
-
-  // httplib reads the request line and headers a byte at a time: they are
-  // served from a buffer, not one SSL_read each. The budget counts what is
-  // handed to httplib, so bytes read ahead of it are not charged yet.
-  ssize_t read(char* ptr, size_t size) override {
-    if (!Flush()) return -1;
-    if (budget_ == 0) {
-      broken_ = true;
-      return -1;
-    }
-    size_t want = std::min(size, budget_);
-    if (in_pos_ == in_len_) {
-      if (want >= sizeof(in_)) {  // a body: straight into httplib's buffer
-        ssize_t n = SslRead(ptr, want);
-        if (n > 0) budget_ -= static_cast<size_t>(n);
-        return n;
-      }
-      ssize_t n = SslRead(in_, sizeof(in_));
-      if (n <= 0) return n;
-      in_pos_ = 0;
-      in_len_ = static_cast<size_t>(n);
-    }
-    size_t n = std::min(want, in_len_ - in_pos_);
-    std::memcpy(ptr, in_ + in_pos_, n);
-    in_pos_ += n;
-    budget_ -= n;
-    return static_cast<ssize_t>(n);
-  }
-  // Bytes of the connection read and not yet handed to httplib.
-  bool Buffered() const { return in_pos_ < in_len_; }
-
-  // Gathered; sent once the response is done, or earlier when it grows large.
-  ssize_t write(const char* ptr, size_t size) override {
-    if (write_failed_) return -1;
-    out_.append(ptr, size);
-    if (out_.size() >= kMaxGathered && !Flush()) return -1;
-    return static_cast<ssize_t>(size);
-  }
-
-  void get_remote_ip_and_port(std::string& ip, int& port) const override {
-    if (!remote_.known) remote_ = AddressOf(sock_, true);
-    ip = remote_.ip;
-    port = remote_.port;
-  }
-  void get_local_ip_and_port(std::string& ip, int& port) const override {
-    if (!local_.known) local_ = AddressOf(sock_, false);
-    ip = local_.ip;
-    port = local_.port;
-  }
-  socket_t socket() const override { return sock_; }
+  EventLoop(TlsHttpServer& server, bool accepts);
+  ~EventLoop();
+  void Run();
+  // Another thread hands this loop a connection it accepted.
+  void Adopt(int fd);
+  void Wake();
+  size_t load() const { return load_.load(std::memory_order_relaxed); }
 
  private:
-  // At most `size` bytes; 0 at the end of the stream; -1 (broken) on error or
-  // at the deadline.
-  ssize_t SslRead(char* ptr, size_t size) {
-    int want = static_cast<int>(std::min<size_t>(size, INT_MAX));
-    for (;;) {
-      int n = SSL_read(ssl_, ptr, want);
-      if (n > 0) return n;
-      int err = SSL_get_error(ssl_, n);
-      ERR_clear_error();
-      if (err == SSL_ERROR_ZERO_RETURN) return 0;
-      if (err == SSL_ERROR_WANT_READ && WaitClient(sock_, POLLIN, read_deadline_, pool_,
-                                                   limits_.stall_under_pressure, &yielded_))
-        continue;
-      if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock_, POLLOUT, read_deadline_)) continue;
-      broken_ = true;
-      return -1;
-    }
-  }
+  void AcceptReady();
+  void Add(int fd);
+  void TakeAdopted();
+  void Drive(Connection* c);
+  bool Step(Connection& c);
+  ReadResult Read(Connection& c, bool* full);
+  Progress Parse(Connection& c);
+  Progress ParseHeadOf(Connection& c);
+  void Respond(Connection& c, const httplib::Response& res, bool refused);
+  void Refuse(Connection& c, int status, const std::string& message);
+  bool Want(Connection& c, uint32_t events);
+  bool WantFromSsl(Connection& c, int err);
+  void Close(Connection* c);
+  void Tick();
+  void BeginStop();
+  void Listen(bool on);
 
-  static constexpr size_t kMaxGathered = 64 * 1024;
-
-  int sock_;
-  SSL* ssl_;
+  TlsHttpServer& server_;
   const TlsLimits& limits_;
-  WorkerPool* pool_;
-  size_t budget_ = 0;
-  bool broken_ = false;
-  mutable bool yielded_ = false;
-  mutable bool write_failed_ = false;
-  Clock::time_point read_deadline_;
-  mutable std::string out_;  // written, not yet sent
-  char in_[4096];            // read, not yet handed to httplib: [in_pos_, in_len_)
-  size_t in_pos_ = 0;
-  size_t in_len_ = 0;
-  mutable Address remote_;
-  mutable Address local_;
+  const bool accepts_;
+  int epoll_fd_ = -1;
+  int wake_fd_ = -1;
+  bool listening_ = false;
+  bool stop_seen_ = false;
+  Clock::time_point now_;
+  Clock::time_point accept_resume_{};
+  std::vector<std::unique_ptr<Connection>> connections_;
+  std::atomic<size_t> load_{0};
+  std::mutex adopt_mu_;
+  std::vector<int> adopted_;  // guarded by adopt_mu_
+  // epoll tags that are not connections.
+  char listen_tag_ = 0;
+  char wake_tag_ = 0;
 };
 
-struct ConnectionState {
-  TlsStream* stream = nullptr;
-  bool close = false;
-};
-thread_local ConnectionState* t_connection = nullptr;
+EventLoop::EventLoop(TlsHttpServer& server, bool accepts)
+    : server_(server), limits_(server.limits_), accepts_(accepts) {
+  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
+  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = &wake_tag_;
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  now_ = Clock::now();
+  if (accepts_) Listen(true);
+}
 
-bool Handshake(int sock, SSL* ssl, Clock::time_point deadline, WorkerPool* pool,
-               std::chrono::milliseconds stall) {
-  bool yielded = false;
+EventLoop::~EventLoop() {
+  while (!connections_.empty()) Close(connections_.back().get());
+  for (int fd : adopted_) ::close(fd);
+  ::close(wake_fd_);
+  ::close(epoll_fd_);
+}
+
+void EventLoop::Listen(bool on) {
+  if (on == listening_ || server_.listen_fd_ < 0) return;
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = &listen_tag_;
+  ::epoll_ctl(epoll_fd_, on ? EPOLL_CTL_ADD : EPOLL_CTL_DEL, server_.listen_fd_, &ev);
+  listening_ = on;
+}
+
+void EventLoop::Wake() {
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t n = ::write(wake_fd_, &one, sizeof(one));
+}
+
+void EventLoop::Adopt(int fd) {
+  load_.fetch_add(1, std::memory_order_relaxed);
+  {
+    std::lock_guard<std::mutex> lock(adopt_mu_);
+    adopted_.push_back(fd);
+  }
+  Wake();
+}
+
+void EventLoop::TakeAdopted() {
+  uint64_t count;
+  [[maybe_unused]] ssize_t n = ::read(wake_fd_, &count, sizeof(count));
+  std::vector<int> fds;
+  {
+    std::lock_guard<std::mutex> lock(adopt_mu_);
+    fds.swap(adopted_);
+  }
+  for (int fd : fds) {
+    load_.fetch_sub(1, std::memory_order_relaxed);  // Add counts it again
+    Add(fd);
+  }
+}
+
+void EventLoop::Run() {
+  epoll_event events[64];
+  Clock::time_point next_tick = Clock::now() + std::chrono::milliseconds(kTickMs);
   for (;;) {
-    ERR_clear_error();
-    int rc = SSL_accept(ssl);
-    if (rc == 1) return true;
-    int err = SSL_get_error(ssl, rc);
-    if (err == SSL_ERROR_WANT_READ && WaitClient(sock, POLLIN, deadline, pool, stall, &yielded))
-      continue;
-    if (err == SSL_ERROR_WANT_WRITE && WaitFd(sock, POLLOUT, deadline)) continue;
-    ERR_clear_error();
-    return false;
-  }
-}
-
-// Closing a socket with unread input makes the kernel send a reset, which can
-// reach the client before it has read the refusal we just wrote. So: stop
-// sending, and discard what still arrives for a moment (bounded in bytes and
-// time, so a flood cannot hold the worker).
-void LingeringClose(int sock) {
-  ::shutdown(sock, SHUT_WR);
-  auto deadline = Clock::now() + std::chrono::seconds(1);
-  char buf[16384];
-  size_t discarded = 0;
-  while (discarded < (1u << 20) && WaitFd(sock, POLLIN, deadline)) {
-    ssize_t n = ::recv(sock, buf, sizeof(buf), 0);
-    if (n <= 0) break;
-    discarded += static_cast<size_t>(n);
-  }
-}
-
-int64_t NotAfter(SSL_CTX* ctx) {
-  X509* leaf = SSL_CTX_get0_certificate(ctx);
-  std::tm tm{};
-  if (!leaf || ASN1_TIME_to_tm(X509_get0_notAfter(leaf), &tm) != 1) return 0;
-  return static_cast<int64_t>(timegm(&tm));
-}
-
-// ECDHE with AEAD only for TLS 1.2 (what kube-apiserver offers); TLS 1.3 keeps
-// OpenSSL's suites, all of which are fine.
-constexpr const char* kTls12Ciphers =
-    "ECDHE-ECDSA-AES128-GCM-SHA256:ECDHE-RSA-AES128-GCM-SHA256:"
-    "ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384:"
-    "ECDHE-ECDSA-CHACHA20-POLY1305:ECDHE-RSA-CHACHA20-POLY1305";
-
-}  // namespace
-
-std::string OpenSslErrors() {
-  std::string out;
-  while (unsigned long e = ERR_get_error()) {
-    char buf[256];
-    ERR_error_string_n(e, buf, sizeof(buf));
-    if (!out.empty()) out += "; ";
-    out += buf;
-  }
-  return out.empty() ? "unknown OpenSSL error" : out;
-}
-
-SslCtxPtr MakeServerContext(const TlsFiles& files, std::string* error, int64_t* not_after) {
-  ERR_clear_error();
-  SslCtxPtr ctx(SSL_CTX_new(TLS_server_method()), SSL_CTX_free);
-  SSL_CTX* c = ctx.get();
-  if (!c) {
-    *error = "cannot create a TLS context: " + OpenSslErrors();
-    return nullptr;
-  }
-  SSL_CTX_set_min_proto_version(c, TLS1_2_VERSION);
-  SSL_CTX_set_options(c, SSL_OP_NO_COMPRESSION | SSL_OP_NO_RENEGOTIATION |
-                             SSL_OP_CIPHER_SERVER_PREFERENCE);
-  SSL_CTX_set_mode(c, SSL_MODE_RELEASE_BUFFERS);
-  // One read() per record rather than one for its header and one for the rest.
-  SSL_CTX_set_read_ahead(c, 1);
-  SSL_CTX_set_cipher_list(c, kTls12Ciphers);
-  static const unsigned char kSessionContext[] = "gpulint-webhook";
-  SSL_CTX_set_session_id_context(c, kSessionContext, sizeof(kSessionContext) - 1);
-  // The key first: OpenSSL refuses a key that does not match a certificate
-  // already loaded with a less helpful message than the check below.
-  if (SSL_CTX_use_PrivateKey_file(c, files.key.c_str(), SSL_FILETYPE_PEM) != 1) {
-    *error = files.key + ": cannot load the private key: " + OpenSslErrors();
-    return nullptr;
-  }
-  if (SSL_CTX_use_certificate_chain_file(c, files.cert.c_str()) != 1) {
-    *error = files.cert + ": cannot load the certificate: " + OpenSslErrors();
-    return nullptr;
-  }
-  if (SSL_CTX_check_private_key(c) != 1) {
-    ERR_clear_error();
-    *error = files.key + ": the private key does not match the certificate in " + files.cert;
-    return nullptr;
-  }
-  if (!files.client_ca.empty()) {
-    STACK_OF(X509_NAME)* names = SSL_load_client_CA_file(files.client_ca.c_str());
-    if (!names || SSL_CTX_load_verify_locations(c, files.client_ca.c_str(), nullptr) != 1) {
-      if (names) sk_X509_NAME_pop_free(names, X509_NAME_free);
-      *error = files.client_ca + ": cannot load the client CA: " + OpenSslErrors();
-      return nullptr;
+    int n = ::epoll_wait(epoll_fd_, events, 64, kTickMs);
+    now_ = Clock::now();
+    for (int i = 0; i < n; ++i) {
+      void* tag = events[i].data.ptr;
+      if (tag == &listen_tag_) {
+        AcceptReady();
+      } else if (tag == &wake_tag_) {
+        TakeAdopted();
+      } else {
+        Drive(static_cast<Connection*>(tag));
+      }
     }
-    SSL_CTX_set_client_CA_list(c, names);
-    SSL_CTX_set_verify(c, SSL_VERIFY_PEER, nullptr);
+    if (now_ >= next_tick) {
+      Tick();
+      next_tick = now_ + std::chrono::milliseconds(kTickMs);
+    }
+    if (server_.stopping()) {
+      if (!stop_seen_) BeginStop();
+      std::lock_guard<std::mutex> lock(adopt_mu_);
+      if (connections_.empty() && adopted_.empty()) return;
+    }
   }
-  *not_after = NotAfter(c);
-  return ctx;
 }
 
-WorkerPool::WorkerPool(size_t workers) {
-  for (size_t i = 0; i < workers; ++i) threads_.emplace_back([this] { Work(); });
-}
-
-WorkerPool::~WorkerPool() { shutdown(); }
-
-void WorkerPool::enqueue(std::function<void()> fn) {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    jobs_.push_back(std::move(fn));
+void EventLoop::AcceptReady() {
+  for (int i = 0; i < kAcceptBurst && !server_.stopping(); ++i) {
+    int fd = ::accept4(server_.listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // The connection waits in the backlog; trying again at once would spin.
+        Listen(false);
+        accept_resume_ = now_ + kAcceptPause;
+      }
+      return;
+    }
+    server_.connections_++;
+    EventLoop* target = this;
+    for (const auto& loop : server_.loops_)
+      if (loop->load() < target->load()) target = loop.get();
+    if (target == this) {
+      Add(fd);
+    } else {
+      target->Adopt(fd);
+    }
   }
-  cv_.notify_one();
 }
 
-void WorkerPool::shutdown() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stop_ = true;
+void EventLoop::Add(int fd) {
+  int one = 1;
+  ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  SslCtxPtr ctx = server_.Context();  // SSL_new keeps its own reference
+  SSL* ssl = ctx ? SSL_new(ctx.get()) : nullptr;
+  if (!ssl || SSL_set_fd(ssl, fd) != 1) {
+    ERR_clear_error();
+    if (ssl) SSL_free(ssl);
+    ::close(fd);
+    server_.handshake_failures_++;
+    return;
   }
-  cv_.notify_all();
-  for (std::thread& t : threads_)
-    if (t.joinable()) t.join();
+  auto c = std::make_unique<Connection>();
+  c->fd = fd;
+  c->ssl = ssl;
+  c->deadline = now_ + limits_.handshake_timeout;
+  c->events = EPOLLIN;
+  c->index = connections_.size();
+  epoll_event ev{};
+  ev.events = EPOLLIN;
+  ev.data.ptr = c.get();
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, fd, &ev);
+  Connection* raw = c.get();
+  connections_.push_back(std::move(c));
+  load_.fetch_add(1, std::memory_order_relaxed);
+  Drive(raw);  // the client's hello is often here already
 }
 
-namespace {
-thread_local bool t_yielded = false;  // this worker's job is giving it up
-}  // namespace
+void EventLoop::Close(Connection* c) {
+  if (c->ssl) {
+    if (!c->broken && SSL_is_init_finished(c->ssl) &&
+        !(SSL_get_shutdown(c->ssl) & SSL_SENT_SHUTDOWN))
+      SSL_shutdown(c->ssl);  // best effort close_notify; the socket is non-blocking
+    ERR_clear_error();
+    SSL_free(c->ssl);
+  }
+  // Out of the epoll set first: close alone leaves it there while a forked
+  // child still holds the socket, and its events would name a freed connection.
+  ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
+  ::close(c->fd);
+  size_t i = c->index;
+  if (i + 1 != connections_.size()) {
+    connections_[i] = std::move(connections_.back());
+    connections_[i]->index = i;
+  }
+  connections_.pop_back();
+  load_.fetch_sub(1, std::memory_order_relaxed);
+}
 
-bool WorkerPool::ShouldYield() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (t_yielded || busy_ < threads_.size() || jobs_.size() <= yielding_) return false;
-  ++yielding_;
-  t_yielded = true;
+void EventLoop::Drive(Connection* c) {
+  if (!Step(*c)) Close(c);
+}
+
+bool EventLoop::Want(Connection& c, uint32_t events) {
+  if (c.events != events) {
+    epoll_event ev{};
+    ev.events = events;
+    ev.data.ptr = &c;
+    ::epoll_ctl(epoll_fd_, EPOLL_CTL_MOD, c.fd, &ev);
+    c.events = events;
+  }
   return true;
 }
 
-void WorkerPool::Work() {
+// After an SSL call failed with `err`: waits for what it needs, or reports
+// the connection over.
+bool EventLoop::WantFromSsl(Connection& c, int err) {
+  if (err == SSL_ERROR_WANT_READ) return Want(c, EPOLLIN);
+  if (err == SSL_ERROR_WANT_WRITE) return Want(c, EPOLLOUT);
+  ERR_clear_error();
+  if (err != SSL_ERROR_ZERO_RETURN) c.broken = true;
+  return false;
+}
+
+// Moves the connection on as far as it can without waiting. False: close it.
+bool EventLoop::Step(Connection& c) {
+  bool read_all = false;  // the last read left nothing in the socket or OpenSSL
   for (;;) {
-    std::function<void()> job;
-    {
-      std::unique_lock<std::mutex> lock(mu_);
-      cv_.wait(lock, [this] { return stop_ || !jobs_.empty(); });
-      if (jobs_.empty()) return;  // stopping, and nothing left to run
-      job = std::move(jobs_.front());
-      jobs_.pop_front();
-      ++busy_;
+    switch (c.phase) {
+      case Phase::kHandshake: {
+        int rc = SSL_accept(c.ssl);
+        if (rc == 1) {
+          c.phase = Phase::kHead;
+          c.deadline = now_ + limits_.keep_alive_timeout;
+          break;
+        }
+        int err = SSL_get_error(c.ssl, rc);
+        if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE)
+          server_.handshake_failures_++;
+        return WantFromSsl(c, err);
+      }
+      case Phase::kHead:
+      case Phase::kBody: {
+        Progress p = Parse(c);
+        if (p == Progress::kFailed) return false;
+        if (p == Progress::kMoved) break;
+        // Waiting for bytes: on a stop, an idle connection is done.
+        if (c.phase == Phase::kHead && c.Unconsumed() == 0 && server_.stopping()) return false;
+        // Without this, every request would end in a read that finds nothing.
+        if (read_all && !SSL_has_pending(c.ssl)) return Want(c, EPOLLIN);
+        bool was_idle = c.phase == Phase::kHead && c.Unconsumed() == 0;
+        bool full = false;
+        ReadResult r = Read(c, &full);
+        if (r != ReadResult::kGot) return r == ReadResult::kWait;
+        if (was_idle) c.deadline = now_ + limits_.request_read_timeout;  // a request began
+        read_all = !full;
+        break;
+      }
+      case Phase::kWrite: {
+        while (c.out_pos < c.out.size()) {
+          int len = static_cast<int>(std::min<size_t>(c.out.size() - c.out_pos, INT_MAX));
+          int n = SSL_write(c.ssl, c.out.data() + c.out_pos, len);
+          if (n <= 0) return WantFromSsl(c, SSL_get_error(c.ssl, n));
+          c.out_pos += static_cast<size_t>(n);
+        }
+        c.out.clear();
+        c.out_pos = 0;
+        if (c.close_after_write) {
+          if (!c.linger) return false;
+          SSL_shutdown(c.ssl);
+          ERR_clear_error();
+          ::shutdown(c.fd, SHUT_WR);
+          c.phase = Phase::kLinger;
+          c.deadline = now_ + kLingerTime;
+          Want(c, EPOLLIN);
+          break;
+        }
+        c.phase = c.after_write;
+        if (c.phase == Phase::kHead)
+          c.deadline = now_ + (c.Unconsumed() ? limits_.request_read_timeout
+                                              : std::chrono::milliseconds(limits_.keep_alive_timeout));
+        Want(c, EPOLLIN);
+        break;
+      }
+      case Phase::kLinger: {
+        char buf[16384];
+        for (;;) {
+          ssize_t n = ::recv(c.fd, buf, sizeof(buf), 0);
+          if (n > 0) {
+            c.discarded += static_cast<size_t>(n);
+            if (c.discarded > kLingerBytes) return false;
+            continue;
+          }
+          if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Want(c, EPOLLIN);
+          if (n < 0 && errno == EINTR) continue;
+          return false;
+        }
+      }
     }
-    try {
-      job();
-    } catch (...) {
-      // A connection's failure must not take a worker with it.
-    }
-    std::lock_guard<std::mutex> lock(mu_);
-    --busy_;
-    if (t_yielded) --yielding_;
-    t_yielded = false;
   }
 }
 
-void TlsHttpServer::SetWorkers(size_t workers) {
-  new_task_queue = [this, workers] {
-    auto* pool = new WorkerPool(std::max<size_t>(1, workers));
-    pool_ = pool;
-    return pool;
-  };
+// Reads what the current phase may still take. *full: the read filled what it
+// asked for, so more may be waiting.
+ReadResult EventLoop::Read(Connection& c, bool* full) {
+  if (c.in_pos == c.in.size()) {
+    c.in.clear();
+    c.in_pos = 0;
+  } else if (c.in_pos > c.in.size() / 2) {
+    c.in.erase(0, c.in_pos);
+    c.in_pos = 0;
+  }
+  size_t want = kReadChunk;
+  if (c.phase == Phase::kBody && c.body_length > c.Unconsumed())
+    want = std::clamp<size_t>(c.body_length - c.Unconsumed(), kReadChunk, kBodyChunk);
+  size_t old = c.in.size();
+  c.in.resize(old + want);
+  int n = SSL_read(c.ssl, c.in.data() + old, static_cast<int>(want));
+  c.in.resize(old + static_cast<size_t>(std::max(n, 0)));
+  if (n > 0) {
+    *full = static_cast<size_t>(n) == want;
+    if (c.events != EPOLLIN) Want(c, EPOLLIN);
+    return ReadResult::kGot;
+  }
+  return WantFromSsl(c, SSL_get_error(c.ssl, n)) ? ReadResult::kWait : ReadResult::kOver;
+}
+
+Progress EventLoop::Parse(Connection& c) {
+  if (c.phase == Phase::kHead) return ParseHeadOf(c);
+  if (c.Unconsumed() < c.body_length) return Progress::kNeedBytes;
+  c.req.body.assign(c.in, c.in_pos, c.body_length);
+  c.in_pos += c.body_length;
+  httplib::Response res;
+  try {
+    server_.handlers_.serve(c.req, res);
+  } catch (...) {
+    res = httplib::Response();
+    res.status = 500;
+    res.set_content("internal error\n", kText);
+  }
+  Respond(c, res, false);
+  return Progress::kMoved;
+}
+
+Progress EventLoop::ParseHeadOf(Connection& c) {
+  std::string_view buffered(c.in.data() + c.in_pos, c.Unconsumed());
+  size_t end = FindHeadEnd(buffered, &c.scanned);
+  if (end == 0 && buffered.size() < limits_.max_header_bytes) return Progress::kNeedBytes;
+  if (end == 0 || end > limits_.max_header_bytes) {
+    c.req = httplib::Request();
+    Refuse(c, 431, "request line and headers are over the limit of " +
+                       std::to_string(limits_.max_header_bytes) + " bytes");
+    return Progress::kMoved;
+  }
+  c.req = httplib::Request();
+  std::string why;
+  int status = ParseHead(buffered.substr(0, end), &c.req, &why);
+  c.in_pos += end;
+  c.scanned = 0;
+  if (status) {
+    Refuse(c, status, why);
+    return Progress::kMoved;
+  }
+  c.req.ssl = c.ssl;
+  httplib::Response res;
+  bool admitted = false;
+  try {
+    admitted = server_.handlers_.admit(c.req, res);
+  } catch (...) {
+    res = httplib::Response();
+    res.status = 500;
+    res.set_content("internal error\n", kText);
+  }
+  if (!admitted) {
+    Respond(c, res, true);
+    return Progress::kMoved;
+  }
+  // The handlers check the framing headers; this is what the transport relies on.
+  uint64_t length = 0;
+  if (c.req.has_header("Transfer-Encoding")) {
+    Refuse(c, 411, "Transfer-Encoding is not accepted: send the body with a Content-Length");
+    return Progress::kMoved;
+  }
+  size_t lengths = c.req.get_header_value_count("Content-Length");
+  if (lengths > 1 || (lengths == 1 && !ParseContentLength(c.req.get_header_value("Content-Length"),
+                                                          &length))) {
+    Refuse(c, 400, "Content-Length is not one number");
+    return Progress::kMoved;
+  }
+  if (length > limits_.max_body_bytes) {
+    Refuse(c, 413, "request body of " + std::to_string(length) + " bytes is over the limit of " +
+                       std::to_string(limits_.max_body_bytes) + " bytes");
+    return Progress::kMoved;
+  }
+  c.body_length = length;
+  c.phase = Phase::kBody;
+  if (length > c.Unconsumed() && c.req.get_header_value("Expect") == "100-continue") {
+    c.out.append("HTTP/1.1 100 Continue\r\n\r\n");
+    c.phase = Phase::kWrite;
+    c.after_write = Phase::kBody;
+    c.close_after_write = false;
+  }
+  return Progress::kMoved;
+}
+
+void EventLoop::Refuse(Connection& c, int status, const std::string& message) {
+  httplib::Response res;
+  res.status = status;
+  res.set_content(message + "\n", kText);
+  Respond(c, res, true);
+}
+
+// Queues the answer. `refused`: the request's body, if any, was not read.
+void EventLoop::Respond(Connection& c, const httplib::Response& res, bool refused) {
+  ++c.served;
+  bool unread = refused && MayHaveBody(c.req);
+  KeepAlive keep_alive;
+  keep_alive.close = unread || WantsClose(c.req) || c.served >= limits_.keep_alive_requests ||
+                     server_.stopping();
+  keep_alive.timeout_s = static_cast<int>(limits_.keep_alive_timeout.count());
+  keep_alive.max = limits_.keep_alive_requests;
+  WriteResponse(c.req, res, keep_alive, &c.out);
+  std::string().swap(c.req.body);  // a 3 MiB body is not kept while idle
+  c.close_after_write = keep_alive.close;
+  c.linger = unread;
+  c.after_write = Phase::kHead;
+  c.phase = Phase::kWrite;
+  c.deadline = now_ + limits_.write_timeout;
+}
+
+void EventLoop::Tick() {
+  for (size_t i = 0; i < connections_.size();) {
+    Connection* c = connections_[i].get();
+    if (now_ < c->deadline) {
+      ++i;
+      continue;
+    }
+    if (c->phase == Phase::kHandshake) server_.handshake_failures_++;
+    Close(c);  // moves the last connection to i
+  }
+  if (accepts_ && !listening_ && !server_.stopping() && now_ >= accept_resume_) Listen(true);
+}
+
+void EventLoop::BeginStop() {
+  stop_seen_ = true;
+  Listen(false);
+  for (size_t i = 0; i < connections_.size();) {
+    Connection* c = connections_[i].get();
+    bool idle = c->phase == Phase::kHandshake ||
+                (c->phase == Phase::kHead && c->Unconsumed() == 0);
+    if (idle) {
+      Close(c);
+    } else {
+      ++i;
+    }
+  }
+}
+
+TlsHttpServer::TlsHttpServer(TlsLimits limits, HttpHandlers handlers)
+    : limits_(limits), handlers_(std::move(handlers)) {}
+
+TlsHttpServer::~TlsHttpServer() {
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+int TlsHttpServer::Bind(const std::string& host, int port, std::string* error) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+  addrinfo* found = nullptr;
+  std::string service = std::to_string(port);
+  if (int rc = ::getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found)) {
+    *error = "cannot listen on " + host + ":" + service + ": " + ::gai_strerror(rc);
+    return -1;
+  }
+  int err = 0;
+  for (addrinfo* a = found; a && listen_fd_ < 0; a = a->ai_next) {
+    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) {
+      err = errno;
+      continue;
+    }
+    // Fast restarts only; no SO_REUSEPORT, which would let a second process
+    // bind the same port and silently take half the connections.
+    int yes = 1;
+    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    // A burst of API server connections must not see SYNs dropped.
+    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 1024) == 0) {
+      listen_fd_ = fd;
+    } else {
+      err = errno;
+      ::close(fd);
+    }
+  }
+  ::freeaddrinfo(found);
+  if (listen_fd_ < 0) {
+    *error = "cannot listen on " + host + ":" + service + ": " + std::strerror(err);
+    return -1;
+  }
+  sockaddr_storage addr{};
+  socklen_t len = sizeof(addr);
+  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
+  return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+}
+
+void TlsHttpServer::Serve(size_t threads) {
+  {
+    std::lock_guard<std::mutex> lock(loops_mu_);
+    for (size_t i = 0; i < std::max<size_t>(1, threads); ++i)
+      loops_.push_back(std::make_unique<EventLoop>(*this, i == 0));
+  }
+  std::vector<std::thread> others;
+  for (size_t i = 1; i < loops_.size(); ++i) others.emplace_back([this, i] { loops_[i]->Run(); });
+  loops_[0]->Run();
+  for (std::thread& t : others) t.join();
+  std::lock_guard<std::mutex> lock(loops_mu_);
+  loops_.clear();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+  listen_fd_ = -1;
+}
+
+void TlsHttpServer::Stop() {
+  stopping_ = true;
+  std::lock_guard<std::mutex> lock(loops_mu_);
+  // New connections are refused from now on, not left in the backlog.
+  if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);
+  for (const auto& loop : loops_) loop->Wake();
 }
 
 void TlsHttpServer::SetContext(SslCtxPtr ctx) {
@@ -424,84 +614,6 @@ void TlsHttpServer::SetContext(SslCtxPtr ctx) {
 SslCtxPtr TlsHttpServer::Context() const {
   std::lock_guard<std::mutex> lock(ctx_mutex_);
   return ctx_;
-}
-
-void TlsHttpServer::RaiseListenBacklog(int backlog) {
-  socket_t sock = svr_sock_;
-  if (sock != INVALID_SOCKET) ::listen(sock, backlog);
-}
-
-void TlsHttpServer::AllowBody(size_t bytes) {
-  if (t_connection && t_connection->stream) t_connection->stream->AllowMore(bytes);
-}
-
-void TlsHttpServer::CloseAfterResponse() {
-  if (t_connection) t_connection->close = true;
-}
-
-bool TlsHttpServer::WaitForRequest(int sock, SSL* ssl) const {
-  // Bytes read ahead (a pipelined request) are in OpenSSL's buffer, not the socket.
-  if (SSL_has_pending(ssl)) return true;
-  // Short slices, so idle connections notice a shutdown promptly. The next
-  // request mostly comes within the first: it is waited for without reading
-  // the clock (a paravirtualised clock read costs).
-  pollfd first{sock, POLLIN, 0};
-  if (::poll(&first, 1, kIdleSliceMs) > 0) return true;
-  auto deadline = Clock::now() + std::chrono::seconds(keep_alive_timeout_sec_) -
-                  std::chrono::milliseconds(kIdleSliceMs);
-  for (;;) {
-    if (svr_sock_ == INVALID_SOCKET || Clock::now() >= deadline) return false;
-    // Every worker is taken and a connection is waiting: an idle one yields.
-    WorkerPool* pool = pool_.load();
-    if (pool && pool->ShouldYield()) return false;
-    auto slice =
-        std::min<Clock::time_point>(deadline, Clock::now() + std::chrono::milliseconds(kIdleSliceMs));
-    if (WaitFd(sock, POLLIN, slice)) return true;
-  }
-}
-
-bool TlsHttpServer::process_and_close_socket(socket_t sock) {
-  connections_++;
-  SslCtxPtr ctx = Context();  // kept for the connection's lifetime
-  bool ret = false;
-  int one = 1;
-  ::setsockopt(sock, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-  ::fcntl(sock, F_SETFL, ::fcntl(sock, F_GETFL) | O_NONBLOCK);
-  SSL* ssl = ctx ? SSL_new(ctx.get()) : nullptr;
-  if (ssl && SSL_set_fd(ssl, sock) == 1 &&
-      Handshake(sock, ssl, Clock::now() + limits_.handshake_timeout, pool_.load(),
-                limits_.stall_under_pressure)) {
-    TlsStream strm(sock, ssl, limits_, pool_.load());
-    ConnectionState state{&strm, false};
-    bool linger = false;
-    for (size_t left = keep_alive_max_count_; left > 0 && (strm.Buffered() || WaitForRequest(sock, ssl));
-         --left) {
-      strm.BeginRequest(limits_.max_header_bytes);
-      state.close = false;
-      t_connection = &state;
-      bool closed = false;
-      try {
-        ret = process_request(strm, left == 1, closed,
-                              [ssl](httplib::Request& req) { req.ssl = ssl; });
-        if (!strm.Flush()) ret = false;
-      } catch (...) {
-        ret = false;
-      }
-      t_connection = nullptr;
-      // A connection that gave its worker up is not owed a lingering close.
-      linger = (state.close || strm.broken()) && !strm.yielded();
-      if (!ret || closed || linger || strm.yielded()) break;
-    }
-    ERR_clear_error();
-    SSL_shutdown(ssl);  // best effort close_notify; the socket is non-blocking
-    if (linger) LingeringClose(sock);
-  } else {
-    handshake_failures_++;
-  }
-  ERR_clear_error();
-  if (ssl) SSL_free(ssl);
-  ::close(sock);
-  return ret;
 }
 
 }  // namespace gpulint
