@@ -314,22 +314,23 @@ bool EventLoop::Step(Connection& c) {
         int err = SSL_get_error(c.ssl, rc);
         if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE)
           server_.handshake_failures_++;
-        return WantFromSsl(c, err);
+        return WantFromSsl(c, err) && !server_.stopping();  // no request yet: done
       }
       case Phase::kHead:
       case Phase::kBody: {
         Progress p = Parse(c);
         if (p == Progress::kFailed) return false;
         if (p == Progress::kMoved) break;
-        // Waiting for bytes: on a stop, an idle connection is done.
-        if (c.phase == Phase::kHead && c.Unconsumed() == 0 && server_.stopping()) return false;
+        bool idle = c.phase == Phase::kHead && c.Unconsumed() == 0;
+        // Once stopping, a connection with nothing more to read and no
+        // request begun is done.
+        bool done_if_waiting = idle && server_.stopping();
         // Without this, every request would end in a read that finds nothing.
-        if (read_all && !SSL_has_pending(c.ssl)) return Want(c, EPOLLIN);
-        bool was_idle = c.phase == Phase::kHead && c.Unconsumed() == 0;
+        if (read_all && !SSL_has_pending(c.ssl)) return !done_if_waiting && Want(c, EPOLLIN);
         bool full = false;
         ReadResult r = Read(c, &full);
-        if (r != ReadResult::kGot) return r == ReadResult::kWait;
-        if (was_idle) c.deadline = now_ + limits_.request_read_timeout;  // a request began
+        if (r != ReadResult::kGot) return r == ReadResult::kWait && !done_if_waiting;
+        if (idle) c.deadline = now_ + limits_.request_read_timeout;  // a request began
         read_all = !full;
         break;
       }
@@ -518,19 +519,16 @@ void EventLoop::Tick() {
   if (accepts_ && !listening_ && !server_.stopping() && now_ >= accept_resume_) Listen(true);
 }
 
+// Connections between requests close once what they already sent is read;
+// requests under way are finished (Step sees the stop).
 void EventLoop::BeginStop() {
   stop_seen_ = true;
   Listen(false);
-  for (size_t i = 0; i < connections_.size();) {
-    Connection* c = connections_[i].get();
-    bool idle = c->phase == Phase::kHandshake ||
-                (c->phase == Phase::kHead && c->Unconsumed() == 0);
-    if (idle) {
-      Close(c);
-    } else {
-      ++i;
-    }
-  }
+  std::vector<Connection*> waiting;
+  for (const auto& c : connections_)
+    if (c->phase == Phase::kHandshake || (c->phase == Phase::kHead && c->Unconsumed() == 0))
+      waiting.push_back(c.get());
+  for (Connection* c : waiting) Drive(c);  // closes only `c`, if anything
 }
 
 TlsHttpServer::TlsHttpServer(TlsLimits limits, HttpHandlers handlers)
