@@ -77,6 +77,23 @@ TEST_CASE("pipelined requests in one write are answered in order", "[webhook][pr
   CHECK(BodyOf(c.ReadResponse()) == "ok\n");
 }
 
+TEST_CASE("a long pipeline is answered whole, a few requests per turn", "[webhook][protocol]") {
+  TestServer s([](ServerOptions& o, const TempDir&) { o.workers = 1; });
+  RawTls c(s.port(), s.ca_file()), other(s.port(), s.ca_file());
+  REQUIRE(c.ok());
+  REQUIRE(other.ok());
+  std::string pipeline;
+  for (int i = 0; i < 100; ++i) pipeline += "GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n";
+  pipeline += "GET /readyz HTTP/1.1\r\nHost: x\r\n\r\n";
+  REQUIRE(c.Send(pipeline));
+  REQUIRE(other.Send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n"));
+  CHECK(StatusOf(other.ReadResponse()) == 200);
+  for (int i = 0; i < 100; ++i) REQUIRE(BodyOf(c.ReadResponse()) == "ok\n");
+  std::string last = c.ReadResponse();
+  CHECK(StatusOf(last) == 200);
+  CHECK_THAT(last, Catch::Contains("Content-Length: 3\r\n"));
+}
+
 TEST_CASE("a connection closes after its keep-alive budget of requests", "[webhook][protocol]") {
   TestServer s([](ServerOptions& o, const TempDir&) { o.keep_alive_requests = 3; });
   RawTls c(s.port(), s.ca_file());

@@ -16,12 +16,15 @@ namespace gpulint {
 namespace {
 
 constexpr int kTickMs = 100;               // deadlines are checked this often
-constexpr size_t kReadChunk = 16 * 1024;   // one TLS record's worth of plaintext
 constexpr size_t kBodyChunk = 256 * 1024;  // large bodies come in bigger reads
 constexpr size_t kLingerBytes = 1u << 20;  // after a refusal: discarded at most
 constexpr auto kLingerTime = std::chrono::seconds(1);
 constexpr auto kAcceptPause = std::chrono::milliseconds(50);  // when out of descriptors
 constexpr int kAcceptBurst = 64;
+// Requests a connection may have answered in one turn while others wait.
+constexpr int kRequestsPerTurn = 8;
+// An idle connection keeps buffers up to this size; larger ones are freed.
+constexpr size_t kIdleBuffer = 16 * 1024;
 
 }  // namespace
 
@@ -32,16 +35,17 @@ EventLoop::EventLoop(TlsHttpServer& server, bool accepts)
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.ptr = &wake_tag_;
-  ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev);
+  ok_ = epoll_fd_ >= 0 && wake_fd_ >= 0 &&
+        ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) == 0;
   now_ = Clock::now();
-  if (accepts_) Listen(true);
+  if (ok_ && accepts_) Listen(true);
 }
 
 EventLoop::~EventLoop() {
   while (!connections_.empty()) Close(connections_.back().get());
   for (int fd : adopted_) ::close(fd);
-  ::close(wake_fd_);
-  ::close(epoll_fd_);
+  if (wake_fd_ >= 0) ::close(wake_fd_);
+  if (epoll_fd_ >= 0) ::close(epoll_fd_);
 }
 
 void EventLoop::Listen(bool on) {
@@ -85,7 +89,7 @@ void EventLoop::Run() {
   epoll_event events[64];
   Clock::time_point next_tick = Clock::now() + std::chrono::milliseconds(kTickMs);
   for (;;) {
-    int n = ::epoll_wait(epoll_fd_, events, 64, kTickMs);
+    int n = ::epoll_wait(epoll_fd_, events, 64, again_.empty() ? kTickMs : 0);
     now_ = Clock::now();
     for (int i = 0; i < n; ++i) {
       void* tag = events[i].data.ptr;
@@ -96,6 +100,12 @@ void EventLoop::Run() {
       } else {
         Drive(static_cast<Connection*>(tag));
       }
+    }
+    std::vector<Connection*> turn;
+    turn.swap(again_);
+    for (Connection* c : turn) {
+      c->again = false;
+      Drive(c);
     }
     if (now_ >= next_tick) {
       Tick();
@@ -173,6 +183,7 @@ void EventLoop::Close(Connection* c) {
   // child still holds the socket, and its events would name a freed connection.
   ::epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, c->fd, nullptr);
   ::close(c->fd);
+  if (c->again) again_.erase(std::find(again_.begin(), again_.end(), c));
   size_t i = c->index;
   if (i + 1 != connections_.size()) {
     connections_[i] = std::move(connections_.back());
@@ -210,6 +221,7 @@ bool EventLoop::WantFromSsl(Connection& c, int err) {
 // Moves the connection on as far as it can without waiting. False: close it.
 bool EventLoop::Step(Connection& c) {
   bool read_all = false;  // the last read left nothing in the socket or OpenSSL
+  c.turn = 0;
   for (;;) {
     switch (c.phase) {
       case Phase::kHandshake: {
@@ -249,6 +261,7 @@ bool EventLoop::Step(Connection& c) {
           if (n <= 0) return WantFromSsl(c, SSL_get_error(c.ssl, n));
           c.out_pos += static_cast<size_t>(n);
         }
+        if (c.out.capacity() > kIdleBuffer) std::string().swap(c.out);
         c.out.clear();
         c.out_pos = 0;
         if (c.close_after_write) {
@@ -262,10 +275,22 @@ bool EventLoop::Step(Connection& c) {
           break;
         }
         c.phase = c.after_write;
-        if (c.phase == Phase::kHead)
-          c.deadline = now_ + (c.Unconsumed() ? limits_.request_read_timeout
-                                              : std::chrono::milliseconds(limits_.keep_alive_timeout));
         Want(c, EPOLLIN);
+        if (c.phase != Phase::kHead) break;  // a 100 Continue went out; the body is next
+        if (c.Unconsumed() == 0) {
+          c.deadline = now_ + limits_.keep_alive_timeout;
+          if (c.in.capacity() > kIdleBuffer) std::string().swap(c.in);
+          c.in.clear();
+          c.in_pos = 0;
+        } else {
+          c.deadline = now_ + limits_.request_read_timeout;
+        }
+        // Pipelined requests: a few per turn, then the loop's other connections.
+        if (++c.turn >= kRequestsPerTurn && (c.Unconsumed() || SSL_has_pending(c.ssl))) {
+          if (!c.again) again_.push_back(&c);
+          c.again = true;
+          return true;
+        }
         break;
       }
       case Phase::kLinger: {
@@ -296,13 +321,21 @@ EventLoop::ReadResult EventLoop::Read(Connection& c, bool* full) {
     c.in.erase(0, c.in_pos);
     c.in_pos = 0;
   }
-  size_t want = kReadChunk;
-  if (c.phase == Phase::kBody && c.body_length > c.Unconsumed())
-    want = std::clamp<size_t>(c.body_length - c.Unconsumed(), kReadChunk, kBodyChunk);
-  size_t old = c.in.size();
-  c.in.resize(old + want);
-  int n = SSL_read(c.ssl, c.in.data() + old, static_cast<int>(want));
-  c.in.resize(old + static_cast<size_t>(std::max(n, 0)));
+  // Heads and small bodies go through the loop's buffer, so a connection's
+  // own grows only to what it holds; a large body is read in place.
+  size_t want = sizeof(scratch_);
+  char* into = scratch_;
+  if (c.phase == Phase::kBody && c.body_length > c.Unconsumed() + sizeof(scratch_)) {
+    want = std::min<size_t>(c.body_length - c.Unconsumed(), kBodyChunk);
+    c.in.resize(c.in.size() + want);
+    into = c.in.data() + c.in.size() - want;
+  }
+  int n = SSL_read(c.ssl, into, static_cast<int>(want));
+  if (into == scratch_) {
+    if (n > 0) c.in.append(scratch_, static_cast<size_t>(n));
+  } else {
+    c.in.resize(c.in.size() - want + static_cast<size_t>(std::max(n, 0)));
+  }
   if (n > 0) {
     *full = static_cast<size_t>(n) == want;
     if (c.events != EPOLLIN) Want(c, EPOLLIN);

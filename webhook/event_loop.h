@@ -26,6 +26,8 @@ class EventLoop {
  public:
   EventLoop(TlsHttpServer& server, bool accepts);
   ~EventLoop();
+  // False when the loop's epoll instance or wake-up descriptor could not be made.
+  bool ok() const { return ok_; }
   void Run();
   // Another thread hands this loop a connection it accepted.
   void Adopt(int fd);
@@ -60,6 +62,8 @@ class EventLoop {
     size_t out_pos = 0;
     size_t served = 0;
     size_t discarded = 0;
+    int turn = 0;        // requests answered in this turn
+    bool again = false;  // in again_
     Clock::time_point deadline;
     httplib::Request req;  // from its head to its answer
 
@@ -91,6 +95,7 @@ class EventLoop {
   const bool accepts_;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;
+  bool ok_ = false;
   bool listening_ = false;
   bool stop_seen_ = false;
   Clock::time_point now_;
@@ -99,6 +104,10 @@ class EventLoop {
   std::atomic<size_t> load_{0};
   std::mutex adopt_mu_;
   std::vector<int> adopted_;  // guarded by adopt_mu_
+  // Connections that had more buffered than one turn may answer: driven
+  // again before the loop waits (epoll cannot see bytes OpenSSL holds).
+  std::vector<Connection*> again_;
+  char scratch_[16 * 1024];  // one TLS record's plaintext
   // epoll tags that are not connections.
   char listen_tag_ = 0;
   char wake_tag_ = 0;

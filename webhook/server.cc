@@ -160,15 +160,15 @@ bool WebhookServer::Start(std::string* error) {
   ReloadNodesFile();
   Publish();
 
-  port_ = http_->Bind(options_.host, options_.port, error);
+  size_t threads = options_.workers > 0 ? static_cast<size_t>(options_.workers) : UsableCpus();
+  port_ = http_->Bind(options_.host, options_.port, threads, error);
   if (port_ < 0) {
     std::lock_guard<std::mutex> lock(stop_mu_);
     stopped_ = true;
     return false;
   }
-  size_t threads = options_.workers > 0 ? static_cast<size_t>(options_.workers) : UsableCpus();
-  listen_thread_ = std::thread([this, threads] {
-    http_->Serve(threads);
+  listen_thread_ = std::thread([this] {
+    http_->Serve();
     std::lock_guard<std::mutex> lock(stop_mu_);
     stopped_ = true;
     stop_cv_.notify_all();

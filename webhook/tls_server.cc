@@ -21,7 +21,7 @@ TlsHttpServer::~TlsHttpServer() {
   if (listen_fd_ >= 0) ::close(listen_fd_);
 }
 
-int TlsHttpServer::Bind(const std::string& host, int port, std::string* error) {
+int TlsHttpServer::Bind(const std::string& host, int port, size_t threads, std::string* error) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -56,6 +56,21 @@ int TlsHttpServer::Bind(const std::string& host, int port, std::string* error) {
     *error = "cannot listen on " + host + ":" + service + ": " + std::strerror(err);
     return -1;
   }
+  // Made here rather than in Serve's thread, so that running out of
+  // descriptors is an error now, not a loop that cannot wait.
+  {
+    std::lock_guard<std::mutex> lock(loops_mu_);
+    for (size_t i = 0; i < std::max<size_t>(1, threads); ++i) {
+      loops_.push_back(std::make_unique<EventLoop>(*this, i == 0));
+      if (!loops_.back()->ok()) {
+        *error = "cannot set up an event loop: " + std::string(std::strerror(errno));
+        loops_.clear();
+        ::close(listen_fd_);
+        listen_fd_ = -1;
+        return -1;
+      }
+    }
+  }
   sockaddr_storage addr{};
   socklen_t len = sizeof(addr);
   ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
@@ -63,12 +78,8 @@ int TlsHttpServer::Bind(const std::string& host, int port, std::string* error) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
 
-void TlsHttpServer::Serve(size_t threads) {
-  {
-    std::lock_guard<std::mutex> lock(loops_mu_);
-    for (size_t i = 0; i < std::max<size_t>(1, threads); ++i)
-      loops_.push_back(std::make_unique<EventLoop>(*this, i == 0));
-  }
+void TlsHttpServer::Serve() {
+  if (loops_.empty()) return;  // Bind failed or was not called
   std::vector<std::thread> others;
   for (size_t i = 1; i < loops_.size(); ++i) others.emplace_back([this, i] { loops_[i]->Run(); });
   loops_[0]->Run();

@@ -60,13 +60,14 @@ class TlsHttpServer {
   TlsHttpServer(const TlsHttpServer&) = delete;
   TlsHttpServer& operator=(const TlsHttpServer&) = delete;
 
-  // Listens on host:port (port 0: any free one). Returns the port, or -1 with
-  // *error. Connections queue in the backlog until Serve runs.
-  int Bind(const std::string& host, int port, std::string* error);
+  // Listens on host:port (port 0: any free one) and sets up `threads` event
+  // loops. Returns the port, or -1 with *error. Connections queue in the
+  // backlog until Serve runs.
+  int Bind(const std::string& host, int port, size_t threads, std::string* error);
 
-  // Serves on `threads` event loops (this thread is one of them) until Stop,
-  // then returns once every request under way is answered.
-  void Serve(size_t threads);
+  // Serves on the loops (this thread is one of them) until Stop, then returns
+  // once every request under way is answered.
+  void Serve();
 
   // Closes the listener; idle connections close at once, requests under way
   // are read, answered (with Connection: close) and their connections closed.
