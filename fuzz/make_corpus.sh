@@ -7,13 +7,14 @@
 #                ../shared/admission/ (JSON is YAML) and fuzz/seeds/yaml_loader/
 #   policy       policies/, testdata/policies/ and fuzz/seeds/policy/
 #   admission    ../shared/admission/ and fuzz/seeds/admission/
+#   http         fuzz/seeds/http/ (request heads)
 # Missing sources (../shared is not in every checkout) are skipped.
 #
 #   fuzz/make_corpus.sh OUT_DIR
 set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:?usage: fuzz/make_corpus.sh OUT_DIR}
-mkdir -p "$out"/{quantity,yaml_loader,policy,admission}
+mkdir -p "$out"/{quantity,yaml_loader,policy,admission,http}
 
 # add TARGET FILE...: copies each file in under its content hash.
 add() {
@@ -39,6 +40,7 @@ mapfile -d '' policies < <(manifests policies testdata/policies fuzz/seeds/polic
 add policy "${policies[@]}"
 mapfile -d '' reviews < <(manifests ../shared/admission fuzz/seeds/admission | sort -z)
 add admission "${reviews[@]}"
+add http fuzz/seeds/http/*
 
 # Quantities: the hand-picked list, then values of resource-like keys.
 {
@@ -51,6 +53,6 @@ add admission "${reviews[@]}"
   printf '%s' "$q" >"$out/quantity/$(printf '%s' "$q" | sha1sum | cut -c1-16)"
 done
 
-for t in quantity yaml_loader policy admission; do
+for t in quantity yaml_loader policy admission http; do
   echo "fuzz: $t: $(find "$out/$t" -type f | wc -l) seeds" >&2
 done

@@ -43,9 +43,9 @@ else
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g" >/dev/null
 fi
 all_targets=(quantity yaml_loader policy)
-# The admission target exists when the webhook is built.
+# The admission and http targets exist when the webhook is built.
 grep -qs admission_fuzzer "$BUILD_DIR/build.ninja" "$BUILD_DIR/fuzz/Makefile" &&
-  all_targets+=(admission)
+  all_targets+=(admission http)
 read -r -a targets <<<"${TARGETS:-${all_targets[*]}}"
 cmake --build "$BUILD_DIR" -j "$JOBS" --target "${targets[@]/%/_fuzzer}"
 

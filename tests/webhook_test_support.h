@@ -328,9 +328,10 @@ class RawTls {
     return true;
   }
 
-  // One response: headers, then Content-Length bytes of body. Empty when the
+  // One response: headers, then Content-Length bytes of body (none for an
+  // interim 1xx, or when `to_head`, an answer to HEAD). Empty when the
   // connection ends first.
-  std::string ReadResponse() {
+  std::string ReadResponse(bool to_head = false) {
     std::string data;
     size_t header_end = std::string::npos;
     size_t want = std::string::npos;
@@ -347,6 +348,7 @@ class RawTls {
         // Without a length the body runs to the end of the connection.
         want = cl < header_end ? header_end + 4 + std::stoul(data.substr(cl + 16))
                                : std::string::npos - 1;
+        if (to_head || data.rfind("HTTP/1.1 1", 0) == 0) want = header_end + 4;
       }
     }
     return data;

@@ -49,7 +49,8 @@ Flags:
                       kubeconfig's current context (token or client certificate)
   --in-cluster        the same with the pod's service account (RBAC: get, list
                       and watch nodes)
-  --workers N         worker threads, one per busy connection (default 64)
+  --workers N         threads serving connections, each an event loop over many
+                      (default: one per CPU this process may run on)
   --drain-seconds N   after SIGTERM, serve N more seconds with /readyz at 503
                       before closing the listener (default 5)
   --help              this text

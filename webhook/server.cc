@@ -1,19 +1,30 @@
 #include "webhook/server.h"
 
-#include <sys/socket.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cctype>
 #include <set>
+#include <thread>
+
+#include "webhook/http_message.h"
 
 namespace gpulint {
 namespace {
 
 using httplib::Request;
 using httplib::Response;
-using Handled = httplib::Server::HandlerResponse;
 
 constexpr const char* kText = "text/plain; charset=utf-8";
+
+// The CPUs this process may run on (a cpuset or taskset counts; a CPU quota
+// does not: set --workers for that).
+size_t UsableCpus() {
+  cpu_set_t set;
+  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
+    return static_cast<size_t>(CPU_COUNT(&set));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -134,63 +145,39 @@ Snapshot WebhookServer::CurrentSnapshot() const {
 
 bool WebhookServer::Start(std::string* error) {
   TlsLimits limits;
+  limits.max_body_bytes = options_.max_body_bytes;
   limits.request_read_timeout = std::chrono::seconds(options_.read_timeout_seconds);
   limits.write_timeout = std::chrono::seconds(options_.write_timeout_seconds);
-  http_ = std::make_unique<TlsHttpServer>(limits);
-  int workers = std::max(1, options_.workers);
-  http_->SetWorkers(static_cast<size_t>(workers));
-  http_->set_tcp_nodelay(true);
-  // httplib's default adds SO_REUSEPORT, which lets a second process bind the
-  // same port and silently take half the connections. Fast restarts only.
-  http_->set_socket_options([](socket_t sock) {
-    int yes = 1;
-    ::setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-  });
-  http_->set_keep_alive_max_count(std::max<size_t>(1, options_.keep_alive_requests));
-  http_->set_keep_alive_timeout(options_.keep_alive_seconds);
-  http_->set_read_timeout(options_.read_timeout_seconds);
-  http_->set_write_timeout(options_.write_timeout_seconds);
-  http_->set_payload_max_length(options_.max_body_bytes);
-  InstallRoutes();
+  limits.keep_alive_timeout = std::chrono::seconds(options_.keep_alive_seconds);
+  limits.keep_alive_requests = std::max<size_t>(1, options_.keep_alive_requests);
+  HttpHandlers handlers;
+  handlers.admit = [this](const Request& req, Response& res) { return Admit(req, res); };
+  handlers.serve = [this](const Request& req, Response& res) { Serve(req, res); };
+  http_ = std::make_unique<TlsHttpServer>(limits, std::move(handlers));
 
   ReloadPolicy();
   ReloadCertificate();
   ReloadNodesFile();
   Publish();
 
-  if (options_.port == 0) {
-    port_ = http_->bind_to_any_port(options_.host);
-  } else {
-    port_ = http_->bind_to_port(options_.host, options_.port) ? options_.port : -1;
-  }
-  if (port_ <= 0) {
-    *error = "cannot listen on " + options_.host + ":" + std::to_string(options_.port) +
-             ": the address is in use, not local, or not allowed";
+  size_t threads = options_.workers > 0 ? static_cast<size_t>(options_.workers) : UsableCpus();
+  port_ = http_->Bind(options_.host, options_.port, threads, error);
+  if (port_ < 0) {
     std::lock_guard<std::mutex> lock(stop_mu_);
     stopped_ = true;
     return false;
   }
-  http_->RaiseListenBacklog(1024);
   listen_thread_ = std::thread([this] {
-    http_->listen_after_bind();
+    http_->Serve();
     std::lock_guard<std::mutex> lock(stop_mu_);
     stopped_ = true;
     stop_cv_.notify_all();
   });
-  // httplib's stop() does nothing until the listen loop has begun: a Shutdown
-  // right after Start would otherwise leave the listener running for ever.
-  while (!http_->is_running()) {
-    {
-      std::lock_guard<std::mutex> lock(stop_mu_);
-      if (stopped_) break;  // the listen loop failed at once
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(1));
-  }
   reload_thread_ = std::thread([this] { ReloadLoop(); });
   LogLine("info", "listening")
       .Add("address", options_.host)
       .Add("port", int64_t{port_})
-      .Add("workers", int64_t{workers})
+      .Add("threads", static_cast<int64_t>(threads))
       .AddBool("ready", ready())
       .Emit(options_.log);
   return true;
@@ -204,7 +191,7 @@ void WebhookServer::Shutdown() {
           .Add("drain_ms", static_cast<int64_t>(options_.drain.count()))
           .Emit(options_.log);
       std::this_thread::sleep_for(options_.drain);
-      http_->stop();
+      http_->Stop();
     }
     std::lock_guard<std::mutex> lock(stop_mu_);
     stop_cv_.notify_all();
@@ -225,24 +212,14 @@ void WebhookServer::Wait() {
 
 // Refuses, before the body is read, what is not a review this server takes.
 // Returns false with `res` filled when it refuses.
-bool WebhookServer::Admit(const Request& req, Response& res, bool allow_body) {
+bool WebhookServer::Admit(const Request& req, Response& res) {
   const std::string& path = req.path;
   bool review = path == "/validate" || path == "/mutate";
   bool probe = path == "/healthz" || path == "/readyz" || path == "/metrics";
-  // Unless it says otherwise, a request other than GET may carry a body that
-  // will not be read.
-  bool has_body = req.has_header("Transfer-Encoding") ||
-                  (req.has_header("Content-Length")
-                       ? req.get_header_value("Content-Length") != "0"
-                       : req.method != "GET" && req.method != "HEAD");
+  // A refused body stays unread, and the transport closes its connection.
   auto refuse = [&](int status, std::string message) {
     res.status = status;
     res.set_content(message + "\n", kText);
-    if (has_body) {
-      // The body stays unread: the connection cannot carry another request.
-      res.set_header("Connection", "close");
-      TlsHttpServer::CloseAfterResponse();
-    }
     metrics_.CountRejection(path, status);
     return false;
   };
@@ -255,53 +232,45 @@ bool WebhookServer::Admit(const Request& req, Response& res, bool allow_body) {
     return refuse(405, "method " + Shown(req.method) + " is not allowed on " + path + ": use " +
                            allowed);
   }
-  if (probe) return has_body ? refuse(400, path + " takes no request body") : true;
+  if (probe) return MayHaveBody(req) ? refuse(400, path + " takes no request body") : true;
   uint64_t length = 0;
   std::string why;
   if (int status = CheckReviewHeaders(req, options_.max_body_bytes, &length, &why))
     return refuse(status, why);
   if (!options_.tls.client_ca.empty() && !(req.ssl && SSL_get0_peer_certificate(req.ssl)))
     return refuse(401, "a client certificate signed by the configured client CA is required");
-  if (allow_body) TlsHttpServer::AllowBody(length);
   return true;
 }
 
-void WebhookServer::InstallRoutes() {
-  // Clients that wait for "100 Continue" are refused before sending anything.
-  http_->set_expect_100_continue_handler([this](const Request& req, Response& res) {
-    return Admit(req, res, false) ? 100 : res.status;
-  });
-  http_->set_pre_routing_handler([this](const Request& req, Response& res) {
-    return Admit(req, res, true) ? Handled::Unhandled : Handled::Handled;
-  });
-  http_->Post("/validate", [this](const Request& req, Response& res) {
-    ServeReview(Endpoint::kValidate, req, res);
-  });
-  http_->Post("/mutate", [this](const Request& req, Response& res) {
-    ServeReview(Endpoint::kMutate, req, res);
-  });
-  http_->Get("/healthz", [](const Request&, Response& res) { res.set_content("ok\n", kText); });
-  http_->Get("/readyz", [this](const Request&, Response& res) {
-    std::string why;
-    {
-      std::lock_guard<std::mutex> lock(state_mu_);
-      if (stopping_) why = "shutting down";
-      else if (!policy_) why = "no valid policy loaded";
-      else if (!cert_loaded_) why = "no valid certificate loaded";
+// Admit has checked the method and path.
+void WebhookServer::Serve(const Request& req, Response& res) {
+  const std::string& path = req.path;
+  try {
+    if (path == "/validate" || path == "/mutate") {
+      ServeReview(path == "/validate" ? Endpoint::kValidate : Endpoint::kMutate, req, res);
+    } else if (path == "/healthz") {
+      res.set_content("ok\n", kText);
+    } else if (path == "/readyz") {
+      std::string why;
+      {
+        std::lock_guard<std::mutex> lock(state_mu_);
+        if (stopping_) why = "shutting down";
+        else if (!policy_) why = "no valid policy loaded";
+        else if (!cert_loaded_) why = "no valid certificate loaded";
+      }
+      res.status = why.empty() ? 200 : 503;
+      res.set_content(why.empty() ? "ok\n" : "not ready: " + why + "\n", kText);
+    } else if (path == "/metrics") {
+      metrics_.SetReady(ready());
+      metrics_.SetConnections(http_->connections(), http_->handshake_failures());
+      res.set_content(metrics_.Render(), "text/plain; version=0.0.4; charset=utf-8");
     }
-    res.status = why.empty() ? 200 : 503;
-    res.set_content(why.empty() ? "ok\n" : "not ready: " + why + "\n", kText);
-  });
-  http_->Get("/metrics", [this](const Request&, Response& res) {
-    metrics_.SetReady(ready());
-    metrics_.SetConnections(http_->connections(), http_->handshake_failures());
-    res.set_content(metrics_.Render(), "text/plain; version=0.0.4; charset=utf-8");
-  });
-  http_->set_exception_handler([this](const Request& req, Response& res, std::exception_ptr) {
+  } catch (const std::exception&) {
+    res = Response();
     res.status = 500;
     res.set_content("internal error\n", kText);
-    LogLine("error", "exception in handler").Add("path", req.path).Emit(options_.log);
-  });
+    LogLine("error", "exception in handler").Add("path", path).Emit(options_.log);
+  }
 }
 
 void WebhookServer::ServeReview(Endpoint endpoint, const Request& req, Response& res) {

@@ -30,7 +30,7 @@ struct ServerOptions {
   TlsFiles tls;
   std::string policy_file;  // empty: the policy compiled into the binary
   std::string nodes_file;   // optional: a Node list (YAML or JSON)
-  int workers = 64;
+  int workers = 0;  // event-loop threads; 0: one per CPU
   size_t max_body_bytes = 3u << 20;  // kube-apiserver's own request limit
   int read_timeout_seconds = 10;     // to read one whole request
   int write_timeout_seconds = 10;
@@ -73,8 +73,9 @@ class WebhookServer {
   Metrics& metrics() { return metrics_; }
 
  private:
-  void InstallRoutes();
-  bool Admit(const httplib::Request& req, httplib::Response& res, bool allow_body);
+  // The transport's two handlers (tls_server.h): the head, then the whole request.
+  bool Admit(const httplib::Request& req, httplib::Response& res);
+  void Serve(const httplib::Request& req, httplib::Response& res);
   void ServeReview(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
   void LogDecision(Endpoint endpoint, const ReviewResult& result, double seconds);
 

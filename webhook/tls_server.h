@@ -1,120 +1,96 @@
-// HTTPS on top of cpp-httplib's HTTP parser, with the TLS connection loop
-// owned here rather than by httplib::SSLServer, because the webhook needs what
-// that class cannot give:
-//  - a certificate swapped in for new connections while old ones keep theirs
-//    (each connection takes the context current when it is accepted);
-//  - a byte budget per request: httplib 0.11.4 buffers a request line or
-//    header of any length, so a hostile client could fill memory before a
-//    single handler runs;
-//  - closing a connection whose body a handler refused without reading it,
-//    instead of parsing that body as the next request;
-//  - one deadline for reading a whole request, so a client dribbling a byte
-//    at a time cannot hold a worker for ever.
-// HTTP parsing, routing and keep-alive bookkeeping stay httplib's.
+// The webhook's HTTPS server: a few event-loop threads, each serving many
+// connections through epoll, with non-blocking TLS and HTTP/1.1 framing
+// (http_message.h). A connection holds a thread only while one of its requests
+// is being handled, never while it waits for bytes, so:
+//  - idle keep-alive connections and clients that stall in their handshake,
+//    headers or body (slowloris) cost a descriptor and a few KiB, not a thread;
+//  - under load a thread goes from one ready connection to the next without
+//    sleeping, where one thread per connection slept and woke for each request
+//    (about one context switch per review, the largest single cost measured in
+//    bench/RESULTS.md).
+// Requests are read whole before a handler runs: the head (at most
+// max_header_bytes), then, once `admit` accepts it, a Content-Length body of
+// at most max_body_bytes. A refused request's body is never read; its
+// connection closes after the answer, with a lingering close so the client
+// reads the answer rather than a reset.
+// Each connection takes the TLS context current when it is accepted, so a new
+// certificate serves new connections while old ones keep theirs.
 #ifndef GPULINT_WEBHOOK_TLS_SERVER_H_
 #define GPULINT_WEBHOOK_TLS_SERVER_H_
 
 #include <httplib.h>
-#include <openssl/ssl.h>
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
+
+#include "webhook/tls_context.h"
 
 namespace gpulint {
 
-using SslCtxPtr = std::shared_ptr<SSL_CTX>;
-
-struct TlsFiles {
-  std::string cert;       // PEM chain, leaf first
-  std::string key;        // PEM private key
-  std::string client_ca;  // optional: PEM bundle that signs client certificates
-};
-
-// A server context: TLS 1.2 or later, the certificate chain and its key
-// (checked to belong together), and, with a client CA, a request for a client
-// certificate that must verify when one is sent (whether one is required is
-// up to each endpoint: probes come without one). Returns null with *error on
-// failure; *not_after gets the leaf certificate's expiry (unix seconds).
-SslCtxPtr MakeServerContext(const TlsFiles& files, std::string* error, int64_t* not_after);
-
-// The last OpenSSL errors of this thread as one line (and clears them).
-std::string OpenSslErrors();
-
 struct TlsLimits {
   size_t max_header_bytes = 64 * 1024;  // request line + headers
+  size_t max_body_bytes = 3u << 20;
   std::chrono::milliseconds handshake_timeout{10000};
   std::chrono::milliseconds request_read_timeout{10000};  // whole request, from its first byte
-  std::chrono::milliseconds write_timeout{10000};         // per write
-  // How long a client may keep a worker waiting mid-handshake or mid-request
-  // while every worker is busy and another connection waits for one.
-  std::chrono::milliseconds stall_under_pressure{250};
+  std::chrono::milliseconds write_timeout{10000};         // a whole response
+  std::chrono::seconds keep_alive_timeout{30};            // idle between requests
+  size_t keep_alive_requests = 1000;                      // then the connection closes
 };
 
-// httplib's ThreadPool, plus how many accepted connections wait for a
-// worker: with one worker per connection, idle keep-alive connections must
-// make room when new ones queue up.
-class WorkerPool : public httplib::TaskQueue {
- public:
-  explicit WorkerPool(size_t workers);
-  ~WorkerPool() override;
-  void enqueue(std::function<void()> fn) override;
-  void shutdown() override;  // runs what is queued, then joins
-  // Called by a job holding an idle connection: true when every worker is
-  // busy and a queued connection has no other worker making room for it yet.
-  // The caller must then end its job promptly.
-  bool ShouldYield();
-
- private:
-  void Work();
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> jobs_;
-  bool stop_ = false;
-  size_t busy_ = 0;      // workers running a job
-  size_t yielding_ = 0;  // of those, ending their job to free the worker
-  std::vector<std::thread> threads_;
+struct HttpHandlers {
+  // The head is in and no body byte has been read: false, with `res` filled,
+  // refuses the request. Runs on a loop thread; must not block.
+  std::function<bool(const httplib::Request& req, httplib::Response& res)> admit;
+  // The whole request is in. Runs on a loop thread; must not block.
+  std::function<void(const httplib::Request& req, httplib::Response& res)> serve;
 };
 
-class TlsHttpServer : public httplib::Server {
- public:
-  explicit TlsHttpServer(TlsLimits limits) : limits_(limits) {}
+class EventLoop;
 
-  // One worker thread per connection being served.
-  void SetWorkers(size_t workers);
+class TlsHttpServer {
+ public:
+  TlsHttpServer(TlsLimits limits, HttpHandlers handlers);
+  ~TlsHttpServer();
+  TlsHttpServer(const TlsHttpServer&) = delete;
+  TlsHttpServer& operator=(const TlsHttpServer&) = delete;
+
+  // Listens on host:port (port 0: any free one) and sets up `threads` event
+  // loops. Returns the port, or -1 with *error. Connections queue in the
+  // backlog until Serve runs.
+  int Bind(const std::string& host, int port, size_t threads, std::string* error);
+
+  // Serves on the loops (this thread is one of them) until Stop, then returns
+  // once every request under way is answered.
+  void Serve();
+
+  // Closes the listener; idle connections close at once, requests under way
+  // are read, answered (with Connection: close) and their connections closed.
+  // Safe from any thread, before or during Serve.
+  void Stop();
+  bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
 
   // Connections accepted from now on use `ctx`. Null refuses them.
   void SetContext(SslCtxPtr ctx);
   SslCtxPtr Context() const;
 
-  // Called on the thread handling the request (handlers, pre-routing, the
-  // 100-continue handler):
-  //  - AllowBody: the headers were accepted; let `bytes` of body be read.
-  //  - CloseAfterResponse: the body was refused unread; answer, then close.
-  static void AllowBody(size_t bytes);
-  static void CloseAfterResponse();
-
-  // httplib listens with a backlog of 5; a burst of API server connections
-  // would see SYNs dropped and retried a second later. Call after binding.
-  void RaiseListenBacklog(int backlog);
-
   uint64_t handshake_failures() const { return handshake_failures_.load(); }
   uint64_t connections() const { return connections_.load(); }
 
  private:
-  bool process_and_close_socket(socket_t sock) override;
-  bool WaitForRequest(int sock, SSL* ssl) const;
+  friend class EventLoop;
 
-  TlsLimits limits_;
-  std::atomic<WorkerPool*> pool_{nullptr};  // owned by httplib's listen loop
+  const TlsLimits limits_;
+  const HttpHandlers handlers_;
+  int listen_fd_ = -1;
+  std::atomic<bool> stopping_{false};
+  std::mutex loops_mu_;  // guards loops_ against Stop from another thread
+  std::vector<std::unique_ptr<EventLoop>> loops_;
   mutable std::mutex ctx_mutex_;
   SslCtxPtr ctx_;
   std::atomic<uint64_t> handshake_failures_{0};

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Slow clients (slowhttptest: slowloris headers and slow bodies, 400
-# connections each, more than the 64 workers) while normal clients are served:
+# connections each, far more than the server has threads) while normal clients are served:
 # one that opens a new connection per review (its latency includes the
 # connect and the TLS handshake, the part slow clients could make it wait
 # for) and wrk on keep-alive connections. Both must see every review
@@ -26,7 +26,7 @@ wrk_start "$tmp/wrk" $seconds 2
 python3 "$FAULTS/fresh_client.py" "$port" "$tmp/ca.pem" "$review" validate $seconds >"$tmp/fresh" 2>&1
 wait "$wrk_pid" || true
 kill -0 "$server_pid" 2>/dev/null || fail "the server died under slow clients"
-# slowhttptest got through: far more connections than workers were accepted.
+# slowhttptest got through: far more connections than threads were accepted.
 accepted=$(metric gpulint_webhook_connections_total)
 ((accepted > 800)) || fail "only $accepted connections accepted: the slow clients did not get through"
 note "connections accepted: $accepted; handshake failures: $(metric gpulint_webhook_tls_handshake_failures_total)"
