@@ -51,6 +51,7 @@ TEST_CASE("ParseJson: nesting is refused before it is built", "[json]") {
   CHECK(Parse("[[[[1]]]]", 3) == "error nesting is deeper than 3 levels");
 }
 
+
 TEST_CASE("ParseJson: duplicate keys", "[json]") {
   CHECK(Parse(R"({"a": 1, "a": 2})") == R"(error duplicate key "a" at /a)");
   CHECK(Parse(R"({"m": {"k": [0, {"x": 1, "x": 2}]}})") ==
@@ -179,6 +180,18 @@ TEST_CASE("ParseJson: the fast parser accepts what nlohmann does, to the same tr
     CHECK(FastAgrees(testing::ReadFile(entry.path().string())));
   }
   CHECK(bodies > 10);
+}
+
+TEST_CASE("ParseJson: the fast parser recurses only as deep as it may", "[json]") {
+  // It stops where the limit is: 512 levels parse on the fast path...
+  std::string deep = std::string(512, '[') + "1" + std::string(512, ']');
+  CHECK(FastAgrees(deep, 512));
+  Value v;
+  CHECK_FALSE(ParseJsonFast(std::string(513, '[') + std::string(513, ']'), 512, &v));
+  // ...and a caller allowing more gets nlohmann's parser, with its own stack.
+  CHECK_FALSE(ParseJsonFast(deep, 513, &v));
+  std::string deeper = std::string(1000, '[') + std::string(1000, ']');
+  CHECK(Parse(deeper, 1000) == deeper);
 }
 
 TEST_CASE("ParseJson: what RapidJSON would accept and nlohmann refuses is left to nlohmann",

@@ -12,6 +12,8 @@
 #include <cerrno>
 #include <climits>
 
+#include "webhook/log.h"
+
 namespace gpulint {
 namespace {
 
@@ -88,7 +90,9 @@ void EventLoop::TakeAdopted() {
 void EventLoop::Run() {
   epoll_event events[64];
   Clock::time_point next_tick = Clock::now() + std::chrono::milliseconds(kTickMs);
+  LogTurn log_turn;  // this turn's log lines go out together, before the loop waits
   for (;;) {
+    LogTurn::Flush();
     int n = ::epoll_wait(epoll_fd_, events, 64, again_.empty() ? kTickMs : 0);
     now_ = Clock::now();
     for (int i = 0; i < n; ++i) {

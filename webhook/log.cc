@@ -10,17 +10,44 @@
 
 namespace gpulint {
 
+namespace {
+
+thread_local std::string* t_turn = nullptr;  // this thread's LogTurn buffer
+constexpr size_t kTurnBytes = 64 * 1024;
+
+void WriteAll(std::string_view text) {
+  while (!text.empty()) {
+    ssize_t n = ::write(2, text.data(), text.size());
+    if (n <= 0) return;
+    text.remove_prefix(static_cast<size_t>(n));
+  }
+}
+
+}  // namespace
+
 void StderrLogSink(std::string_view line) {
+  if (t_turn) {
+    t_turn->append(line).push_back('\n');
+    if (t_turn->size() >= kTurnBytes) LogTurn::Flush();
+    return;
+  }
   std::string buf(line);
   buf += '\n';
-  const char* p = buf.data();
-  size_t left = buf.size();
-  while (left > 0) {
-    ssize_t n = ::write(2, p, left);
-    if (n <= 0) return;
-    p += n;
-    left -= static_cast<size_t>(n);
-  }
+  WriteAll(buf);
+}
+
+LogTurn::LogTurn() { t_turn = new std::string(); }
+
+LogTurn::~LogTurn() {
+  Flush();
+  delete t_turn;
+  t_turn = nullptr;
+}
+
+void LogTurn::Flush() {
+  if (!t_turn || t_turn->empty()) return;
+  WriteAll(*t_turn);
+  t_turn->clear();
 }
 
 LogLine::LogLine(std::string_view level, std::string_view msg) {

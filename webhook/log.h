@@ -12,8 +12,23 @@ namespace gpulint {
 
 // Receives complete lines, newline excluded. Must be thread-safe.
 using LogSink = std::function<void(std::string_view line)>;
-// Writes each line to stderr with one write(2), so lines never interleave.
+// Writes each line to stderr with one write(2), so lines never interleave;
+// on a thread inside a LogTurn, lines are gathered and written together.
 void StderrLogSink(std::string_view line);
+
+// An event-loop thread's turn: the lines StderrLogSink gets on this thread
+// are gathered and written, whole, with one write(2) by Flush (which the loop
+// calls before it waits for more work) or when 64 KiB have gathered. A
+// decision's line so waits at most until its turn ends, and a busy loop makes
+// one write per turn instead of one per request.
+class LogTurn {
+ public:
+  LogTurn();
+  ~LogTurn();  // flushes
+  LogTurn(const LogTurn&) = delete;
+  LogTurn& operator=(const LogTurn&) = delete;
+  static void Flush();
+};
 
 class LogLine {
  public:
