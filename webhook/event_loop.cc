@@ -227,91 +227,112 @@ bool EventLoop::Step(Connection& c) {
   bool read_all = false;  // the last read left nothing in the socket or OpenSSL
   c.turn = 0;
   for (;;) {
+    Next next = Next::kClose;
     switch (c.phase) {
-      case Phase::kHandshake: {
-        int rc = SSL_accept(c.ssl);
-        if (rc == 1) {
-          c.phase = Phase::kHead;
-          c.deadline = now_ + limits_.keep_alive_timeout;
-          break;
-        }
-        int err = SSL_get_error(c.ssl, rc);
-        if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE)
-          server_.handshake_failures_++;
-        return WantFromSsl(c, err) && !server_.stopping();  // no request yet: done
-      }
+      case Phase::kHandshake: next = Handshake(c); break;
       case Phase::kHead:
-      case Phase::kBody: {
-        Progress p = Parse(c);
-        if (p == Progress::kFailed) return false;
-        if (p == Progress::kMoved) break;
-        bool idle = c.phase == Phase::kHead && c.Unconsumed() == 0;
-        // Once stopping, a connection with nothing more to read and no
-        // request begun is done.
-        bool done_if_waiting = idle && server_.stopping();
-        // Without this, every request would end in a read that finds nothing.
-        if (read_all && !SSL_has_pending(c.ssl)) return !done_if_waiting && Want(c, EPOLLIN);
-        bool full = false;
-        ReadResult r = Read(c, &full);
-        if (r != ReadResult::kGot) return r == ReadResult::kWait && !done_if_waiting;
-        if (idle) c.deadline = now_ + limits_.request_read_timeout;  // a request began
-        read_all = !full;
-        break;
-      }
-      case Phase::kWrite: {
-        while (c.out_pos < c.out.size()) {
-          int len = static_cast<int>(std::min<size_t>(c.out.size() - c.out_pos, INT_MAX));
-          int n = SSL_write(c.ssl, c.out.data() + c.out_pos, len);
-          if (n <= 0) return WantFromSsl(c, SSL_get_error(c.ssl, n));
-          c.out_pos += static_cast<size_t>(n);
-        }
-        if (c.out.capacity() > kIdleBuffer) std::string().swap(c.out);
-        c.out.clear();
-        c.out_pos = 0;
-        if (c.close_after_write) {
-          if (!c.linger) return false;
-          SSL_shutdown(c.ssl);
-          ERR_clear_error();
-          ::shutdown(c.fd, SHUT_WR);
-          c.phase = Phase::kLinger;
-          c.deadline = now_ + kLingerTime;
-          Want(c, EPOLLIN);
-          break;
-        }
-        c.phase = c.after_write;
-        Want(c, EPOLLIN);
-        if (c.phase != Phase::kHead) break;  // a 100 Continue went out; the body is next
-        if (c.Unconsumed() == 0) {
-          c.deadline = now_ + limits_.keep_alive_timeout;
-          if (c.in.capacity() > kIdleBuffer) std::string().swap(c.in);
-          c.in.clear();
-          c.in_pos = 0;
-        } else {
-          c.deadline = now_ + limits_.request_read_timeout;
-        }
-        // Pipelined requests: a few per turn, then the loop's other connections.
-        if (++c.turn >= kRequestsPerTurn && (c.Unconsumed() || SSL_has_pending(c.ssl))) {
-          if (!c.again) again_.push_back(&c);
-          c.again = true;
-          return true;
-        }
-        break;
-      }
-      case Phase::kLinger: {
-        char buf[16384];
-        for (;;) {
-          ssize_t n = ::recv(c.fd, buf, sizeof(buf), 0);
-          if (n > 0) {
-            c.discarded += static_cast<size_t>(n);
-            if (c.discarded > kLingerBytes) return false;
-            continue;
-          }
-          if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return Want(c, EPOLLIN);
-          if (n < 0 && errno == EINTR) continue;
-          return false;
-        }
-      }
+      case Phase::kBody: next = Receive(c, &read_all); break;
+      case Phase::kWrite: next = Send(c); break;
+      case Phase::kLinger: next = Discard(c); break;
     }
+    if (next != Next::kGoOn) return next == Next::kWait;
+  }
+}
+
+EventLoop::Next EventLoop::Handshake(Connection& c) {
+  int rc = SSL_accept(c.ssl);
+  if (rc == 1) {
+    c.phase = Phase::kHead;
+    c.deadline = now_ + limits_.keep_alive_timeout;
+    return Next::kGoOn;
+  }
+  int err = SSL_get_error(c.ssl, rc);
+  if (err != SSL_ERROR_WANT_READ && err != SSL_ERROR_WANT_WRITE) server_.handshake_failures_++;
+  // Once stopping, a connection that has sent no request yet is done.
+  return WantFromSsl(c, err) && !server_.stopping() ? Next::kWait : Next::kClose;
+}
+
+// Parses what is buffered; reads when that is not a whole request.
+EventLoop::Next EventLoop::Receive(Connection& c, bool* read_all) {
+  Progress p = Parse(c);
+  if (p == Progress::kFailed) return Next::kClose;
+  if (p == Progress::kMoved) return Next::kGoOn;
+  bool idle = c.phase == Phase::kHead && c.Unconsumed() == 0;
+  // Once stopping, a connection with nothing more to read and no request
+  // begun is done.
+  Next waiting = idle && server_.stopping() ? Next::kClose : Next::kWait;
+  // Without this, every request would end in a read that finds nothing.
+  if (*read_all && !SSL_has_pending(c.ssl)) {
+    Want(c, EPOLLIN);
+    return waiting;
+  }
+  bool full = false;
+  ReadResult r = Read(c, &full);
+  if (r == ReadResult::kOver) return Next::kClose;
+  if (r == ReadResult::kWait) return waiting;
+  if (idle) c.deadline = now_ + limits_.request_read_timeout;  // a request began
+  *read_all = !full;
+  return Next::kGoOn;
+}
+
+// Sends the queued answer, then readies the connection for what comes next.
+EventLoop::Next EventLoop::Send(Connection& c) {
+  while (c.out_pos < c.out.size()) {
+    int len = static_cast<int>(std::min<size_t>(c.out.size() - c.out_pos, INT_MAX));
+    int n = SSL_write(c.ssl, c.out.data() + c.out_pos, len);
+    if (n <= 0) return WantFromSsl(c, SSL_get_error(c.ssl, n)) ? Next::kWait : Next::kClose;
+    c.out_pos += static_cast<size_t>(n);
+  }
+  if (c.out.capacity() > kIdleBuffer) std::string().swap(c.out);
+  c.out.clear();
+  c.out_pos = 0;
+  if (c.close_after_write) {
+    if (!c.linger) return Next::kClose;
+    SSL_shutdown(c.ssl);
+    ERR_clear_error();
+    ::shutdown(c.fd, SHUT_WR);
+    c.phase = Phase::kLinger;
+    c.deadline = now_ + kLingerTime;
+    Want(c, EPOLLIN);
+    return Next::kGoOn;
+  }
+  c.phase = c.after_write;
+  Want(c, EPOLLIN);
+  if (c.phase != Phase::kHead) return Next::kGoOn;  // a 100 Continue went out; the body is next
+  if (c.Unconsumed() == 0) {
+    c.deadline = now_ + limits_.keep_alive_timeout;
+    if (c.in.capacity() > kIdleBuffer) std::string().swap(c.in);
+    c.in.clear();
+    c.in_pos = 0;
+  } else {
+    c.deadline = now_ + limits_.request_read_timeout;
+  }
+  // Pipelined requests: a few per turn, then the loop's other connections.
+  if (++c.turn >= kRequestsPerTurn && (c.Unconsumed() || SSL_has_pending(c.ssl))) {
+    if (!c.again) again_.push_back(&c);
+    c.again = true;
+    return Next::kWait;
+  }
+  return Next::kGoOn;
+}
+
+// After a refusal: what the client still sends is read and dropped, for a
+// moment, so that closing does not reset the answer away.
+EventLoop::Next EventLoop::Discard(Connection& c) {
+  char buf[16384];
+  for (;;) {
+    ssize_t n = ::recv(c.fd, buf, sizeof(buf), 0);
+    if (n > 0) {
+      c.discarded += static_cast<size_t>(n);
+      if (c.discarded > kLingerBytes) return Next::kClose;
+      continue;
+    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      Want(c, EPOLLIN);
+      return Next::kWait;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    return Next::kClose;
   }
 }
 

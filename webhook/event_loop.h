@@ -72,15 +72,21 @@ class EventLoop {
 
   enum class Progress { kMoved, kNeedBytes, kFailed };
   enum class ReadResult { kGot, kWait, kOver };
+  enum class Next { kGoOn, kWait, kClose };  // after a phase's work
 
   void AcceptReady();
   void Add(int fd);
   void TakeAdopted();
   void Drive(Connection* c);
   bool Step(Connection& c);
+  Next Handshake(Connection& c);
+  Next Receive(Connection& c, bool* read_all);
+  Next Send(Connection& c);
+  Next Discard(Connection& c);
   ReadResult Read(Connection& c, bool* full);
   Progress Parse(Connection& c);
   Progress ParseHeadOf(Connection& c);
+  void AwaitBody(Connection& c);
   void Respond(Connection& c, const httplib::Response& res, bool unread);
   void Refuse(Connection& c, int status, const std::string& message);
   bool Want(Connection& c, uint32_t events);

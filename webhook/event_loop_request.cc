@@ -62,22 +62,28 @@ EventLoop::Progress EventLoop::ParseHeadOf(Connection& c) {
     Respond(c, res, MayHaveBody(c.req));
     return Progress::kMoved;
   }
+  AwaitBody(c);
+  return Progress::kMoved;
+}
+
+// After an admitted head: the body to wait for, or a refusal of its framing.
+void EventLoop::AwaitBody(Connection& c) {
   // The handlers check the framing headers; this is what the transport relies on.
   uint64_t length = 0;
   if (c.req.has_header("Transfer-Encoding")) {
     Refuse(c, 411, "Transfer-Encoding is not accepted: send the body with a Content-Length");
-    return Progress::kMoved;
+    return;
   }
   size_t lengths = c.req.get_header_value_count("Content-Length");
   if (lengths > 1 || (lengths == 1 && !ParseContentLength(c.req.get_header_value("Content-Length"),
                                                           &length))) {
     Refuse(c, 400, "Content-Length is not one number");
-    return Progress::kMoved;
+    return;
   }
   if (length > limits_.max_body_bytes) {
     Refuse(c, 413, "request body of " + std::to_string(length) + " bytes is over the limit of " +
                        std::to_string(limits_.max_body_bytes) + " bytes");
-    return Progress::kMoved;
+    return;
   }
   c.body_length = length;
   c.phase = Phase::kBody;
@@ -87,7 +93,6 @@ EventLoop::Progress EventLoop::ParseHeadOf(Connection& c) {
     c.after_write = Phase::kBody;
     c.close_after_write = false;
   }
-  return Progress::kMoved;
 }
 
 void EventLoop::Refuse(Connection& c, int status, const std::string& message) {
