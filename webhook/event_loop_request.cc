@@ -10,6 +10,14 @@ namespace {
 
 constexpr const char* kText = "text/plain; charset=utf-8";
 
+// What a handler that threw gets answered with.
+httplib::Response InternalError() {
+  httplib::Response res;
+  res.status = 500;
+  res.set_content("internal error\n", kText);
+  return res;
+}
+
 }  // namespace
 
 EventLoop::Progress EventLoop::Parse(Connection& c) {
@@ -21,9 +29,7 @@ EventLoop::Progress EventLoop::Parse(Connection& c) {
   try {
     server_.handlers_.serve(c.req, res);
   } catch (...) {
-    res = httplib::Response();
-    res.status = 500;
-    res.set_content("internal error\n", kText);
+    res = InternalError();
   }
   Respond(c, res, false);
   return Progress::kMoved;
@@ -54,9 +60,7 @@ EventLoop::Progress EventLoop::ParseHeadOf(Connection& c) {
   try {
     admitted = server_.handlers_.admit(c.req, res);
   } catch (...) {
-    res = httplib::Response();
-    res.status = 500;
-    res.set_content("internal error\n", kText);
+    res = InternalError();
   }
   if (!admitted) {
     Respond(c, res, MayHaveBody(c.req));

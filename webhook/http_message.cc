@@ -3,7 +3,6 @@
 #include <strings.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cstring>
 
 namespace gpulint {
@@ -168,9 +167,8 @@ bool MayHaveBody(const httplib::Request& req) {
 
 bool WantsClose(const httplib::Request& req) {
   std::string connection = req.get_header_value("Connection");
-  for (char& c : connection) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  if (connection == "close") return true;
-  return req.version == "HTTP/1.0" && connection != "keep-alive";
+  if (SameName(connection, "close")) return true;
+  return req.version == "HTTP/1.0" && !SameName(connection, "keep-alive");
 }
 
 const char* StatusReason(int status) {
