@@ -46,9 +46,17 @@ bool Exempt(const ObjectRef& ref, const Policy& policy) {
 }  // namespace
 
 void Reporter::Report(const Value* at, std::string path, std::string message) {
+  Add(at, std::move(path), std::move(message), severity_);
+}
+
+void Reporter::Report(const Value* at, std::string path, std::string message, Severity milder) {
+  Add(at, std::move(path), std::move(message), ctx_.policy.RuleSeverity(rule_.name, milder));
+}
+
+void Reporter::Add(const Value* at, std::string path, std::string message, Severity severity) {
   Finding f;
   f.rule = rule_.name;
-  f.severity = severity_;
+  f.severity = severity;
   f.message = std::move(message);
   f.file = ctx_.file;
   f.mark = at && at->mark().line ? at->mark() : ctx_.object.mark();

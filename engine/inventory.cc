@@ -169,6 +169,14 @@ bool NodeClassFromNode(const Value& node, const std::string& file, NodeClass* ou
   return true;
 }
 
+std::optional<Quantity> AdvertisedVram(const NodeClass& node) {
+  if (!node.has_gpu() || !node.gpu.vram_per_gpu) return std::nullopt;
+  int64_t bytes = 0;
+  if (__builtin_mul_overflow(node.gpu.count, node.gpu.vram_per_gpu->Value(), &bytes))
+    return std::nullopt;
+  return Quantity::FromInt(bytes, QuantityFormat::kBinarySI);
+}
+
 Placement PlacementOf(const Value& pod_spec) {
   Placement p;
   p.node_name = std::string(pod_spec.StringAt("nodeName"));
@@ -279,34 +287,76 @@ bool MatchesNodeSelector(const Value& selector, const NodeClass& node) {
 
 }  // namespace
 
+bool IsExtendedResource(std::string_view name) {
+  size_t slash = name.find('/');
+  if (slash == std::string_view::npos) return false;
+  std::string_view domain = name.substr(0, slash);
+  bool kube = domain == "kubernetes.io" ||
+              (domain.size() > 14 && domain.substr(domain.size() - 14) == ".kubernetes.io");
+  return !kube && name.substr(slash + 1, 8) != "requests";
+}
+
 bool Tolerates(const Placement& p, const Taint& t) {
   if (IsTransientTaint(t.key) || t.effect == "PreferNoSchedule") return true;
+  if (t.effect == "NoSchedule" && std::find(p.tolerated_resources.begin(),
+                                            p.tolerated_resources.end(),
+                                            t.key) != p.tolerated_resources.end())
+    return true;
   return std::any_of(p.tolerations.begin(), p.tolerations.end(),
                      [&](const Toleration& tol) { return ToleratesTaint(tol, t); });
 }
 
-bool CanLandOn(const Placement& p, const NodeClass& node) {
+std::string ExclusionReason(const Placement& p, const NodeClass& node) {
   bool named = !p.node_name.empty();
   // A class from the policy has no node names to compare.
-  if (named && node.source != "policy" && p.node_name != node.name) return false;
+  if (named && node.source != "policy" && p.node_name != node.name)
+    return "node(s) didn't match the requested node name";
   for (const auto& [key, value] : p.node_selector) {
     auto it = node.labels.find(key);
-    if (it == node.labels.end() || it->second != value) return false;
+    if (it == node.labels.end() || it->second != value)
+      return "node(s) didn't match Pod's node affinity/selector";
   }
-  if (p.required_affinity && !MatchesNodeSelector(*p.required_affinity, node)) return false;
+  if (p.required_affinity && !MatchesNodeSelector(*p.required_affinity, node))
+    return "node(s) didn't match Pod's node affinity/selector";
   for (const Taint& taint : node.taints) {
     // A pod with nodeName skips the scheduler; kubelet admits it past every
     // taint but NoExecute.
     if (named && taint.effect != "NoExecute") continue;
-    if (!Tolerates(p, taint)) return false;
+    if (!Tolerates(p, taint))
+      return "node(s) had untolerated taint {" + taint.key + ": " + taint.value + "}";
   }
-  return true;
+  return "";
+}
+
+bool CanLandOn(const Placement& p, const NodeClass& node) {
+  return ExclusionReason(p, node).empty();
 }
 
 std::vector<const NodeClass*> Candidates(const Placement& p, const Inventory& inv) {
   std::vector<const NodeClass*> out;
   for (const NodeClass& c : inv.classes)
     if (CanLandOn(p, c)) out.push_back(&c);
+  return out;
+}
+
+std::string ExclusionSummary(const Placement& p, const Inventory& inv) {
+  std::vector<std::pair<std::string, int>> counts;  // reason -> nodes, in first-seen order
+  for (const NodeClass& c : inv.classes) {
+    std::string reason = ExclusionReason(p, c);
+    if (reason.empty()) continue;
+    auto it = std::find_if(counts.begin(), counts.end(),
+                           [&](const auto& entry) { return entry.first == reason; });
+    if (it == counts.end())
+      counts.push_back({std::move(reason), 1});
+    else
+      ++it->second;
+  }
+  // The scheduler lists the commonest reason first.
+  std::stable_sort(counts.begin(), counts.end(),
+                   [](const auto& a, const auto& b) { return a.second > b.second; });
+  std::string out;
+  for (const auto& [reason, n] : counts)
+    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
   return out;
 }
 

@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "engine/finding.h"
@@ -50,6 +51,12 @@ struct NodeClass {
 // with *error (positioned) when the object is not a usable Node.
 bool NodeClassFromNode(const Value& node, const std::string& file, NodeClass* out, Error* error);
 
+// The VRAM a node advertises as the policy's vram resource: GPU count × VRAM
+// per GPU, in bytes (binary SI). Shared GPUs (time-slicing, MPS) count once:
+// replicas are slices of the same memory, which the resource counts. Nullopt
+// when the node has no GPU or no VRAM per GPU, or when the product overflows.
+std::optional<Quantity> AdvertisedVram(const NodeClass& node);
+
 struct Inventory {
   std::vector<NodeClass> classes;
   bool empty() const { return classes.empty(); }
@@ -59,22 +66,40 @@ struct Toleration {
   std::string key, op, value, effect;  // op: Equal (default) or Exists
 };
 
+// Extended resources (a domain-prefixed name outside kubernetes.io, such as
+// nvidia.com/gpu), as Kubernetes' IsExtendedResourceName reads them: the API
+// server requires requests == limits for them, and the ExtendedResourceToleration
+// admission plugin tolerates taints named after them.
+bool IsExtendedResource(std::string_view name);
+
 // The parts of a pod spec that decide where it may run.
 struct Placement {
   std::string node_name;
   std::map<std::string, std::string> node_selector;
   const Value* required_affinity = nullptr;  // nodeAffinity.requiredDuringScheduling...
   std::vector<Toleration> tolerations;
+  // Extended resources the pod requests, when the cluster runs the
+  // ExtendedResourceToleration admission plugin: it adds a toleration
+  // {key: <resource>, operator: Exists, effect: NoSchedule} for each to every
+  // Pod it admits, so a template is judged with them.
+  std::vector<std::string> tolerated_resources;
 };
 Placement PlacementOf(const Value& pod_spec);
 
 // Node lifecycle taints (node.kubernetes.io/not-ready, unreachable, ...) are
 // transient and ignored; every other NoSchedule/NoExecute taint must be tolerated.
 bool Tolerates(const Placement& p, const Taint& t);
-// nodeName, nodeSelector, required node affinity (In, NotIn, Exists,
-// DoesNotExist, Gt, Lt) and taints.
+// Why the scheduler would not put the pod on `node`, in its own words
+// ("node(s) had untolerated taint {nvidia.com/gpu: present}"), or "" when it
+// may: nodeName, nodeSelector, required node affinity (In, NotIn, Exists,
+// DoesNotExist, Gt, Lt) and taints, in the scheduler's order.
+std::string ExclusionReason(const Placement& p, const NodeClass& node);
 bool CanLandOn(const Placement& p, const NodeClass& node);
 std::vector<const NodeClass*> Candidates(const Placement& p, const Inventory& inv);
+// "3 node(s) had untolerated taint {nvidia.com/gpu: present}, 1 node(s) didn't
+// match Pod's node affinity/selector": the inventory's nodes that `p` rules
+// out, counted by reason as the scheduler counts them; "" when none is.
+std::string ExclusionSummary(const Placement& p, const Inventory& inv);
 
 }  // namespace gpulint
 

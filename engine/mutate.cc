@@ -71,14 +71,34 @@ std::optional<Quantity> VramFromNodes(const PodInfo& pod, const Policy& policy, 
   return smallest;
 }
 
-// The VRAM to add to a GPU container, or nothing: the container's own
-// annotation, else the pod's, else the candidate nodes. An annotation that is
-// not a valid non-negative quantity stops there (quantity-invalid reports it):
-// falling back to a guess would hide the typo.
+// Whether the VRAM resource can be granted wherever the pod may go: every
+// candidate node with GPUs advertises it in its allocatable (gpulint-webhook
+// --advertise-vram writes it), and at least one does. Anywhere else a VRAM
+// request would leave the pod Pending for good, so none is added.
+bool VramAdvertised(const PodInfo& pod, const Policy& policy, Quantity* most) {
+  bool any = false;
+  for (const NodeClass* node : pod.candidates) {
+    if (!node->has_gpu()) continue;
+    auto it = node->allocatable.find(policy.vram_resource);
+    if (it == node->allocatable.end() || it->second.sign() <= 0) return false;
+    if (!any || it->second > *most) *most = it->second;
+    any = true;
+  }
+  return any;
+}
+
+// The VRAM to add to a container, or nothing: the container's own annotation,
+// else the pod's (for its GPU containers, or for the only app container of a
+// pod that asks for no GPU at all, as in incident 2), else, for a GPU
+// container, the candidate nodes. An annotation that is not a valid
+// non-negative quantity stops there (quantity-invalid reports it): falling
+// back to a guess would hide the typo.
 std::optional<Quantity> VramFor(const PodInfo& pod, const ContainerInfo& c, const Policy& policy,
-                                int64_t gpus) {
+                                int64_t gpus, bool pod_has_gpus) {
   if (c.Request(policy.vram_resource) || c.Limit(policy.vram_resource)) return std::nullopt;
+  bool pod_annotation_applies = gpus > 0 || (!pod_has_gpus && pod.OnlyAppContainer() == &c);
   for (const std::string& key : {policy.vram_annotation + "." + c.name, policy.vram_annotation}) {
+    if (key == policy.vram_annotation && !pod_annotation_applies) break;
     const Value* v = pod.Annotation(key);
     if (!v) continue;
     Quantity q;
@@ -87,7 +107,35 @@ std::optional<Quantity> VramFor(const PodInfo& pod, const ContainerInfo& c, cons
       return std::nullopt;
     return q;
   }
+  if (gpus <= 0) return std::nullopt;
   return VramFromNodes(pod, policy, gpus);
+}
+
+// The VRAM edits of one container: requests = limits, where nodes advertise
+// the resource and one of them has that much.
+void VramEdits(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, int64_t gpus,
+               bool pod_has_gpus, std::vector<std::pair<std::string, Value::Member>>* edits) {
+  Quantity most;
+  if (!policy.mutations.vram || !VramAdvertised(pod, policy, &most)) return;
+  std::optional<Quantity> vram = VramFor(pod, c, policy, gpus, pod_has_gpus);
+  if (!vram || *vram > most) return;  // vram-exceeds-gpu says why
+  std::string text = vram->Canonical();
+  edits->push_back({"requests", {policy.vram_resource, StringValue(text)}});
+  edits->push_back({"limits", {policy.vram_resource, StringValue(text)}});
+}
+
+// How many replicas each physical GPU is cut into where the pod may go (MPS
+// or time-slicing): the fewest among its GPU candidates, so a replica counts
+// for the largest share it may be; 1 when any has whole GPUs or none is known.
+int64_t ReplicasPerGpu(const PodInfo& pod) {
+  int64_t fewest = 0;
+  for (const NodeClass* node : pod.candidates) {
+    if (!node->has_gpu()) continue;
+    bool shared = node->gpu.sharing != GpuSharing::kNone && node->gpu.replicas > 1;
+    int64_t replicas = shared ? node->gpu.replicas : 1;
+    if (fewest == 0 || replicas < fewest) fewest = replicas;
+  }
+  return fewest == 0 ? 1 : fewest;
 }
 
 // Memory headroom for one GPU container, by what it sets:
@@ -105,18 +153,21 @@ std::optional<Quantity> VramFor(const PodInfo& pod, const ContainerInfo& c, cons
 //
 // Sums keep the unit system of the value they grow (Quantity's + keeps the
 // left operand's format), so 500Gi + 16Gi is "516Gi" and 440G + 16Gi is
-// "457179869184". Returns false when nothing is added.
+// "457179869184". Returns false when nothing is added; else *record holds
+// what was added and the texts the user wrote, {"added": "16Gi", "requests":
+// "440G", "limits": "440G"}, for validation to judge and quote them.
 bool HeadroomEdits(const ContainerInfo& c, const Quantity& headroom,
-                   std::vector<std::pair<std::string, Value::Member>>* edits) {
+                   std::vector<std::pair<std::string, Value::Member>>* edits, Value* record) {
   const ResourceEntry* request = c.Request("memory");
   const ResourceEntry* limit = c.Limit("memory");
   if ((request && !request->valid) || (limit && !limit->valid)) return false;
   if (!request && !limit) return false;
-  if (request)
-    edits->push_back(
-        {"requests", {"memory", StringValue((request->quantity + headroom).Canonical())}});
-  if (limit)
-    edits->push_back({"limits", {"memory", StringValue((limit->quantity + headroom).Canonical())}});
+  *record = MapOf({{"added", StringValue(headroom.Canonical())}});
+  for (auto [list, entry] : {std::pair{"requests", request}, std::pair{"limits", limit}}) {
+    if (!entry) continue;
+    edits->push_back({list, {"memory", StringValue((entry->quantity + headroom).Canonical())}});
+    record->mutable_members().push_back({list, StringValue(std::string(entry->Text()))});
+  }
   return true;
 }
 
@@ -205,35 +256,36 @@ Quantity HeadroomPerGpu(const Policy& policy) {
 }
 
 // The mutations of one pod. The headroom annotation records, as JSON text,
-// the memory added to each container ({"trainer":"64Gi"}); its presence, not
-// its content, is what keeps a second pass from adding headroom again.
+// the memory added to each container and what the user wrote
+// ({"trainer":{"added":"64Gi","limits":"1Ti"}}); its presence, not
+// its content, is what keeps a second pass from adding headroom again, and
+// validation takes what it records back out (ExtractPods).
 void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* ops) {
   Quantity per_gpu = HeadroomPerGpu(policy);
   // Headroom needs a place to record itself: pod specs without a template
   // (KServe predictors) have no metadata of their own and get none.
   bool headroom = policy.mutations.headroom && per_gpu.sign() > 0 && pod.template_node &&
                   !pod.Annotation(policy.headroom_annotation);
+  // k of a GPU's r replicas bring k/r of its headroom: the driver memory is
+  // per physical card, whoever shares it.
+  int64_t replicas = ReplicasPerGpu(pod);
+  bool pod_has_gpus = pod.AsksForGpus(policy);
   Value recorded(Value::Type::kMapping);
   for (const ContainerInfo& c : pod.containers) {
-    const std::string& pointer = c.pointer;
     int64_t gpus = 0;
-    if (CountGpus(c, policy, &gpus)) {
-      std::vector<std::pair<std::string, Value::Member>> edits;
-      if (policy.mutations.vram) {
-        if (std::optional<Quantity> vram = VramFor(pod, c, policy, gpus)) {
-          std::string text = vram->Canonical();
-          edits.push_back({"requests", {policy.vram_resource, StringValue(text)}});
-          edits.push_back({"limits", {policy.vram_resource, StringValue(text)}});
-        }
-      }
-      Quantity added = per_gpu * gpus;
-      if (headroom && HeadroomEdits(c, added, &edits))
-        recorded.mutable_members().push_back({c.name, StringValue(added.Canonical())});
-      ResourceOps(*c.node, pointer, edits, ops);
-    } else if (policy.mutations.hide_gpus && pod.can_reach_gpu_node && !c.HasGpuLimit(policy) &&
-               !SetsEnv(*c.node, kVisibleDevices)) {
-      HideGpusOp(*c.node, pointer, ops);
+    bool counted = CountGpus(c, policy, &gpus);
+    std::vector<std::pair<std::string, Value::Member>> edits;
+    VramEdits(pod, c, policy, counted ? gpus : 0, pod_has_gpus, &edits);
+    if (counted) {
+      Quantity added = per_gpu.ScaledUp(gpus, replicas).RoundedUp(0);
+      Value record;
+      if (headroom && HeadroomEdits(c, added, &edits, &record))
+        recorded.mutable_members().push_back({c.name, std::move(record)});
     }
+    ResourceOps(*c.node, c.pointer, edits, ops);
+    if (!counted && policy.mutations.hide_gpus && pod.can_reach_gpu_node &&
+        !c.HasGpuLimit(policy) && !SetsEnv(*c.node, kVisibleDevices))
+      HideGpusOp(*c.node, c.pointer, ops);
   }
   if (!recorded.members().empty())
     AnnotationOp(pod, policy.headroom_annotation, ToJson(recorded), ops);

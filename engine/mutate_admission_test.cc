@@ -53,27 +53,27 @@ TEST_CASE("admission bodies 01, 03, 06, 10, 11, 18 get the documented patches",
       patch("01-pod-create-apply-mutate.json") ==
       R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"516Gi"},)"
       R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"516Gi"},)"
-      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"cuda\":\"16Gi\"}"}])");
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"cuda\":{\"added\":\"16Gi\",\"requests\":\"500Gi\",\"limits\":\"500Gi\"}}"}])");
   // 03: the GPU init container has no memory; the CPU sidecar is hidden from GPUs.
   CHECK(
       patch("03-pod-create-kubectlcreate-initcontainer-limits-only-mutate.json") ==
       R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"1088Gi"},)"
       R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"1088Gi"},)"
       R"({"op":"add","path":"/spec/containers/1/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]},)"
-      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"trainer\":\"64Gi\"}"}])");
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"trainer\":{\"added\":\"64Gi\",\"requests\":\"1Ti\",\"limits\":\"1Ti\"}}"}])");
   // 06: a Deployment's template, metadata without annotations.
   CHECK(
       patch("06-deployment-create-mutate.json") ==
       R"([{"op":"replace","path":"/spec/template/spec/containers/0/resources/requests/memory","value":"40Gi"},)"
       R"({"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"40Gi"},)"
       R"({"op":"add","path":"/spec/template/metadata/annotations",)"
-      R"("value":{"gpulint.io/headroom-added":"{\"server\":\"8Gi\"}"}}])");
+      R"("value":{"gpulint.io/headroom-added":"{\"server\":{\"added\":\"8Gi\",\"requests\":\"32Gi\",\"limits\":\"32Gi\"}}"}}])");
   // 10: a Job template with a memory limit only (templates are not defaulted).
   CHECK(
       patch("10-job-create-mutate.json") ==
       R"([{"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"564Gi"},)"
       R"({"op":"add","path":"/spec/template/metadata/annotations",)"
-      R"("value":{"gpulint.io/headroom-added":"{\"train\":\"64Gi\"}"}}])");
+      R"("value":{"gpulint.io/headroom-added":"{\"train\":{\"added\":\"64Gi\",\"limits\":\"500Gi\"}}"}}])");
   // 11: GPUs without memory: nothing, unless the nodes give the VRAM.
   CHECK(patch("11-cronjob-create-mutate.json") == "[]");
   CHECK(patch("11-cronjob-create-mutate.json", IncidentNodes()) ==
@@ -83,7 +83,7 @@ TEST_CASE("admission bodies 01, 03, 06, 10, 11, 18 get the documented patches",
       patch("18-pod-create-by-replicaset-controller-mutate-noname.json") ==
       R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"40Gi"},)"
       R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"40Gi"},)"
-      R"({"op":"add","path":"/metadata/annotations","value":{"gpulint.io/headroom-added":"{\"server\":\"8Gi\"}"}}])");
+      R"({"op":"add","path":"/metadata/annotations","value":{"gpulint.io/headroom-added":"{\"server\":{\"added\":\"8Gi\",\"requests\":\"32Gi\",\"limits\":\"32Gi\"}}"}}])");
 }
 
 // ---------------------------------------------------------------------------

@@ -32,7 +32,9 @@ spec:
       R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12G"},)"
       R"({"op":"add","path":"/spec/containers/1/resources/requests/gpulint.io~1vram","value":"20Gi"},)"
       R"({"op":"add","path":"/spec/containers/1/resources/limits/gpulint.io~1vram","value":"20Gi"}])";
-  CHECK(PatchFor(pod) == expected);
+  // VRAM is requested only where nodes advertise it (testdata/nodes/incidents.yaml
+  // does): with no node inventory the request could leave the pod Pending.
+  CHECK(PatchFor(pod) == "[]");
   // An annotation wins over what the nodes would give.
   CHECK(PatchFor(pod, IncidentNodes()) == expected);
 }
@@ -54,8 +56,52 @@ TEST_CASE("VRAM: nothing to go on, nothing added", "[mutate][vram]") {
                  IncidentNodes()) == "[]");
   CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1}}", "", "{gpulint.io/vram: \"-1Gi\"}"),
                  IncidentNodes()) == "[]");
-  // No GPU: an annotation alone adds nothing.
+  // No GPU and no node inventory: nothing.
   CHECK(PatchFor(GpuPod("{limits: {cpu: 1}}", "", "{gpulint.io/vram: 8Gi}")) == "[]");
+}
+
+TEST_CASE("VRAM: only toward nodes that advertise it", "[mutate][vram][nodes]") {
+  // The same nodes, one without gpulint.io/vram in its allocatable: no VRAM
+  // request, or the pod could land nowhere else than the nodes that have it.
+  std::vector<NodeClass> nodes =
+      testing::LoadNodes(testing::SourceDir() + "/testdata/nodes/incidents.yaml");
+  for (NodeClass& n : nodes)
+    if (n.name == "rtx8000-node") n.allocatable.erase("gpulint.io/vram");
+  Inventory unadvertised = BuildInventory(DefaultPolicy(), nodes);
+  std::string rtx = GpuPod("{limits: {nvidia.com/gpu: 1}}", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n");
+  CHECK(PatchFor(rtx, IncidentNodes()) == VramPatch("48Gi"));
+  CHECK(PatchFor(rtx, unadvertised) == "[]");
+  // More than any candidate advertises: vram-exceeds-gpu denies it; the
+  // mutation does not make it unschedulable on top.
+  CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1}}", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n",
+                        "{gpulint.io/vram: 60Gi}"),
+                 IncidentNodes()) == "[]");
+}
+
+TEST_CASE("VRAM: a pod that declares VRAM but asks for no GPU (incident 2 as it happened)",
+          "[mutate][vram][nodes]") {
+  // Its one app container gets the request where nodes advertise VRAM, so the
+  // fifth 12 GB pod on a 48 GB card stays Pending instead of crashing.
+  std::string pod = GpuPod("{limits: {cpu: 1, memory: 2G}}", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n",
+                           "{gpulint.io/vram: 12G}");
+  std::string patch = PatchFor(pod, IncidentNodes());
+  CHECK(patch.find(R"("path":"/spec/containers/0/resources/requests","value":{"gpulint.io/vram":"12G"})") !=
+        std::string::npos);
+  CHECK(patch.find(R"("path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12G")") !=
+        std::string::npos);
+  // No nodes known to advertise it: no VRAM; it is hidden from GPUs all the same.
+  CHECK(PatchFor(pod).find("vram") == std::string::npos);
+  // Two app containers: which one uses the GPU is not known; nothing added.
+  std::string two = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, annotations: {gpulint.io/vram: 12G}}
+spec:
+  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}
+  containers:
+  - {name: a, image: x}
+  - {name: b, image: y}
+)";
+  CHECK(PatchFor(two, IncidentNodes()).find("vram") == std::string::npos);
 }
 
 TEST_CASE("VRAM from the node inventory: the smallest candidate that can hold the pod",
@@ -108,11 +154,11 @@ TEST_CASE("VRAM from policy node classes: their unit system, shares rounded down
   Policy policy = PolicyWith(R"(  nodeClasses:
   - name: l4-2x
     labels: {accel: l4}
-    allocatable: {nvidia.com/gpu: 2}
+    allocatable: {nvidia.com/gpu: 2, gpulint.io/vram: 48G}
     gpu: {count: 2, memoryPerGpu: 24G}
   - name: small-shared
     labels: {accel: small}
-    allocatable: {nvidia.com/gpu: 3}
+    allocatable: {nvidia.com/gpu: 3, gpulint.io/vram: 2G}
     gpu: {count: 1, memoryPerGpu: 2G, sharing: time-slicing, replicas: 3}
 )");
   Inventory inventory = BuildInventory(policy, {});
@@ -151,22 +197,23 @@ TEST_CASE("headroom: the request and the limit that are set grow by perGpu × GP
       // Binary stays binary, exactly.
       {"{requests: {memory: 500Gi}, limits: {memory: 500Gi, nvidia.com/gpu: 2}}",
        {req + "\"516Gi\"}", lim + "\"516Gi\"}"},
-       R"({"cuda":"16Gi"})"},
+       R"({"cuda":{"added":"16Gi","requests":"500Gi","limits":"500Gi"}})"},
       {"{requests: {memory: 1Ti}, limits: {memory: 1Ti, nvidia.com/gpu: 8}}",
        {req + "\"1088Gi\"}", lim + "\"1088Gi\"}"},
-       R"({"cuda":"64Gi"})"},
+       R"({"cuda":{"added":"64Gi","requests":"1Ti","limits":"1Ti"}})"},
       {"{requests: {memory: 1.5Gi}, limits: {nvidia.com/gpu: 1}}",
        {req + "\"9728Mi\"}"},
-       R"({"cuda":"8Gi"})"},
+       R"({"cuda":{"added":"8Gi","requests":"1.5Gi"}})"},
       // Decimal stays decimal: 440G + 16Gi = 457179869184 bytes.
       {"{requests: {memory: 440G}, limits: {memory: 440G, nvidia.com/gpu: 2}}",
        {req + "\"457179869184\"}", lim + "\"457179869184\"}"},
-       R"({"cuda":"16Gi"})"},
+       R"({"cuda":{"added":"16Gi","requests":"440G","limits":"440G"}})"},
       {"{requests: {memory: 64000000000}, limits: {nvidia.com/gpu: 1}}",
        {req + "\"72589934592\"}"},
-       R"({"cuda":"8Gi"})"},
+       R"({"cuda":{"added":"8Gi","requests":"64000000000"}})"},
       // A limit alone: the API server will default the request to the new limit.
-      {"{limits: {memory: 20Gi, nvidia.com/gpu: 1}}", {lim + "\"28Gi\"}"}, R"({"cuda":"8Gi"})"},
+      {"{limits: {memory: 20Gi, nvidia.com/gpu: 1}}", {lim + "\"28Gi\"}"},
+       R"({"cuda":{"added":"8Gi","limits":"20Gi"}})"},
       // Neither: memory-limit-missing reports it; nothing recorded.
       {"{limits: {nvidia.com/gpu: 1}}", {}, ""},
       {"{requests: {cpu: 1}, limits: {cpu: 2, nvidia.com/gpu: 1}}", {}, ""},
@@ -204,7 +251,8 @@ TEST_CASE("headroom: a pod that carries the annotation gets none", "[mutate][hea
       PatchFor(Yaml(GpuPod(resources, "", "{gpulint.io/headroom-added: x}")), p, NoNodes()) ==
       R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"516Gi"},)"
       R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"516Gi"},)"
-      R"({"op":"add","path":"/metadata/annotations/example.com~1added","value":"{\"cuda\":\"16Gi\"}"}])");
+      R"({"op":"add","path":"/metadata/annotations/example.com~1added",)"
+      R"("value":"{\"cuda\":{\"added\":\"16Gi\",\"requests\":\"500Gi\",\"limits\":\"500Gi\"}}"}])");
 }
 
 TEST_CASE("headroom: none when the policy keeps no memory per GPU", "[mutate][headroom]") {
@@ -224,7 +272,7 @@ TEST_CASE("headroom: the annotation is created where the template keeps its meta
 )";
   const std::string limit =
       R"({"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"18Gi"},)";
-  const std::string value = R"("{\"train\":\"8Gi\"}")";
+  const std::string value = R"("{\"train\":{\"added\":\"8Gi\",\"limits\":\"10Gi\"}}")";
   // No metadata at all.
   CHECK(PatchFor("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
                  "    spec:" +
@@ -272,7 +320,8 @@ spec:
       R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"26Gi"},)"
       R"({"op":"add","path":"/spec/containers/1/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]},)"
       R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added",)"
-      R"("value":"{\"warmup\":\"8Gi\",\"trainer\":\"16Gi\"}"}])");
+      R"("value":"{\"warmup\":{\"added\":\"8Gi\",\"requests\":\"1Gi\"},)"
+      R"(\"trainer\":{\"added\":\"16Gi\",\"requests\":\"10Gi\",\"limits\":\"10Gi\"}}"}])");
 }
 
 const char* kVoid = R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"void"})";
@@ -348,26 +397,28 @@ spec:
   const std::string hide =
       R"({"op":"add","path":"/spec/containers/1/env","value":[)" + std::string(kVoid) + "]},";
   const std::string recorded =
-      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"cuda\":\"8Gi\"}"},)";
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added",)"
+      R"("value":"{\"cuda\":{\"added\":\"8Gi\",\"requests\":\"1Gi\",\"limits\":\"1Gi\"}}"},)";
   auto patch = [](std::string ops) {
     if (!ops.empty()) ops.pop_back();
     return "[" + ops + "]";
   };
+  // With nodes that advertise VRAM (the annotation is requested only there).
   // VRAM and headroom edits to one container's lists come in one group.
   CHECK(
-      PatchFor(pod) ==
+      PatchFor(pod, IncidentNodes()) ==
       patch(
           R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
           R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"9Gi"},)"
           R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)"
           R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"9Gi"},)" +
           hide + recorded));
-  CHECK(PatchFor(Yaml(pod), PolicyWith("  mutations: {vram: false}\n"), NoNodes()) ==
+  CHECK(PatchFor(Yaml(pod), PolicyWith("  mutations: {vram: false}\n"), IncidentNodes()) ==
         patch(headroom + hide + recorded));
-  CHECK(PatchFor(Yaml(pod), PolicyWith("  mutations: {headroom: false}\n"), NoNodes()) ==
+  CHECK(PatchFor(Yaml(pod), PolicyWith("  mutations: {headroom: false}\n"), IncidentNodes()) ==
         patch(vram + hide));
   CHECK(
-      PatchFor(Yaml(pod), PolicyWith("  mutations: {hideGpus: false}\n"), NoNodes()) ==
+      PatchFor(Yaml(pod), PolicyWith("  mutations: {hideGpus: false}\n"), IncidentNodes()) ==
       patch(
           R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
           R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"9Gi"},)"
@@ -376,7 +427,7 @@ spec:
           recorded));
   CHECK(PatchFor(Yaml(pod),
                  PolicyWith("  mutations: {vram: false, headroom: false, hideGpus: false}\n"),
-                 NoNodes()) == "[]");
+                 IncidentNodes()) == "[]");
 }
 
 TEST_CASE("objects in exempt namespaces and objects without pods are left alone",
@@ -421,10 +472,13 @@ spec:
             resources: {limits: {nvidia.com/gpu: 2}}
 )";
   CHECK(
-      PatchFor(job) ==
-      R"([{"op":"replace","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/memory","value":"16Gi"},)"
+      PatchFor(job, IncidentNodes()) ==
+      R"([{"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/requests",)"
+      R"("value":{"gpulint.io/vram":"1536Mi"}},)"
+      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"1536Mi"},)"
+      R"({"op":"replace","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/memory","value":"16Gi"},)"
       R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/metadata",)"
-      R"("value":{"annotations":{"gpulint.io/headroom-added":"{\"pytorch\":\"8Gi\"}"}}},)"
+      R"("value":{"annotations":{"gpulint.io/headroom-added":"{\"pytorch\":{\"added\":\"8Gi\",\"limits\":\"8Gi\"}}"}}},)"
       R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/requests",)"
       R"("value":{"gpulint.io/vram":"30Gi"}},)"
       R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"30Gi"}])");

@@ -99,6 +99,10 @@ class Policy {
   // How to tell, with no node inventory, that a pod can reach a GPU node.
   std::vector<std::string> gpu_taint_keys = {"nvidia.com/gpu"};
   std::vector<std::string> gpu_node_label_keys;  // nodeSelector/affinity keys that select GPU nodes
+  // Whether the cluster runs the ExtendedResourceToleration admission plugin
+  // (many managed offerings do): a pod then tolerates NoSchedule taints named
+  // after the extended resources it requests (nvidia.com/gpu).
+  bool extended_resource_toleration = true;
   PatternList cuda_images;    // images that set NVIDIA_VISIBLE_DEVICES=all
   PatternList agent_images;   // node agents (device plugins, drivers, exporters)
   bool MatchesCudaImage(std::string_view image) const { return cuda_images.Matches(image); }

@@ -86,8 +86,13 @@ bool ReadPatterns(PolicyDecoder& d, const Value& v, const std::string& path, Pat
 }
 
 bool ReadGpuNodes(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (!d.ExpectFields(v, path, {"taintKeys", "labelKeys", "cudaImages", "agentImages"}))
+  if (!d.ExpectFields(v, path,
+                      {"taintKeys", "labelKeys", "cudaImages", "agentImages",
+                       "extendedResourceToleration"}))
     return false;
+  ForField(v, path, "extendedResourceToleration", [&](const Value& f, const std::string& fp) {
+    d.ReadBool(f, fp, &p->extended_resource_toleration);
+  });
   ForField(v, path, "taintKeys", [&](const Value& f, const std::string& fp) {
     d.ReadStringList(f, fp, &p->gpu_taint_keys);
   });

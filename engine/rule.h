@@ -43,8 +43,13 @@ class Reporter {
       : rule_(rule), severity_(severity), ctx_(ctx), out_(out) {}
   // `at` gives the line/column (may be null: the object's own position).
   void Report(const Value* at, std::string path, std::string message);
+  // A finding milder than the rule's default severity (the rule's worst
+  // case), unless the policy sets the rule's severity, which then wins.
+  void Report(const Value* at, std::string path, std::string message, Severity milder);
 
  private:
+  void Add(const Value* at, std::string path, std::string message, Severity severity);
+
   const RuleInfo& rule_;
   Severity severity_;
   const ObjectContext& ctx_;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "engine/loader.h"
 #include "engine/path.h"
 
 namespace gpulint {
@@ -110,6 +111,54 @@ std::string GpuReachReason(const PodInfo& pod, const Policy& policy) {
   return "";
 }
 
+// Names of the extended resources the pod's containers ask for, which the
+// ExtendedResourceToleration admission plugin turns into tolerations. Limits
+// count too: defaulting copies them into requests before admission.
+std::vector<std::string> ExtendedResourcesOf(const std::vector<ContainerInfo>& containers) {
+  std::vector<std::string> names;
+  for (const ContainerInfo& c : containers)
+    for (const auto* list : {&c.requests, &c.limits})
+      for (const ResourceEntry& e : *list)
+        if (IsExtendedResource(e.name) && !Contains(names, e.name)) names.push_back(e.name);
+  return names;
+}
+
+// Takes the mutation's recorded headroom back out of the memory it was added
+// to (see ExtractPods). The record is trusted only up to the per-GPU headroom
+// of the container's GPUs, so a hand-written annotation cannot shrink a pod
+// further than the mutation itself would have grown it; and a recorded text is
+// quoted only when it is the value that is left.
+void TakeOutHeadroom(const Policy& policy, PodInfo* pod) {
+  auto reserve = policy.reserved.find("memory");
+  const Value* note = pod->Annotation(policy.headroom_annotation);
+  if (reserve == policy.reserved.end() || !note || !note->is_string()) return;
+  Value recorded;
+  Error error;
+  if (!ParseJson(note->text(), 4, &recorded, &error) || !recorded.is_mapping()) return;
+  for (ContainerInfo& c : pod->containers) {
+    const Value* record = recorded.Find(c.name);
+    // {"added": "16Gi", "requests": "440G", ...}; before 0.2, only "16Gi".
+    const Value* added = record && record->is_mapping() ? record->Find("added") : record;
+    Quantity headroom;
+    QuantityError bad;
+    if (!added || !added->is_string() || !Quantity::Parse(added->text(), &headroom, &bad)) continue;
+    headroom = std::min(headroom, reserve->second.per_gpu * c.GpuCount(policy).Value());
+    if (headroom.sign() <= 0) continue;
+    for (auto [list, entries] : {std::pair{"requests", &c.requests}, std::pair{"limits", &c.limits}}) {
+      for (ResourceEntry& e : *entries) {
+        if (e.name != "memory" || !e.valid || e.quantity < headroom) continue;
+        e.quantity = e.quantity - headroom;
+        e.unmutated = e.quantity.Canonical();
+        const Value* text = record->is_mapping() ? record->Find(list) : nullptr;
+        Quantity written;
+        if (text && text->is_string() && Quantity::Parse(text->text(), &written, &bad) &&
+            written.Stored() == e.quantity)
+          e.unmutated = text->text();
+      }
+    }
+  }
+}
+
 // `tmpl` is the template holding `spec` (with `tmpl_at` its place), or null.
 void AddPod(const Value* tmpl, const FieldRef& tmpl_at, const Value& spec, const FieldRef& spec_at,
             const Policy& policy, const Inventory& inventory, std::vector<PodInfo>* out) {
@@ -126,7 +175,10 @@ void AddPod(const Value* tmpl, const FieldRef& tmpl_at, const Value& spec, const
   pod.path = spec_at.path;
   pod.pointer = spec_at.pointer;
   ReadContainers(spec, &pod);
+  TakeOutHeadroom(policy, &pod);
   pod.placement = PlacementOf(spec);
+  if (policy.extended_resource_toleration)
+    pod.placement.tolerated_resources = ExtendedResourcesOf(pod.containers);
   pod.candidates = Candidates(pod.placement, inventory);
   pod.gpu_reach_reason = GpuReachReason(pod, policy);
   pod.can_reach_gpu_node = !pod.gpu_reach_reason.empty();
@@ -234,6 +286,23 @@ const Value* PodInfo::Annotation(std::string_view key) const {
 
 int64_t PodInfo::GpuCount(const Policy& policy) const {
   return PodTotal(containers, [&](const ContainerInfo& c) { return c.GpuCount(policy); }).Value();
+}
+
+bool PodInfo::AsksForGpus(const Policy& policy) const {
+  for (const ContainerInfo& c : containers)
+    for (const std::string& gpu : policy.gpu_resources)
+      if (c.Limit(gpu) || c.Request(gpu)) return true;
+  return false;
+}
+
+const ContainerInfo* PodInfo::OnlyAppContainer() const {
+  const ContainerInfo* only = nullptr;
+  for (const ContainerInfo& c : containers) {
+    if (c.role != ContainerRole::kApp) continue;
+    if (only) return nullptr;
+    only = &c;
+  }
+  return only;
 }
 
 std::string_view ApiGroupOf(std::string_view api_version) {

@@ -27,6 +27,11 @@ struct ResourceEntry {
   bool valid = false;
   Quantity quantity;    // as the API server stores it (milli-rounded); set when valid
   QuantityError error;  // set when not valid
+  // The quantity as the user wrote it, when the mutating webhook's memory
+  // headroom has been taken back out of `quantity` (see ExtractPods); else
+  // empty, and Text() is the value's own text.
+  std::string unmutated;
+  std::string_view Text() const { return unmutated.empty() ? value->text() : unmutated; }
 };
 
 struct ContainerInfo {
@@ -76,10 +81,20 @@ struct PodInfo {
   // Annotation on the pod template (or Pod), else nullptr.
   const Value* Annotation(std::string_view key) const;
   int64_t GpuCount(const Policy& policy) const;  // effective GPU request, whole GPUs
+  // Whether any container sets a GPU limit or request (valid or not).
+  bool AsksForGpus(const Policy& policy) const;
+  // The pod's one app container, or null when it has several (or none): the
+  // container a pod-level VRAM annotation stands for when no container asks
+  // for a GPU.
+  const ContainerInfo* OnlyAppContainer() const;
 };
 
 // The pods of `object` per the policy's workload table. Objects that carry no
-// pods yield none.
+// pods yield none. A pod that the mutation gave memory headroom (recorded in
+// the policy's headroom annotation) is read as the user wrote it: each
+// container's memory request and limit less what was recorded for it, at most
+// the per-GPU headroom of its GPUs, so validating a mutated pod gives the
+// verdict its original gets and messages quote the user's numbers.
 std::vector<PodInfo> ExtractPods(const Value& object, const Policy& policy,
                                  const Inventory& inventory);
 

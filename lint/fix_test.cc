@@ -190,7 +190,7 @@ kind: Pod
 metadata:
   name: units
   annotations:
-    gpulint.io/headroom-added: '{"train":"8Gi"}'
+    gpulint.io/headroom-added: '{"train":{"added":"8Gi","limits":"8Gi"}}'
 spec:
   containers:
   - name: train
@@ -211,7 +211,7 @@ spec:
             "Kubernetes writes Gi)",
             "s.yaml:34:17: spec.containers[0].resources.limits.memory: 8Gi -> 16Gi",
             "s.yaml:26:3: add metadata.annotations: {\"gpulint.io/headroom-added\":"
-            "\"{\\\"train\\\":\\\"8Gi\\\"}\"}",
+            "\"{\\\"train\\\":{\\\"added\\\":\\\"8Gi\\\",\\\"limits\\\":\\\"8Gi\\\"}}\"}",
         });
   REQUIRE(fixed.problems.size() == 1);
   CHECK(fixed.problems[0].ToString().rfind("s.yaml:18:", 0) == 0);

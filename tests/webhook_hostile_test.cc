@@ -214,7 +214,8 @@ TEST_CASE("webhook hostile: patches escape '/' and '~' and create missing maps",
                                                                   {"memory", "8Gi"}})})}});
   pod["metadata"]["annotations"] = {{"gpulint.io/vram", "12Gi"}, {"a~b/c", "x"}};
   REQUIRE_FALSE(pod["metadata"].contains("labels"));
-  Json m = Judged(Endpoint::kMutate, ReviewOf(pod));
+  // With nodes that advertise VRAM: the mutation requests it only there.
+  Json m = Judged(Endpoint::kMutate, ReviewOf(pod), IncidentNodesSnapshot());
   REQUIRE(m.contains("patch"));
   Json ops = Json::parse(DecodeBase64(m.at("patch").get<std::string>()));
   bool escaped = false;

@@ -1,6 +1,7 @@
 // exceeds-allocatable: requests (and the memory limit) must fit allocatable
 // minus the policy's reserved headroom on at least one node the pod can reach
 // (incidents 1 and 3).
+#include <algorithm>
 #include <set>
 
 #include "engine/rule.h"
@@ -87,7 +88,34 @@ const ResourceEntry* EntryFor(const PodInfo& pod, const Shortfall& s) {
   return nullptr;
 }
 
-void CheckPod(const PodInfo& pod, const Policy& policy, Reporter& out) {
+// "2 insufficient memory: node "a": ... (and 1 more); 3 node(s) had
+// untolerated taint {...}": the candidates counted by the resource each lacks,
+// the first of each group with its arithmetic, then the nodes the pod cannot
+// reach, as the scheduler counts them. Short enough for kubectl to show whole
+// however many nodes there are.
+std::string Misses(const std::vector<std::pair<const NodeClass*, Shortfall>>& misses,
+                   const PodInfo& pod, const ObjectContext& ctx) {
+  std::vector<std::pair<std::string, std::vector<size_t>>> groups;  // "memory request" -> misses
+  for (size_t i = 0; i < misses.size(); ++i) {
+    std::string key = misses[i].second.resource + " " + misses[i].second.what;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
+    it->second.push_back(i);
+  }
+  std::string msg;
+  for (const auto& [key, members] : groups) {
+    const auto& [node, shortfall] = misses[members.front()];
+    msg += (msg.empty() ? "" : "; ") + std::to_string(members.size()) + " insufficient " +
+           shortfall.resource + (shortfall.what == "limit" ? " (limit)" : "") + ": " +
+           Explain(shortfall, *node, ctx.policy);
+    if (members.size() > 1) msg += " (and " + std::to_string(members.size() - 1) + " more)";
+  }
+  std::string excluded = ExclusionSummary(pod.placement, ctx.inventory);
+  if (!excluded.empty()) msg += "; " + excluded;
+  return msg;
+}
+
+void CheckPod(const PodInfo& pod, const ObjectContext& ctx, Reporter& out) {
   std::set<std::string> resources;
   for (const ContainerInfo& c : pod.containers) {
     for (const ResourceEntry& e : c.requests) resources.insert(e.name);
@@ -96,21 +124,19 @@ void CheckPod(const PodInfo& pod, const Policy& policy, Reporter& out) {
   std::vector<std::pair<const NodeClass*, Shortfall>> misses;
   for (const NodeClass* node : pod.candidates) {
     Shortfall s;
-    if (!FindShortfall(pod, *node, policy, resources, &s)) return;  // fits somewhere
+    if (!FindShortfall(pod, *node, ctx.policy, resources, &s)) return;  // fits somewhere
     misses.push_back({node, s});
   }
   if (misses.empty()) return;
   std::string msg = "the pod fits on none of its " + std::to_string(misses.size()) +
-                    " candidate node" + (misses.size() == 1 ? "" : "s") + ": ";
-  for (size_t i = 0; i < misses.size() && i < 3; ++i)
-    msg += (i ? "; " : "") + Explain(misses[i].second, *misses[i].first, policy);
-  if (misses.size() > 3) msg += "; and " + std::to_string(misses.size() - 3) + " more";
+                    " candidate node" + (misses.size() == 1 ? "" : "s") + ": " +
+                    Misses(misses, pod, ctx);
   const ResourceEntry* at = EntryFor(pod, misses.front().second);
   out.Report(at ? at->value : nullptr, at ? at->path : pod.path, msg);
 }
 
 void Check(const ObjectContext& ctx, Reporter& out) {
-  for (const PodInfo& pod : ctx.pods) CheckPod(pod, ctx.policy, out);
+  for (const PodInfo& pod : ctx.pods) CheckPod(pod, ctx, out);
 }
 
 }  // namespace

@@ -11,7 +11,10 @@ bool IsNvidiaDevicePath(std::string_view path) {
          path.rfind("/dev/dri", 0) == 0;
 }
 
-void CheckEnv(const ContainerInfo& c, Reporter& out) {
+// An error when the pod can reach a GPU node: there the container picks GPUs
+// that are another pod's (incident 5). Elsewhere it sees none, and node agents
+// (the policy's agentImages) must see every GPU: warnings.
+void CheckEnv(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, Reporter& out) {
   const Value* env = c.node->Find("env");
   if (!env || !env->is_sequence()) return;
   for (size_t i = 0; i < env->items().size(); ++i) {
@@ -20,9 +23,13 @@ void CheckEnv(const ContainerInfo& c, Reporter& out) {
     if (name != "NVIDIA_VISIBLE_DEVICES" && name != "CUDA_VISIBLE_DEVICES") continue;
     const Value* v = e.Find("value");
     if (!v || v->text() == "void" || v->text() == "none" || v->text().empty()) continue;
-    out.Report(v, c.path + ".env[" + std::to_string(i) + "].value",
-               ContainerLabel(c) + " sets " + std::string(name) + "=" + v->text() +
-                   " by hand with no GPU limit: it chooses GPUs the scheduler did not give it");
+    std::string msg = ContainerLabel(c) + " sets " + std::string(name) + "=" + v->text() +
+                      " by hand with no GPU limit: it chooses GPUs the scheduler did not give it";
+    std::string at = c.path + ".env[" + std::to_string(i) + "].value";
+    if (pod.can_reach_gpu_node && !policy.agent_images.Matches(c.image))
+      out.Report(v, at, msg + ", and " + pod.gpu_reach_reason);
+    else
+      out.Report(v, at, msg, Severity::kWarning);
   }
 }
 
@@ -32,7 +39,8 @@ void CheckPrivileged(const PodInfo& pod, const ContainerInfo& c, Reporter& out) 
   if (!priv || priv->text() != "true" || !pod.can_reach_gpu_node) return;
   out.Report(priv, c.path + ".securityContext.privileged",
              ContainerLabel(c) + " is privileged and " + pod.gpu_reach_reason +
-                 ": a privileged container sees every /dev/nvidia* device whatever its GPU limit");
+                 ": a privileged container sees every /dev/nvidia* device whatever its GPU limit",
+             Severity::kWarning);
 }
 
 void CheckHostPaths(const PodInfo& pod, Reporter& out) {
@@ -44,7 +52,8 @@ void CheckHostPaths(const PodInfo& pod, Reporter& out) {
     if (!path || !IsNvidiaDevicePath(path->text())) continue;
     out.Report(path, pod.path + ".volumes[" + std::to_string(i) + "].hostPath.path",
                "hostPath volume " + path->text() +
-                   " mounts GPU device nodes directly, bypassing the device plugin");
+                   " mounts GPU device nodes directly, bypassing the device plugin",
+               Severity::kWarning);
   }
 }
 
@@ -52,7 +61,7 @@ void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods) {
     for (const ContainerInfo& c : pod.containers) {
       if (c.HasGpuLimit(ctx.policy)) continue;
-      CheckEnv(c, out);
+      CheckEnv(pod, c, ctx.policy, out);
       CheckPrivileged(pod, c, out);
     }
     CheckHostPaths(pod, out);
@@ -62,11 +71,15 @@ void Check(const ObjectContext& ctx, Reporter& out) {
 }  // namespace
 
 extern const Rule kGpuVisibilityBypassRule = {
-    {"gpu-visibility-bypass", Severity::kWarning, "GPUs reached around the device plugin",
+    {"gpu-visibility-bypass", Severity::kError, "GPUs reached around the device plugin",
      "The device plugin decides which GPUs a container sees. NVIDIA_VISIBLE_DEVICES or "
      "CUDA_VISIBLE_DEVICES set by hand, a privileged container on a GPU node, or a hostPath "
      "mount of /dev/nvidia* each hand a container GPUs that the scheduler counts as free or as "
-     "another pod's (incident 5). Device plugins and monitoring agents do this on purpose.",
+     "another pod's (incident 5). The variable set by hand (other than void or none) in a "
+     "container with no GPU limit whose pod can land on a GPU node is an error: that is the "
+     "breach itself. Privileged containers, hostPath mounts, the variable where no GPU node is "
+     "in reach and the variable in a node agent (the policy's agentImages: device plugins and "
+     "monitoring agents do this on purpose) are warnings.",
      "Request GPUs through resources.limits; for node agents that must see every GPU, add the "
      "annotation ignore.gpulint.io/gpu-visibility-bypass with the reason."},
     Check,

@@ -10,14 +10,11 @@ void Check(const ObjectContext& ctx, Reporter& out) {
   if (ctx.inventory.empty()) return;
   for (const PodInfo& pod : ctx.pods) {
     if (!pod.candidates.empty()) continue;
-    std::string names;
-    for (size_t i = 0; i < ctx.inventory.classes.size() && i < 5; ++i)
-      names += (i ? ", " : "") + ctx.inventory.classes[i].name;
-    if (ctx.inventory.classes.size() > 5) names += ", ...";
+    size_t n = ctx.inventory.classes.size();
     out.Report(pod.spec, pod.path,
-               "no node in the inventory (" + names +
-                   ") matches the pod's nodeName, nodeSelector, required node affinity and "
-                   "tolerations; it would stay Pending");
+               "0/" + std::to_string(n) + " node" + (n == 1 ? "" : "s") +
+                   " in the inventory can run the pod: " +
+                   ExclusionSummary(pod.placement, ctx.inventory) + "; it would stay Pending");
   }
 }
 

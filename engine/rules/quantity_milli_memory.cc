@@ -16,7 +16,7 @@ std::string_view SubUnitSuffix(std::string_view text) {
 
 void CheckEntry(const ResourceEntry& e, Reporter& out) {
   if (!e.valid || !IsByteResource(e.name) || !e.value->is_scalar() || e.value->is_null()) return;
-  std::string_view text = e.value->text();
+  std::string_view text = e.Text();
   std::string_view suffix = SubUnitSuffix(text);
   if (suffix.empty() && e.quantity.is_whole()) return;
   std::string msg =

@@ -21,15 +21,15 @@ void Check(const ObjectContext& ctx, Reporter& out) {
       for (const auto* list : {&c.requests, &c.limits}) {
         for (const ResourceEntry& e : *list) {
           if (!e.valid || e.name != "memory" || !e.value->is_string()) continue;
-          UnitSystem s = UnitSystemOf(e.value->text());
+          UnitSystem s = UnitSystemOf(e.Text());
           if (s == UnitSystem::kNone) continue;
           if (!first) {
             first = &e;
             first_system = s;
           } else if (s != first_system) {
             out.Report(e.value, e.path,
-                       "memory " + e.value->text() + " (" + FormatBytes(e.quantity) + ") is " +
-                           SystemName(s) + " but " + first->path + " is " + first->value->text() +
+                       "memory " + std::string(e.Text()) + " (" + FormatBytes(e.quantity) + ") is " +
+                           SystemName(s) + " but " + first->path + " is " + std::string(first->Text()) +
                            " (" + FormatBytes(first->quantity) + "), " + SystemName(first_system) +
                            "; use one unit system per pod");
           }

@@ -8,15 +8,6 @@ bool IsByteResource(std::string_view name) {
   return name == "memory" || name == "ephemeral-storage" || name.substr(0, 10) == "hugepages-";
 }
 
-bool IsExtendedResource(std::string_view name) {
-  size_t slash = name.find('/');
-  if (slash == std::string_view::npos) return false;
-  std::string_view domain = name.substr(0, slash);
-  bool kube = domain == "kubernetes.io" ||
-              (domain.size() > 14 && domain.substr(domain.size() - 14) == ".kubernetes.io");
-  return !kube && name.substr(slash + 1, 8) != "requests";
-}
-
 bool IsGpuResource(const Policy& policy, std::string_view name) {
   for (const std::string& g : policy.gpu_resources)
     if (g == name) return true;

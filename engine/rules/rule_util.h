@@ -12,9 +12,6 @@ namespace gpulint {
 
 // Resources counted in bytes: memory, ephemeral-storage, hugepages-*.
 bool IsByteResource(std::string_view name);
-// Extended resources (a domain-prefixed name outside kubernetes.io, such as
-// nvidia.com/gpu): the API server requires requests == limits for them.
-bool IsExtendedResource(std::string_view name);
 bool IsGpuResource(const Policy& policy, std::string_view name);
 // A quantity for a message: bytes in both unit systems, counts plainly.
 std::string Describe(std::string_view resource, const Quantity& q);

@@ -6,36 +6,63 @@
 namespace gpulint {
 namespace {
 
-// Why the pod lands on shared GPUs, or "".
-std::string SharedReason(const PodInfo& pod) {
-  for (const NodeClass* n : pod.candidates)
-    if (n->has_gpu() && n->gpu.sharing != GpuSharing::kNone)
-      return "node \"" + n->name + "\" shares each GPU (" + GpuSharingName(n->gpu.sharing) + ", " +
-             std::to_string(n->gpu.replicas) + " replicas)";
+struct Sharing {
+  std::string reason;  // why the pod lands on shared GPUs; "" when it does not
+  bool only_mps = false;  // every GPU node it can reach shares by MPS
+};
+
+// Why the pod lands on shared GPUs, and whether it can land nowhere else than
+// on GPUs shared by MPS.
+Sharing SharingOf(const PodInfo& pod) {
+  Sharing sharing;
+  bool all_mps = true, any_gpu = false;
+  for (const NodeClass* n : pod.candidates) {
+    if (!n->has_gpu()) continue;
+    any_gpu = true;
+    all_mps = all_mps && n->gpu.sharing == GpuSharing::kMps;
+    if (sharing.reason.empty() && n->gpu.sharing != GpuSharing::kNone)
+      sharing.reason = "node \"" + n->name + "\" shares each GPU (" +
+                       GpuSharingName(n->gpu.sharing) + ", " + std::to_string(n->gpu.replicas) +
+                       " replicas)";
+  }
+  if (any_gpu) {
+    sharing.only_mps = all_mps;
+    return sharing;
+  }
   for (const auto& [key, value] : pod.placement.node_selector) {
     bool shared_product = key == "nvidia.com/gpu.product" && value.size() > 7 &&
                           value.substr(value.size() - 7) == "-SHARED";
-    if (shared_product || key == "nvidia.com/gpu.sharing-strategy" ||
-        (key == "nvidia.com/mps.capable" && value == "true"))
-      return "its nodeSelector " + key + "=" + value + " selects shared GPUs";
+    bool mps = (key == "nvidia.com/gpu.sharing-strategy" && value == "mps") ||
+               (key == "nvidia.com/mps.capable" && value == "true");
+    if (shared_product || mps || key == "nvidia.com/gpu.sharing-strategy")
+      return {"its nodeSelector " + key + "=" + value + " selects shared GPUs", mps};
   }
-  return "";
+  return sharing;
 }
 
 void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods) {
-    std::string reason = SharedReason(pod);
-    if (reason.empty()) continue;
+    Sharing sharing = SharingOf(pod);
+    if (sharing.reason.empty()) continue;
     for (const ContainerInfo& c : pod.containers) {
       for (const std::string& gpu : ctx.policy.gpu_resources) {
         const ResourceEntry* e = c.Limit(gpu);
         if (!e) e = c.Request(gpu);
         if (!e || !e->valid || e->quantity <= Quantity::FromInt(1)) continue;
-        out.Report(e->value, e->path,
-                   ContainerLabel(c) + " asks for " + DescribeCount(e->quantity) + " " + gpu +
-                       " but " + reason +
-                       ": the replicas are slices of one card whose memory they all share, not " +
-                       DescribeCount(e->quantity) + " GPUs");
+        std::string msg = ContainerLabel(c) + " asks for " + DescribeCount(e->quantity) + " " +
+                          gpu + " but " + sharing.reason;
+        // NVIDIA's device plugin (0.15 and later) refuses every request of
+        // more than one MPS replica at the kubelet: where the pod can land
+        // only on MPS nodes, it can never start.
+        if (sharing.only_mps)
+          out.Report(e->value, e->path,
+                     msg + ": the device plugin refuses more than one MPS replica per container, "
+                           "so the pod would never start");
+        else
+          out.Report(e->value, e->path,
+                     msg + ": the replicas are slices of one card whose memory they all share, "
+                           "not " + DescribeCount(e->quantity) + " GPUs",
+                     Severity::kWarning);
       }
     }
   }
@@ -44,11 +71,13 @@ void Check(const ObjectContext& ctx, Reporter& out) {
 }  // namespace
 
 extern const Rule kSharedGpuMultipleReplicasRule = {
-    {"shared-gpu-multiple-replicas", Severity::kWarning,
+    {"shared-gpu-multiple-replicas", Severity::kError,
      "More than one replica of a shared (MPS / time-sliced) GPU",
      "With MPS or time-slicing the device plugin advertises each GPU as N replicas (incident 4: "
-     "one T4 as nvidia.com/gpu: 10). A request of 2 is two slices, which may be of the same "
-     "card: no more compute or memory than one, and no isolation between them.",
+     "one T4 as nvidia.com/gpu: 10). Under MPS, NVIDIA's device plugin (0.15 and later) refuses "
+     "a container more than one replica at the kubelet, so such a pod never starts: an error. "
+     "Under time-slicing a request of 2 is two slices, which may be of the same card: no more "
+     "compute or memory than one, and no isolation between them: a warning.",
      "Request one replica per container on shared nodes, or schedule multi-GPU work on nodes "
      "without sharing."},
     Check,
