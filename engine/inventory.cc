@@ -73,6 +73,11 @@ bool ReadGpuLabels(PolicyDecoder& d, const Value& labels, const ResourceList& ca
   if (!ReadNumberLabel(d, labels, *node, kReplicasLabel, 1, &gpu.replicas)) return false;
   int64_t mib = 0;
   if (!ReadNumberLabel(d, labels, *node, kMemoryLabel, 1, &mib)) return false;
+  // Bytes must fit an int64: no card has 8 EiB, so a larger label is garbage.
+  if (mib > (int64_t{1} << 42))
+    return d.Fail(*labels.Find(kMemoryLabel), AppendKey("metadata.labels", kMemoryLabel),
+                  "expected at most " + std::to_string(int64_t{1} << 42) + " MiB, got \"" +
+                      *Label(*node, kMemoryLabel) + "\"");
   if (mib > 0) gpu.vram_per_gpu = Quantity::FromInt(mib * 1024 * 1024, QuantityFormat::kBinarySI);
   gpu.sharing = SharingOf(*node, gpu.replicas);
   gpu.count = -1;

@@ -209,6 +209,11 @@ TEST_CASE("NodeClassFromNode refuses what is not a usable Node", "[inventory]") 
            {"kind: Node\nmetadata: {name: node-a, labels: {nvidia.com/gpu.replicas: \"0\"}}",
             "n.yaml:2:60: metadata.labels[\"nvidia.com/gpu.replicas\"]: expected a whole number of "
             "at least 1, got \"0\""},
+           // Bytes of 2^63 MiB would overflow; no card is near 2^42 MiB (4 EiB).
+           {"kind: Node\nmetadata: {name: node-a, labels: {nvidia.com/gpu.memory: "
+            "\"9223372036854775807\"}}",
+            "n.yaml:2:58: metadata.labels[\"nvidia.com/gpu.memory\"]: expected at most "
+            "4398046511104 MiB, got \"9223372036854775807\""},
            {"kind: Node\nmetadata: {name: node-a}\nspec: {taints: [{key: [k]}]}",
             "n.yaml:3:23: spec.taints[0].key: expected a string, got a sequence"},
        }) {

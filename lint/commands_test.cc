@@ -203,7 +203,7 @@ TEST_CASE("node-patch: unusable input exits 2 with its position", "[cli][node-pa
       {{"node-patch", "--from-labels", Testdata("nodes/incidents.yaml"), "--node", "cpu-node"},
        "",
        "gpulint: error: " + Testdata("nodes/incidents.yaml") +
-           ":57:3: Node cpu-node has no GPU Feature Discovery labels nvidia.com/gpu.count and "
+           ":60:3: Node cpu-node has no GPU Feature Discovery labels nvidia.com/gpu.count and "
            "nvidia.com/gpu.memory; run node-patch with nvidia-smi's output instead\n"},
       {{"node-patch", "--from-labels", "x.yaml", "-"},
        "",

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <ostream>
 
+#include "engine/inventory.h"
 #include "engine/mutate.h"
 #include "engine/quantity.h"
 #include "lint/commands.h"
@@ -124,7 +126,8 @@ bool FromLabels(const std::string& path, const std::string& name, CliIo& io, Vra
                                        " Nodes; choose one with --node (" + names + ")"};
     return false;
   }
-  if (!node->has_gpu() || !node->gpu.vram_per_gpu) {
+  std::optional<Quantity> total = AdvertisedVram(*node);
+  if (!total) {
     *error = Error{node->source,
                    {},
                    "Node " + node->name +
@@ -133,7 +136,7 @@ bool FromLabels(const std::string& path, const std::string& name, CliIo& io, Vra
     return false;
   }
   const Quantity& per_gpu = *node->gpu.vram_per_gpu;
-  vram->bytes = per_gpu.Value() * node->gpu.count;
+  vram->bytes = total->Value();
   vram->node = node->name;
   vram->description = std::to_string(node->gpu.count) + " × " +
                       (node->gpu.model.empty() ? "GPU" : node->gpu.model) + " (" +

@@ -102,6 +102,9 @@ TEST_CASE("the help text teaches and bad flags say what is wrong", "[webhook][bi
        "--listen 8443: expected ADDR:PORT, e.g. 0.0.0.0:8443"},
       {{"--in-cluster", "--kubeconfig", "k", "--cert", "c", "--key", "k"},
        "--in-cluster and --kubeconfig are exclusive: pick one way to reach the API server"},
+      {{"--advertise-vram", "--cert", "c", "--key", "k"},
+       "--advertise-vram needs --kubeconfig or --in-cluster: it writes to the nodes the node "
+       "watch reads from the API server"},
   };
   for (const Case& c : cases) {
     Child child(c.args);

@@ -14,27 +14,17 @@ namespace {
 // recorded events, the second says 410 Gone, later ones end empty.
 class FakeApiServer {
  public:
-  explicit FakeApiServer(const std::string& sans = "DNS:localhost,IP:127.0.0.1")
-      : ca_("fake API server CA") {
-    CertPair pair = ca_.Issue("kube-apiserver", sans);
-    WriteFileAtomic(dir_ / "ca.crt", ca_.pem());
-    WriteFileAtomic(dir_ / "tls.crt", pair.cert_pem);
-    WriteFileAtomic(dir_ / "tls.key", pair.key_pem);
-    server_ = std::make_unique<httplib::SSLServer>((dir_ / "tls.crt").c_str(),
-                                                   (dir_ / "tls.key").c_str());
-    server_->Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
+  explicit FakeApiServer(const std::string& sans = "DNS:localhost,IP:127.0.0.1") : api_(sans) {
+    api_.server().Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
       Serve(req, res);
     });
-    port_ = server_->bind_to_any_port("127.0.0.1");
-    thread_ = std::thread([this] { server_->listen_after_bind(); });
+    api_.Listen();
   }
-  ~FakeApiServer() {
-    server_->stop();
-    thread_.join();
-  }
+  ~FakeApiServer() { api_.Stop(); }  // before the members its handlers use go
 
-  int port() const { return port_; }
-  std::string ca_pem() const { return ca_.pem(); }
+  int port() const { return api_.port(); }
+  std::string ca_pem() const { return api_.ca_pem(); }
+  KubeEndpoint Endpoint() const { return api_.Endpoint(); }
   int lists() const { return lists_; }
   std::vector<std::string> watch_versions() {
     std::lock_guard<std::mutex> lock(mu_);
@@ -82,11 +72,7 @@ class FakeApiServer {
     }
   }
 
-  TempDir dir_;
-  TestCa ca_;
-  std::unique_ptr<httplib::SSLServer> server_;
-  int port_ = 0;
-  std::thread thread_;
+  FakeKubeApi api_;
   std::atomic<int> lists_{0}, watches_{0};
   std::mutex mu_;
   std::vector<std::string> watch_versions_, authorizations_;
@@ -117,14 +103,7 @@ std::vector<std::string> Names(const std::vector<NodeClass>& nodes) {
   return names;
 }
 
-KubeEndpoint EndpointFor(const FakeApiServer& api) {
-  KubeEndpoint ep;
-  ep.host = "127.0.0.1";
-  ep.port = api.port();
-  ep.ca_pem = api.ca_pem();
-  ep.token = "test-token";
-  return ep;
-}
+KubeEndpoint EndpointFor(const FakeApiServer& api) { return api.Endpoint(); }
 
 NodeWatcher::Options FastRetries() {
   NodeWatcher::Options o;

@@ -1,6 +1,7 @@
 // Shared by the webhook tests: certificates made with the OpenSSL API, a
 // server on an ephemeral loopback port, an HTTPS client that trusts the test
-// CA, and a raw TLS connection for requests no well-behaved client would send.
+// CA, a raw TLS connection for requests no well-behaved client would send, and
+// a stand-in for the API server.
 #ifndef GPULINT_TESTS_WEBHOOK_TEST_SUPPORT_H_
 #define GPULINT_TESTS_WEBHOOK_TEST_SUPPORT_H_
 
@@ -16,6 +17,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <filesystem>
@@ -29,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "webhook/kube_client.h"
 #include "webhook/server.h"
 
 namespace gpulint::webhook_test {
@@ -400,12 +403,75 @@ inline std::string DecodeBase64(const std::string& in) {
   return out;
 }
 
-inline std::string Metric(WebhookServer& server, const std::string& series) {
-  std::istringstream in(server.metrics().Render());
+// The value of one series in `metrics`' text, or "" when it is not there.
+inline std::string Metric(const Metrics& metrics, const std::string& series) {
+  std::istringstream in(metrics.Render());
   for (std::string line; std::getline(in, line);)
     if (line.rfind(series + " ", 0) == 0) return line.substr(series.size() + 1);
   return {};
 }
+
+inline std::string Metric(WebhookServer& server, const std::string& series) {
+  return Metric(server.metrics(), series);
+}
+
+// An HTTPS stand-in for kube-apiserver on 127.0.0.1, with a certificate from
+// a CA of its own: a test routes requests on server(), then calls Listen().
+// Stop() then Listen() brings it back on the same port: an API server that
+// went away and came back. Streaming handlers must end once stopping() holds.
+class FakeKubeApi {
+ public:
+  explicit FakeKubeApi(const std::string& sans = "DNS:localhost,IP:127.0.0.1")
+      : ca_("fake API server CA") {
+    signal(SIGPIPE, SIG_IGN);
+    CertPair pair = ca_.Issue("kube-apiserver", sans);
+    WriteFileAtomic(dir_ / "tls.crt", pair.cert_pem);
+    WriteFileAtomic(dir_ / "tls.key", pair.key_pem);
+    server_ = std::make_unique<httplib::SSLServer>((dir_ / "tls.crt").c_str(),
+                                                   (dir_ / "tls.key").c_str());
+  }
+  ~FakeKubeApi() { Stop(); }
+  FakeKubeApi(const FakeKubeApi&) = delete;
+  FakeKubeApi& operator=(const FakeKubeApi&) = delete;
+
+  httplib::SSLServer& server() { return *server_; }
+  void Listen() {
+    if (port_ == 0) {
+      port_ = server_->bind_to_any_port("127.0.0.1");
+    } else {
+      REQUIRE(server_->bind_to_port("127.0.0.1", port_));
+    }
+    REQUIRE(port_ > 0);
+    thread_ = std::thread([this] { server_->listen_after_bind(); });
+  }
+  void Stop() {
+    if (!thread_.joinable()) return;
+    stopping_ = true;
+    server_->stop();
+    thread_.join();
+    stopping_ = false;
+  }
+  bool stopping() const { return stopping_; }
+
+  int port() const { return port_; }
+  std::string ca_pem() const { return ca_.pem(); }
+  KubeEndpoint Endpoint() const {
+    KubeEndpoint ep;
+    ep.host = "127.0.0.1";
+    ep.port = port_;
+    ep.ca_pem = ca_.pem();
+    ep.token = "test-token";
+    return ep;
+  }
+
+ private:
+  TempDir dir_;
+  TestCa ca_;
+  std::unique_ptr<httplib::SSLServer> server_;
+  int port_ = 0;
+  std::thread thread_;
+  std::atomic<bool> stopping_{false};
+};
 
 }  // namespace gpulint::webhook_test
 

@@ -6,6 +6,7 @@
 
 #include <arpa/inet.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -278,6 +279,39 @@ std::unique_ptr<httplib::SSLClient> MakeKubeClient(const KubeEndpoint& ep, std::
   client->set_connection_timeout(10);
   client->set_keep_alive(false);
   return client;
+}
+
+std::string UrlEscape(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string KubeResponse::Describe() const {
+  return status ? "HTTP " + std::to_string(status) + ": " + body : error;
+}
+
+KubeResponse JsonPatch(httplib::SSLClient& client, const std::string& path,
+                       const std::string& patch) {
+  constexpr size_t kMaxBody = 512;
+  KubeResponse out;
+  auto res = client.Patch(path, patch, kJsonPatchType);
+  if (!res) {
+    out.error = httplib::to_string(res.error());
+    return out;
+  }
+  out.status = res->status;
+  out.body = res->body.substr(0, kMaxBody);
+  return out;
 }
 
 }  // namespace gpulint

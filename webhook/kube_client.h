@@ -1,6 +1,7 @@
 // Where the API server is and how to authenticate to it: in-cluster (the
-// service account's token and CA) or a kubeconfig file. Only what a Node
-// watch needs: a bearer token or a client certificate, and the CA to trust.
+// service account's token and CA) or a kubeconfig file. Only what the Node
+// watch and the VRAM advertiser need: a bearer token or a client certificate,
+// the CA to trust, and a JSON patch.
 #ifndef GPULINT_WEBHOOK_KUBE_CLIENT_H_
 #define GPULINT_WEBHOOK_KUBE_CLIENT_H_
 
@@ -8,6 +9,7 @@
 
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace gpulint {
 
@@ -41,6 +43,26 @@ bool Base64Decode(std::string_view in, std::string* out);
 // when a CA is given). Null with *error when the CA or client pair is unusable.
 // The token is read now (token_file wins when set).
 std::unique_ptr<httplib::SSLClient> MakeKubeClient(const KubeEndpoint& ep, std::string* error);
+
+// `s` percent-encoded for a URL's query or path segment: every byte but
+// letters, digits and -_.~ (RFC 3986's unreserved characters).
+std::string UrlEscape(std::string_view s);
+
+// An API server's answer. `status` is 0 when none came (`error` says why);
+// `body` is cut to 512 bytes, enough for a Status message.
+struct KubeResponse {
+  int status = 0;
+  std::string body;
+  std::string error;
+  bool ok() const { return status >= 200 && status < 300; }
+  std::string Describe() const;  // "HTTP 422: {...}" or the transport error
+};
+
+inline constexpr const char* kJsonPatchType = "application/json-patch+json";
+
+// PATCH `path` with an RFC 6902 JSON patch, as `kubectl patch --type=json` does.
+KubeResponse JsonPatch(httplib::SSLClient& client, const std::string& path,
+                       const std::string& patch);
 
 }  // namespace gpulint
 

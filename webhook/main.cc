@@ -1,5 +1,5 @@
-// gpulint-webhook: flags in, WebhookServer (and optionally a NodeWatcher) up,
-// until SIGTERM or SIGINT.
+// gpulint-webhook: flags in, WebhookServer (and optionally a NodeWatcher, and
+// the VRAM advertiser it feeds) up, until SIGTERM or SIGINT.
 #include <pthread.h>
 #include <signal.h>
 
@@ -14,11 +14,13 @@
 #include "webhook/kube_client.h"
 #include "webhook/node_watch.h"
 #include "webhook/server.h"
+#include "webhook/vram_advertiser.h"
 
 namespace gpulint {
 namespace {
 
-constexpr const char* kHelp = R"(gpulint-webhook: a Kubernetes admission webhook that keeps GPU workloads from
+constexpr const char* kHelp =
+    R"(gpulint-webhook: a Kubernetes admission webhook that keeps GPU workloads from
 taking nodes down, with the same rules and verdicts as `gpulint check`.
 
 Usage: gpulint-webhook --cert FILE --key FILE [flags]
@@ -49,6 +51,10 @@ Flags:
                       kubeconfig's current context (token or client certificate)
   --in-cluster        the same with the pod's service account (RBAC: get, list
                       and watch nodes)
+  --advertise-vram    keep each GPU node's status advertising its VRAM (GPU
+                      count x nvidia.com/gpu.memory) as the policy's vram
+                      resource, which /mutate adds to GPU containers; needs
+                      --kubeconfig or --in-cluster (RBAC: patch nodes/status)
   --workers N         threads serving connections, each an event loop over many
                       (default: one per CPU this process may run on)
   --drain-seconds N   after SIGTERM, serve N more seconds with /readyz at 503
@@ -73,6 +79,7 @@ struct Flags {
   ServerOptions server;
   std::string kubeconfig;
   bool in_cluster = false;
+  bool advertise_vram = false;
   bool help = false;
 };
 
@@ -82,6 +89,11 @@ bool ParseInt(const std::string& text, int min, int max, int* out) {
   if (text.empty() || *end || v < min || v > max) return false;
   *out = static_cast<int>(v);
   return true;
+}
+
+// The policy's vram resource, or "" while no policy has loaded.
+std::string VramResourceOf(const Snapshot& snapshot) {
+  return snapshot.policy ? snapshot.policy->vram_resource : std::string();
 }
 
 // One flag that takes a value.
@@ -130,6 +142,10 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* error) {
       f->in_cluster = true;
       continue;
     }
+    if (arg == "--advertise-vram") {
+      f->advertise_vram = true;
+      continue;
+    }
     static const std::set<std::string> kValued = {
         "--listen", "--cert", "--key", "--client-ca", "--policy",
         "--nodes", "--kubeconfig", "--workers", "--drain-seconds"};
@@ -162,6 +178,12 @@ bool ParseFlags(int argc, char** argv, Flags* f, std::string* error) {
     *error = "--in-cluster and --kubeconfig are exclusive: pick one way to reach the API server";
     return false;
   }
+  if (f->advertise_vram && !f->in_cluster && f->kubeconfig.empty()) {
+    *error =
+        "--advertise-vram needs --kubeconfig or --in-cluster: it writes to the nodes the "
+        "node watch reads from the API server";
+    return false;
+  }
   return true;
 }
 
@@ -189,10 +211,18 @@ int Run(Flags flags) {
     return 1;
   }
   std::unique_ptr<NodeWatcher> watcher;
+  std::unique_ptr<VramAdvertiser> advertiser;
   if (watch) {
     watcher = std::make_unique<NodeWatcher>(
         endpoint, [&server](std::vector<NodeClass> nodes) { server.SetWatchedNodes(std::move(nodes)); },
         StderrLogSink, &server.metrics(), NodeWatcher::Options{});
+    if (flags.advertise_vram) {
+      advertiser = std::make_unique<VramAdvertiser>(
+          endpoint, [&server] { return VramResourceOf(server.CurrentSnapshot()); }, StderrLogSink,
+          &server.metrics(), VramAdvertiser::Options{});
+      watcher->SetObserver(advertiser.get());
+      advertiser->Start();
+    }
     watcher->Start();
   }
   std::atomic<bool> listener_died{false};
@@ -211,7 +241,8 @@ int Run(Flags flags) {
     pthread_kill(signals.native_handle(), SIGTERM);
   }
   signals.join();
-  if (watcher) watcher->Stop();
+  if (watcher) watcher->Stop();  // first: it calls the advertiser
+  if (advertiser) advertiser->Stop();
   server.Shutdown();
   return signalled ? 0 : 1;
 }

@@ -104,6 +104,19 @@ void Metrics::SetConnections(uint64_t accepted, uint64_t handshake_failures) {
   handshake_failures_ = handshake_failures;
 }
 
+void Metrics::CountVramPatch(bool ok) {
+  std::lock_guard<std::mutex> lock(mu_);
+  (ok ? vram_patches_ok_ : vram_patches_failed_)++;
+}
+
+void Metrics::SetVramNodes(size_t advertised, size_t pending, size_t skipped) {
+  std::lock_guard<std::mutex> lock(mu_);
+  vram_advertiser_ = true;
+  vram_advertised_ = advertised;
+  vram_pending_ = pending;
+  vram_skipped_ = skipped;
+}
+
 std::string Metrics::Render() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::string out;
@@ -156,6 +169,24 @@ std::string Metrics::Render() const {
   Header(&out, "gpulint_webhook_tls_handshake_failures_total", "counter",
          "Connections dropped because the TLS handshake failed (plain HTTP, bad client certificate).");
   out += "gpulint_webhook_tls_handshake_failures_total " + Number(handshake_failures_) + "\n";
+  if (vram_advertiser_) {
+    Header(&out, "gpulint_webhook_vram_patches_total", "counter",
+           "PATCHes of a node's status that advertise its VRAM, by result.");
+    out += "gpulint_webhook_vram_patches_total{result=\"ok\"} " + Number(vram_patches_ok_) + "\n";
+    out += "gpulint_webhook_vram_patches_total{result=\"failed\"} " + Number(vram_patches_failed_) +
+           "\n";
+    // skipped: no VRAM can be worked out for the node, so pods that ask for
+    // it cannot land there; worth an alert.
+    Header(&out, "gpulint_webhook_vram_nodes", "gauge",
+           "Nodes by VRAM advertisement: advertised (a GPU node whose status holds its VRAM), "
+           "pending (a patch is owed) or skipped (a Node that does not read, e.g. "
+           "nvidia.com/gpu.memory=abc).");
+    for (auto [state, n] :
+         {std::pair{"advertised", vram_advertised_}, std::pair{"pending", vram_pending_},
+          std::pair{"skipped", vram_skipped_}})
+      out += std::string("gpulint_webhook_vram_nodes{state=\"") + state + "\"} " +
+             Number(uint64_t{n}) + "\n";
+  }
   return out;
 }
 

@@ -30,6 +30,11 @@ class Metrics {
   void SetReady(bool ready);
   void SetInventoryNodes(size_t nodes);
   void SetConnections(uint64_t accepted, uint64_t handshake_failures);
+  // The VRAM advertiser (--advertise-vram): each PATCH of a node's status, and
+  // the GPU nodes in each state now. Its families are rendered only once
+  // SetVramNodes has been called, so a webhook without it shows none.
+  void CountVramPatch(bool ok);
+  void SetVramNodes(size_t advertised, size_t pending, size_t skipped);
 
   std::string Render() const;
 
@@ -53,6 +58,9 @@ class Metrics {
   size_t inventory_nodes_ = 0;
   uint64_t connections_ = 0;
   uint64_t handshake_failures_ = 0;
+  bool vram_advertiser_ = false;
+  uint64_t vram_patches_ok_ = 0, vram_patches_failed_ = 0;
+  size_t vram_advertised_ = 0, vram_pending_ = 0, vram_skipped_ = 0;
 };
 
 }  // namespace gpulint

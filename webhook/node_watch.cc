@@ -1,7 +1,6 @@
 #include "webhook/node_watch.h"
 
 #include <algorithm>
-#include <cctype>
 
 #include "engine/loader.h"
 
@@ -12,21 +11,6 @@ constexpr size_t kMaxListPageBytes = 64u << 20;
 constexpr size_t kMaxEventBytes = 16u << 20;
 constexpr size_t kMaxJsonDepth = 64;
 constexpr const char* kSource = "api-server";
-
-std::string QueryEscape(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 15];
-    }
-  }
-  return out;
-}
 
 std::string NameOf(const Value& object) {
   const Value* meta = object.Find("metadata");
@@ -158,17 +142,21 @@ bool NodeWatcher::FetchPage(const std::string& path, Value* root) {
 
 bool NodeWatcher::List() {
   std::map<std::string, NodeClass> nodes;
+  std::set<std::string> listed;  // the usable nodes and the skipped ones
   std::string next, version;
   do {
     std::string path = endpoint_.base_path + "/api/v1/nodes?limit=" +
                        std::to_string(options_.page_size);
-    if (!next.empty()) path += "&continue=" + QueryEscape(next);
+    if (!next.empty()) path += "&continue=" + UrlEscape(next);
     Value root;
     if (!FetchPage(path, &root)) return false;
     ForEachObject(root, [&](const Value& item) {
       NodeClass node;
       Error e;
-      if (NodeClassFromNode(item, kSource, &node, &e))
+      bool ok = NodeClassFromNode(item, kSource, &node, &e);
+      listed.insert(NameOf(item));
+      if (observer_) observer_->NodeSeen(item, ok ? &node : nullptr, e);
+      if (ok)
         nodes[NameOf(item)] = std::move(node);
       else
         LogLine("warn", "node skipped").Add("node", NameOf(item)).Add("error", e.ToString()).Emit(log_);
@@ -177,6 +165,7 @@ bool NodeWatcher::List() {
     version = meta ? std::string(meta->StringAt("resourceVersion")) : std::string();
     next = meta ? std::string(meta->StringAt("continue")) : std::string();
   } while (!next.empty());
+  if (observer_) observer_->Listed(listed);
   nodes_ = std::move(nodes);
   resource_version_ = version;
   lists_++;
@@ -194,7 +183,7 @@ NodeWatcher::WatchEnd NodeWatcher::Watch() {
   std::string path = endpoint_.base_path +
                      "/api/v1/nodes?watch=1&allowWatchBookmarks=true&timeoutSeconds=" +
                      std::to_string(options_.watch_timeout_seconds) +
-                     "&resourceVersion=" + QueryEscape(resource_version_);
+                     "&resourceVersion=" + UrlEscape(resource_version_);
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopping_) return WatchEnd::kStopped;
@@ -271,10 +260,13 @@ bool NodeWatcher::ApplyEvent(std::string_view line, WatchEnd* end) {
   std::string name = NameOf(*object);
   if (type == "DELETED") {
     nodes_.erase(name);
+    if (observer_) observer_->NodeGone(name);
   } else if (type == "ADDED" || type == "MODIFIED") {
     NodeClass node;
     Error e;
-    if (NodeClassFromNode(*object, kSource, &node, &e)) {
+    bool ok = NodeClassFromNode(*object, kSource, &node, &e);
+    if (observer_) observer_->NodeSeen(*object, ok ? &node : nullptr, e);
+    if (ok) {
       nodes_[name] = std::move(node);
     } else {
       nodes_.erase(name);  // stale data would be worse than none

@@ -1,6 +1,7 @@
 // The node inventory, kept current from the API server in the background:
 // list once, then watch from that resourceVersion, applying ADDED, MODIFIED
-// and DELETED to a map of nodes and publishing a fresh copy after each event.
+// and DELETED to a map of nodes and publishing a fresh copy after each event
+// (and telling an observer, such as the VRAM advertiser, what it read).
 // Admission requests never wait on the API server. A broken stream reconnects
 // with backoff; "410 Gone" (the watch fell too far behind) relists.
 #ifndef GPULINT_WEBHOOK_NODE_WATCH_H_
@@ -12,6 +13,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -23,6 +25,21 @@
 #include "webhook/metrics.h"
 
 namespace gpulint {
+
+// Told of each Node the watch reads, on the watch thread, before the
+// inventory is published. Must not block: the watch waits meanwhile.
+class NodeObserver {
+ public:
+  virtual ~NodeObserver() = default;
+  // A node listed, ADDED or MODIFIED, with what NodeClassFromNode made of it:
+  // `node` is null when it refused the object (garbage labels), and `error`
+  // says why. Such a node is left out of the inventory; the watch goes on.
+  virtual void NodeSeen(const Value& object, const NodeClass* node, const Error& error) = 0;
+  virtual void NodeGone(const std::string& name) = 0;  // DELETED
+  // A full list was read: nodes it did not hold are gone (deleted while the
+  // watch was down or expired).
+  virtual void Listed(const std::set<std::string>& names) = 0;
+};
 
 class NodeWatcher {
  public:
@@ -39,6 +56,8 @@ class NodeWatcher {
   NodeWatcher(const NodeWatcher&) = delete;
   NodeWatcher& operator=(const NodeWatcher&) = delete;
 
+  // Before Start; `observer` must outlive the watch (Stop).
+  void SetObserver(NodeObserver* observer) { observer_ = observer; }
   void Start();
   void Stop();  // idempotent; interrupts a request in flight
 
@@ -62,6 +81,7 @@ class NodeWatcher {
   LogSink log_;
   Metrics* metrics_;
   Options options_;
+  NodeObserver* observer_ = nullptr;
 
   std::map<std::string, NodeClass> nodes_;  // by name; only the watch thread touches it
   std::string resource_version_;

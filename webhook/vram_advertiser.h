@@ -1,0 +1,139 @@
+// The VRAM advertiser (--advertise-vram): keeps each GPU node's status
+// advertising its VRAM as the policy's vram resource (gpulint.io/vram), which
+// the mutating webhook adds to GPU containers (incident 2). Without it on the
+// node, such pods stay Pending ("Insufficient gpulint.io/vram"); a one-shot
+// `gpulint node-patch` is lost when a node is added, replaced or relabelled.
+//
+// It reads what the node watch reads (NodeObserver: one watch, not a second)
+// and PATCHes /api/v1/nodes/NAME/status on a thread of its own, so admission
+// never waits on it. It writes exactly one key, the vram resource in
+// status.capacity and status.allocatable, and only when the value there
+// differs from AdvertisedVram (engine/inventory.h): a pure function of the
+// node's labels, so replicas that run it together write the same value and
+// the one that comes second changes nothing. It never removes the key (a node
+// without GPU labels may have been patched by hand, from nvidia-smi).
+#ifndef GPULINT_WEBHOOK_VRAM_ADVERTISER_H_
+#define GPULINT_WEBHOOK_VRAM_ADVERTISER_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <thread>
+
+#include "engine/inventory.h"
+#include "engine/quantity.h"
+#include "engine/value.h"
+#include "webhook/kube_client.h"
+#include "webhook/log.h"
+#include "webhook/metrics.h"
+#include "webhook/node_watch.h"
+
+namespace gpulint {
+
+// What the advertiser needs of one Node object, read once when the watch
+// sees it, so that a policy reload (another resource name) can be planned
+// again without the object.
+struct NodeVramFacts {
+  std::string name;
+  std::string resource_version;
+  std::optional<Quantity> vram;  // AdvertisedVram; none without GPU labels
+  std::string problem;           // set when the Node does not read (garbage labels)
+  bool has_status = false;
+  // status.capacity and status.allocatable as written; none when absent.
+  std::optional<std::map<std::string, std::string>> capacity, allocatable;
+};
+// `node` and `error` are what NodeClassFromNode made of `object`.
+NodeVramFacts ReadNodeVramFacts(const Value& object, const NodeClass* node, const Error& error);
+
+// The JSON patch for /api/v1/nodes/NAME/status that makes the node advertise
+// its VRAM as `resource` in capacity and allocatable (each only where it
+// differs, compared as quantities), or "" when there is nothing to write. A
+// map the status lacks (a node with no kubelet) is added whole, guarded by a
+// test of the resourceVersion: replacing a map that appeared meanwhile would
+// drop the kubelet's resources.
+std::string VramPatch(const NodeVramFacts& facts, const std::string& resource);
+
+class VramAdvertiser : public NodeObserver {
+ public:
+  // The policy's vram resource now ("" while no policy is loaded).
+  using ResourceSource = std::function<std::string()>;
+  struct Options {
+    // After a failed PATCH: this node waits (doubling up to max), and after a
+    // failure that is not the node's own (no answer, 5xx, 401, 403, 429) so
+    // does every node, as the API server or the RBAC is at fault.
+    std::chrono::milliseconds min_backoff{500};
+    std::chrono::milliseconds max_backoff{30000};
+    std::chrono::milliseconds policy_poll{1000};  // how soon a reloaded policy is followed
+    int request_timeout_seconds = 30;
+  };
+
+  VramAdvertiser(KubeEndpoint endpoint, ResourceSource resource, LogSink log, Metrics* metrics,
+                 Options options);
+  ~VramAdvertiser() override;
+  VramAdvertiser(const VramAdvertiser&) = delete;
+  VramAdvertiser& operator=(const VramAdvertiser&) = delete;
+
+  void Start();
+  void Stop();  // idempotent; interrupts a PATCH in flight
+
+  // NodeObserver, on the watch thread: records what is owed and wakes the
+  // advertiser's thread; never touches the network.
+  void NodeSeen(const Value& object, const NodeClass* node, const Error& error) override;
+  void NodeGone(const std::string& name) override;
+  void Listed(const std::set<std::string>& names) override;
+
+  uint64_t patches() const { return patches_.load(); }  // sent, answered or not
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  struct Node {
+    NodeVramFacts facts;
+    std::string patch;  // owed; "" when the status already says the VRAM
+    int failures = 0;   // in a row, for this node's backoff
+    Clock::time_point not_before;
+  };
+  struct Work {
+    std::string name, patch, value, resource;
+  };
+
+  void Run();
+  void FollowPolicy();  // plans every node again when the resource changed
+  // The first node whose patch is due; false (with *wake) when none is.
+  bool TakeDue(Work* work, Clock::time_point* wake);
+  void Send(const Work& work);
+  void Done(const Work& work, const KubeResponse& response);
+  void Plan(Node* node);  // under mu_
+  void Publish();         // gauges; under mu_
+  std::chrono::milliseconds Backoff(int failures) const;
+  bool Sleep(Clock::time_point until);  // false when stopped meanwhile
+
+  KubeEndpoint endpoint_;
+  ResourceSource resource_source_;
+  LogSink log_;
+  Metrics* metrics_;
+  Options options_;
+
+  mutable std::mutex mu_;  // guards the members below, the wakeup and client_
+  std::condition_variable cv_;
+  std::map<std::string, Node> nodes_;
+  std::string resource_;
+  Clock::time_point paused_until_;  // after a failure of the API server's
+  int server_failures_ = 0;
+  httplib::SSLClient* client_ = nullptr;  // the PATCH in flight, for Stop()
+  bool wake_ = false;                     // the watch changed something
+  bool done_ = false;                     // Run() returned
+
+  std::atomic<bool> stopping_{false};
+  std::atomic<uint64_t> patches_{0};
+  std::thread thread_;
+};
+
+}  // namespace gpulint
+
+#endif  // GPULINT_WEBHOOK_VRAM_ADVERTISER_H_
