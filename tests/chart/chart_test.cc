@@ -152,9 +152,13 @@ void CheckRbacAndNetwork(const Rendered& r, const json& deployment) {
   const json& pod_labels = At(deployment, "/spec/template/metadata/labels");
   std::vector<const json*> roles = FindObjects(r, "ClusterRole");
   REQUIRE(roles.size() == 1);
+  // Every value set keeps vram.enabled on: the VRAM advertiser patches one
+  // key of a node's status, and nothing else is written.
   CHECK(At(*roles[0], "/rules") ==
         json::parse(R"([{"apiGroups": [""], "resources": ["nodes"],
-                         "verbs": ["get", "list", "watch"]}])"));
+                         "verbs": ["get", "list", "watch"]},
+                        {"apiGroups": [""], "resources": ["nodes/status"],
+                         "verbs": ["patch"]}])"));
   CHECK(FindObjects(r, "Role").empty());
   const json* binding = FindObject(r, "ClusterRoleBinding");
   REQUIRE(binding != nullptr);

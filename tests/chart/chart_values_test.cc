@@ -98,7 +98,8 @@ TEST_CASE("one replica renders no PodDisruptionBudget", "[chart]") {
 }
 
 TEST_CASE("without the node watch there is no RBAC and no service account token", "[chart]") {
-  Rendered off = Render({"--set", "nodeWatch.enabled=false"}, "gpu-system");
+  Rendered off =
+      Render({"--set", "nodeWatch.enabled=false", "--set", "vram.enabled=false"}, "gpu-system");
   Rendered on = Render({}, "gpu-system");
   REQUIRE(off.helm.status == 0);
   REQUIRE(on.helm.status == 0);
@@ -110,6 +111,62 @@ TEST_CASE("without the node watch there is no RBAC and no service account token"
   CHECK(At(pod_on, "/automountServiceAccountToken") == true);
   CHECK_FALSE(HasArg(At(pod_off, "/containers/0"), "--in-cluster"));
   CHECK(HasArg(At(pod_on, "/containers/0"), "--in-cluster"));
+  CHECK_FALSE(HasArg(At(pod_off, "/containers/0"), "--advertise-vram"));
+}
+
+// The policy the rendered ConfigMap holds, loaded by gpulint's own loader.
+Policy RenderedPolicy(const Rendered& r) {
+  const json* config_map = FindObject(r, "ConfigMap", std::string(kRelease) + "-policy");
+  REQUIRE(config_map != nullptr);
+  Policy policy;
+  Error error;
+  INFO(Str(At(*config_map, "/data/policy.yaml")));
+  REQUIRE(LoadPolicyText(Str(At(*config_map, "/data/policy.yaml")), "policy.yaml", &policy,
+                         &error));
+  return policy;
+}
+
+TEST_CASE("vram.enabled turns the VRAM advertiser and the VRAM mutation on and off together",
+          "[chart][vram]") {
+  const json patch_status =
+      json::parse(R"({"apiGroups": [""], "resources": ["nodes/status"], "verbs": ["patch"]})");
+  struct Case {
+    std::string name;
+    std::vector<std::string> args;
+    bool on;
+    size_t node_classes;
+    bool headroom;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"defaults", {}, true, DefaultPolicy().node_classes.size(), true},
+           {"off", {"--set", "vram.enabled=false"}, false, DefaultPolicy().node_classes.size(),
+            true},
+           {"off, with a policy of its own",
+            {"-f", Production().args[1], "--set", "vram.enabled=false", "--set",
+             "policy.spec.mutations.headroom=false"},
+            false, 1, false},
+       }) {
+    INFO(c.name);
+    Rendered r = Render(c.args, "gpu-system");
+    INFO(r.helm.err);
+    REQUIRE(r.helm.status == 0);
+    const json& container = At(*FindObject(r, "Deployment"), "/spec/template/spec/containers/0");
+    CHECK(HasArg(container, "--advertise-vram") == c.on);
+    CHECK(HasArg(container, "--in-cluster"));
+    std::vector<const json*> roles = FindObjects(r, "ClusterRole");
+    REQUIRE(roles.size() == 1);
+    CHECK(Contains(At(*roles[0], "/rules"), patch_status) == c.on);
+    CHECK(At(*roles[0], "/rules/0/verbs") == json{"get", "list", "watch"});
+    Policy policy = RenderedPolicy(r);
+    CHECK(policy.mutations.vram == c.on);
+    CHECK(policy.node_classes.size() == c.node_classes);
+    // The policy's other mutations are its own.
+    CHECK(policy.mutations.headroom == c.headroom);
+    CHECK(policy.mutations.hide_gpus);
+    Output lint = Lint(c.args, "gpu-system");
+    INFO(lint.out << lint.err);
+    CHECK(lint.status == 0);
+  }
 }
 
 TEST_CASE("values that would make a broken or unsafe install are refused", "[chart]") {
@@ -130,6 +187,15 @@ TEST_CASE("values that would make a broken or unsafe install are refused", "[cha
        "networkPolicy: apiServerCIDRs and apiServerPeers are both empty; an ingress rule with no "
        "peers admits every source. List the API server's addresses, or set "
        "networkPolicy.enabled=false"},
+      {"nodeWatch.enabled=false",
+       "vram.enabled needs nodeWatch.enabled: the VRAM advertiser learns the GPU nodes from the "
+       "node watch, and without it GPU pods would ask for a VRAM resource that no node "
+       "advertises. Set nodeWatch.enabled=true, or vram.enabled=false as well"},
+      {"policy.spec.mutations.vram=false",
+       "policy.spec.mutations.vram is false but vram.enabled is true: leave "
+       "policy.spec.mutations.vram out and set vram.enabled, which turns the VRAM mutation and "
+       "the VRAM advertiser on and off together"},
+      {"vram.enabled=yes", "- at '/vram/enabled': got string, want boolean"},
   };
   for (const Case& c : cases) {
     INFO(c.set);

@@ -133,7 +133,8 @@ TEST_CASE("the rendered certificate, key and policy bring gpulint-webhook up rea
   int port = FreePort();
   std::vector<std::string> argv = {GPULINT_WEBHOOK_BINARY};
   for (std::string a : ContainerArgs(r)) {
-    if (a == "--in-cluster") continue;  // no API server here to watch Nodes from
+    // No API server here to watch Nodes from, or to advertise their VRAM to.
+    if (a == "--in-cluster" || a == "--advertise-vram") continue;
     if (a.rfind("--listen=", 0) == 0) a = "--listen=127.0.0.1:" + std::to_string(port);
     if (a.rfind("--drain-seconds=", 0) == 0) a = "--drain-seconds=0";
     for (const std::string& m : mounts)

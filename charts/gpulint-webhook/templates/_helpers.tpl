@@ -118,3 +118,21 @@ cert: {{ $cert.Cert | quote }}
 key: {{ $cert.Key | quote }}
 {{- end }}
 {{- end }}
+
+{{/*
+"true" when the VRAM mutation and the VRAM advertiser are on (vram.enabled),
+else "". The render fails on values that cannot work together: the
+advertiser without the node watch it learns the nodes from (GPU pods would
+stay Pending, asking for a resource no node has), or a policy that sets the
+VRAM mutation against vram.enabled.
+*/}}
+{{- define "gpulint-webhook.vramEnabled" -}}
+{{- if and .Values.vram.enabled (not .Values.nodeWatch.enabled) }}
+{{- fail "vram.enabled needs nodeWatch.enabled: the VRAM advertiser learns the GPU nodes from the node watch, and without it GPU pods would ask for a VRAM resource that no node advertises. Set nodeWatch.enabled=true, or vram.enabled=false as well" }}
+{{- end }}
+{{- $mutation := dig "mutations" "vram" "unset" (.Values.policy.spec | default dict) }}
+{{- if and (ne (toString $mutation) "unset") (ne (toString $mutation) (toString .Values.vram.enabled)) }}
+{{- fail (printf "policy.spec.mutations.vram is %v but vram.enabled is %v: leave policy.spec.mutations.vram out and set vram.enabled, which turns the VRAM mutation and the VRAM advertiser on and off together" $mutation .Values.vram.enabled) }}
+{{- end }}
+{{- if .Values.vram.enabled }}true{{ end }}
+{{- end }}
