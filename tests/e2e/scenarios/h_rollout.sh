@@ -1,0 +1,141 @@
+#!/usr/bin/env bash
+# h. Rollouts of a mutated Deployment (1 GPU, 16Gi, 16G of VRAM declared, on
+# the V100 node): `kubectl set image`, then the manifest as `gpulint fix`
+# rewrites it (headroom, VRAM resource and the headroom annotation already in
+# the template) applied over it. Each creates new pods, and nothing is added
+# twice: memory request and limit, the VRAM resource and gpulint's annotations
+# on the new pods are those of the first pod (16Gi + 8Gi headroom once).
+# A second mutating webhook, called after gpulint's, labels every pod, so the
+# API server reinvokes gpulint on each pod; the reinvocation adds nothing.
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+new_namespace e2e-h
+
+# The labeller, registered for this namespace only, ordered after gpulint's
+# configuration (the API server calls them by name).
+port_file=$E2E_TMP/labeller.port
+rm -f "$port_file"
+setpriv --pdeathsig KILL -- python3 "$E2E/labeller.py" "$E2E_TMP/pki/webhook.crt" "$E2E_TMP/pki/webhook.key" \
+  "$port_file" >>"$E2E_TMP/logs/labeller.log" 2>&1 &
+labeller=$!
+at_exit "k delete mutatingwebhookconfiguration zz-e2e-labeller --wait=false; kill $labeller"
+wait_for 10 "the labeller's port" test -s "$port_file" || fail "the labeller webhook did not start" "" "$(cat "$E2E_TMP/logs/labeller.log")"
+kc apply -f - <<YAML
+apiVersion: admissionregistration.k8s.io/v1
+kind: MutatingWebhookConfiguration
+metadata: {name: zz-e2e-labeller}
+webhooks:
+- name: labeller.e2e.gpulint.io
+  clientConfig: {url: "https://127.0.0.1:$(cat "$port_file")/", caBundle: "$(base64 -w0 "$E2E_TMP/pki/ca.crt")"}
+  rules: [{apiGroups: [""], apiVersions: [v1], resources: [pods], operations: [CREATE]}]
+  namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: $NS}}
+  admissionReviewVersions: [v1]
+  sideEffects: None
+  failurePolicy: Fail
+  reinvocationPolicy: Never
+  timeoutSeconds: 5
+YAML
+expect_ok "register the labeller webhook"
+# The API server's webhook informer takes a moment: a dry-run pod comes back labelled.
+labelled_dry_run() {
+  k create --dry-run=server -n "$NS" -o json -f - 2>/dev/null <<'YAML' | jq -e '.metadata.labels["e2e.gpulint.io/labelled"] == "true"'
+apiVersion: v1
+kind: Pod
+metadata: {name: probe}
+spec: {containers: [{name: c, image: busybox:1.36}]}
+YAML
+}
+wait_for 20 "the labeller called" labelled_dry_run || fail "the API server does not call the labeller webhook"
+
+manifest=$E2E_TMP/h-trainer.yaml
+cat >"$manifest" <<'YAML'
+apiVersion: apps/v1
+kind: Deployment
+metadata: {name: trainer, namespace: e2e-h}
+spec:
+  replicas: 1
+  selector: {matchLabels: {app: trainer}}
+  template:
+    metadata:
+      labels: {app: trainer}
+      annotations: {gpulint.io/vram: 16G}
+    spec:
+      nodeSelector: {nvidia.com/gpu.product: Tesla-V100-SXM2-32GB}
+      tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+      containers:
+      - name: trainer
+        image: nvcr.io/nvidia/pytorch:24.05-py3
+        resources:
+          requests: {cpu: "2", memory: 16Gi, nvidia.com/gpu: 1}
+          limits: {memory: 16Gi, nvidia.com/gpu: 1}
+YAML
+kc apply -f "$manifest"
+expect_ok "kubectl apply of the Deployment"
+
+# What gpulint decided about a pod: its resources, env and gpulint's annotations.
+mutated() {
+  jq -S '{resources: .spec.containers[0].resources, env: (.spec.containers[0].env // []),
+    annotations: (.metadata.annotations // {} | with_entries(select(.key | test("gpulint"))))}'
+}
+# The pods of the current ReplicaSet (the Deployment's newest template).
+newest_pod() {
+  local hash
+  hash=$(k get rs -n "$NS" -l app=trainer -o json |
+    jq -r '[.items[] | select(.metadata.annotations["deployment.kubernetes.io/revision"] == "'"$1"'")][0].metadata.labels["pod-template-hash"] // empty')
+  [[ -n $hash ]] && pods_json "pod-template-hash=$hash" | jq -e '.items[0] // empty'
+}
+# wait_revision N: the pod of the Deployment's revision N, once created,
+# labelled by the second webhook, and with gpulint's /mutate called on it
+# twice (the second time, the reinvocation, with nothing to patch).
+wait_revision() {
+  local pod prefix calls
+  if ! wait_for 30 "a pod of revision $1" newest_pod "$1"; then
+    local refused
+    refused=$(denied_creates | head -n 3 || true)
+    fail "no pod of revision $1 within 30 s" "a new pod" "${refused:-$(k get pods,rs -n "$NS" 2>&1)}"
+  fi
+  pod=$(newest_pod "$1")
+  jq -e '.metadata.labels["e2e.gpulint.io/labelled"] == "true"' <<<"$pod" >/dev/null ||
+    fail "the pod of revision $1 was not labelled by the second webhook" "label e2e.gpulint.io/labelled=true" \
+      "$(jq -c .metadata.labels <<<"$pod")"
+  prefix=$(jq -r .metadata.generateName <<<"$pod")
+  calls=$(webhook_decisions "$NS" | grep '"endpoint":"mutate"' | grep -F "\"name\":\"$prefix\"" | grep '"dry_run":false' || true)
+  [[ $(grep -c . <<<"$calls") -ge 2 && $(tail -n 1 <<<"$calls") == *'"decision":"allowed"'* ]] ||
+    fail "revision $1: gpulint's /mutate was not reinvoked with nothing to add" \
+      "two /mutate decisions for $prefix*, the second \"allowed\" (no patch)" "$calls"
+  echo "$pod"
+}
+
+first=$(wait_revision 1)
+first_mutated=$(mutated <<<"$first")
+memory=$(jq -r '.resources.requests.memory' <<<"$first_mutated")
+[[ $(bytes "$memory") == $(((16 + 8) << 30)) && $(bytes "$(jq -r '.resources.limits.memory' <<<"$first_mutated")") == $(((16 + 8) << 30)) ]] ||
+  fail "the first pod's memory is not 16Gi + 8Gi of headroom (added once, whatever the reinvocation)" \
+    "requests.memory = limits.memory = 24Gi" "$first_mutated"
+[[ $(jq -r '.resources.limits["gpulint.io/vram"] // empty' <<<"$first_mutated") == 16G ]] ||
+  fail "the first pod's VRAM resource is not the declared 16G" "limits gpulint.io/vram: 16G" "$first_mutated"
+note "revision 1: $(jq -c '{requests: .resources.requests, limits: .resources.limits, annotations}' <<<"$first_mutated")"
+
+# Rollout 1: a new image.
+kc set image deployment/trainer -n "$NS" trainer=nvcr.io/nvidia/pytorch:24.06-py3
+expect_ok "kubectl set image"
+second=$(wait_revision 2)
+[[ $(mutated <<<"$second") == "$first_mutated" ]] ||
+  fail "after kubectl set image, the new pod was mutated differently" "$first_mutated" "$(mutated <<<"$second")"
+note "revision 2 (kubectl set image): the same memory, VRAM and annotations"
+
+# Rollout 2: the manifest as gpulint fix writes it (the mutations in the template).
+[[ -x $GPULINT ]] || fail "no gpulint binary at $GPULINT (GPULINT_BINARY)"
+fixed=$E2E_TMP/h-trainer-fixed.yaml
+"$GPULINT" fix "$manifest" >"$fixed" 2>"$E2E_TMP/h-fix.err" || true
+! cmp -s "$manifest" "$fixed" ||
+  fail "gpulint fix changed nothing in the Deployment" "the headroom and VRAM in the template" "$(cat "$fixed" "$E2E_TMP/h-fix.err")"
+sed -i 's/pytorch:24.05-py3/pytorch:24.06-py3/' "$fixed"
+kc apply -f "$fixed"
+expect_ok "kubectl apply of the Deployment as gpulint fix rewrote it"
+third=$(wait_revision 3)
+third_mutated=$(mutated <<<"$third")
+[[ $third_mutated == "$first_mutated" ]] ||
+  fail "the pod of the gpulint-fixed template was mutated differently (headroom or VRAM added again?)" \
+    "$first_mutated" "$third_mutated"
+note "revision 3 (gpulint fix applied): the same memory, VRAM and annotations"
