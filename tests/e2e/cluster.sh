@@ -540,12 +540,6 @@ wait_webhook_active() {
     die_with_log "the API server does not call mutate.gpulint.io (30 s)" webhook kube-apiserver
 }
 
-# webhook_metric SERIES: its value from the webhook's /metrics.
-webhook_metric() {
-  curl -s --max-time 5 --cacert "$E2E_TMP/pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/metrics" |
-    awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }'
-}
-
 # The webhook's node watch (through the chart's RBAC) sees every node.
 wait_inventory() {
   local want

@@ -115,6 +115,22 @@ at_exit() { CLEANUPS+=("$1"); }
 # ---- polling -------------------------------------------------------------------------
 
 # wait_for SECONDS WHAT CMD...: CMD every 0.5 s until it succeeds; 1 on timeout.
+# webhook_metric SERIES: its value from the webhook's /metrics.
+webhook_metric() {
+  curl -s --max-time 5 --cacert "$E2E_TMP/pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/metrics" |
+    awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }'
+}
+metric_is() { [[ $(webhook_metric "$1") == "$2" ]]; }
+
+# vram_written NODE BYTES: status.capacity and status.allocatable both hold
+# gpulint.io/vram = BYTES.
+vram_written() {
+  local c a
+  c=$(k get node "$1" -o jsonpath='{.status.capacity.gpulint\.io/vram}')
+  a=$(k get node "$1" -o jsonpath='{.status.allocatable.gpulint\.io/vram}')
+  [[ -n $c && -n $a && $(bytes "$c") == "$2" && $(bytes "$a") == "$2" ]]
+}
+
 wait_for() {
   local limit=$1; shift 2
   local deadline=$((SECONDS + limit))

@@ -17,16 +17,8 @@ labels='{"nvidia.com/gpu.present":"true","nvidia.com/gpu.count":"1","nvidia.com/
 capacity='{"cpu":"10","memory":"32G","nvidia.com/gpu":"8","pods":"110"}'
 want=$((49152 * 1024 * 1024))  # 1 GPU x 49152 MiB
 
-# vram_written: capacity and allocatable both hold gpulint.io/vram = want.
-vram_written() {
-  local c a
-  c=$(k get node "$node" -o jsonpath='{.status.capacity.gpulint\.io/vram}')
-  a=$(k get node "$node" -o jsonpath='{.status.allocatable.gpulint\.io/vram}')
-  [[ -n $c && -n $a && $(bytes "$c") == "$want" && $(bytes "$a") == "$want" ]]
-}
-
 expect_vram_advertised() {  # WHEN
-  if ! wait_for 20 "gpulint.io/vram on $node" vram_written; then
+  if ! wait_for 20 "gpulint.io/vram on $node" vram_written "$node" "$want"; then
     fail "$1: gpulint-webhook did not write gpulint.io/vram = 49152Mi ($want B) to $node's status.capacity and status.allocatable within 20 s" \
       "status.capacity and status.allocatable with gpulint.io/vram: 48Gi (from nvidia.com/gpu.count=1 x nvidia.com/gpu.memory=49152)" \
       "$(k get node "$node" -o json | jq -c '{capacity: .status.capacity, allocatable: .status.allocatable}')
@@ -81,3 +73,18 @@ k delete pods --all -n "$NS" --force --grace-period=0 >/dev/null 2>&1
 k delete node "$node" >/dev/null
 make_node "$node" "$labels" "[$GPU_TAINT]" "$capacity"
 expect_vram_advertised "re-registered"
+
+# Garbage GPU Feature Discovery labels: skipped, logged and counted, never
+# patched, and the watch goes on (the good node above stays advertised).
+bad=gpu-garbage-labels
+make_node "$bad" '{"nvidia.com/gpu.count":"1","nvidia.com/gpu.memory":"lots"}' "[$GPU_TAINT]" "$capacity"
+at_exit "k delete node $bad --wait=false"
+wait_for 20 "the skipped node counted" metric_is 'gpulint_webhook_vram_nodes{state="skipped"}' 1 ||
+  fail "a node with nvidia.com/gpu.memory=lots is not counted as skipped" \
+    'gpulint_webhook_vram_nodes{state="skipped"} 1' "$(webhook_metric 'gpulint_webhook_vram_nodes{state="skipped"}')"
+grep -q '"msg":"node VRAM not advertised: the node does not read".*'"$bad" "$WEBHOOK_LOG" ||
+  fail "the skipped node is not logged" "a warn line naming $bad" "$(grep -c . "$WEBHOOK_LOG") log lines"
+[[ -z $(k get node "$bad" -o jsonpath='{.status.capacity.gpulint\.io/vram}') ]] ||
+  fail "a node whose labels do not read was patched" "no gpulint.io/vram on $bad" "$(k get node "$bad" -o jsonpath='{.status.capacity}')"
+vram_written "$node" "$want" || fail "the good node lost its VRAM" "gpulint.io/vram on $node" "none"
+note "$bad (nvidia.com/gpu.memory=lots) skipped, logged and counted; $node still advertised"

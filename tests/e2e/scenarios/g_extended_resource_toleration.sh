@@ -49,6 +49,16 @@ if [[ $mode == with ]]; then
       "$(grep 'no-matching-node' <<<"$decisions")"
   fi
   note "pod bound to $node (toleration added by ExtendedResourceToleration), no no-matching-node finding"
+  # The API server was restarted before this half: the webhook's watch and its
+  # VRAM advertiser came back with it, so a node registered now is advertised.
+  fresh=gpu-after-restart
+  make_node "$fresh" '{"nvidia.com/gpu.count":"2","nvidia.com/gpu.memory":"16384"}' "[$GPU_TAINT]" \
+    '{"cpu":"8","memory":"64Gi","nvidia.com/gpu":"2","pods":"110"}'
+  at_exit "k delete node $fresh --wait=false"
+  wait_for 20 "gpulint.io/vram on $fresh" vram_written "$fresh" $((2 * 16384 * 1024 * 1024)) ||
+    fail "after the API server restart, a new GPU node is not advertised" "gpulint.io/vram: 32Gi on $fresh" \
+      "$(k get node "$fresh" -o jsonpath='{.status.capacity}')"
+  note "after the API server restart, $fresh was advertised 32Gi of VRAM"
 else
   wait_created app=trainer 1 30
   pod=$(pods_json app=trainer | jq -r '.items[0].metadata.name')
