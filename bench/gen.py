@@ -1,14 +1,14 @@
 #!/usr/bin/env python3
 """Deterministic benchmark inputs for bench/lint.sh and bench/webhook.sh.
 
-Manifest streams are built from the documents of ../shared/corpus (real GPU
+Manifest streams are built from the documents of testdata/corpus (real GPU
 projects: Pods, Deployments, DaemonSets, Jobs, CRDs, with and without GPUs,
 comments kept), each copy renamed so no two objects are the same, joined with
 '---' in an order drawn from a fixed seed. Helm templates ('{{') and the two
 corpus documents that are not valid YAML are left out: a stream of parse errors
 would measure the error path, and the libyaml ceiling needs whole streams.
 
-AdmissionReviews are the captures in ../shared/admission with fresh uids and
+AdmissionReviews are the captures in testdata/admission with fresh uids and
 names; the file name says which endpoint each one goes to (-validate/-mutate),
 so a run mixes allowed, denied and mutated answers.
 
@@ -25,7 +25,7 @@ import yaml  # PyYAML (python3-yaml): only to drop corpus documents that are not
 
 SEED = 20261122
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEFAULT_SHARED = os.path.normpath(os.path.join(HERE, "..", "..", "shared"))
+DEFAULT_DATA = os.path.normpath(os.path.join(HERE, "..", "testdata"))
 
 NAME_RE = re.compile(r"^(  name: )([A-Za-z0-9][-A-Za-z0-9.]*)\s*$", re.M)
 DOC_SPLIT = re.compile(r"^---[^\n]*\n", re.M)
@@ -128,19 +128,20 @@ def gen_reviews(out, admission, count):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--out", required=True)
-    p.add_argument("--shared", default=DEFAULT_SHARED, help="the shared/ folder (corpus, admission)")
+    p.add_argument("--data", "--shared", dest="data", default=DEFAULT_DATA,
+                   help="the folder holding corpus/ and admission/ (default: testdata/)")
     p.add_argument("--sizes", default="1,20,200", help="stream sizes in MB (10^6 bytes)")
     p.add_argument("--dir-files", type=int, default=2000)
     p.add_argument("--dir-file-kb", type=int, default=20)
     p.add_argument("--reviews", type=int, default=200)
     a = p.parse_args()
-    docs = corpus_documents(os.path.join(a.shared, "corpus"))
+    docs = corpus_documents(os.path.join(a.data, "corpus"))
     if not docs:
-        sys.exit("gen.py: no documents in %s/corpus" % a.shared)
+        sys.exit("gen.py: no documents in %s/corpus" % a.data)
     os.makedirs(a.out, exist_ok=True)
     sizes = [int(s) for s in a.sizes.split(",") if s]
     gen_manifests(a.out, docs, sizes, a.dir_files, a.dir_file_kb)
-    gen_reviews(a.out, os.path.join(a.shared, "admission"), a.reviews)
+    gen_reviews(a.out, os.path.join(a.data, "admission"), a.reviews)
     print("gen.py: %d corpus documents -> %s" % (len(docs), a.out), file=sys.stderr)
 
 

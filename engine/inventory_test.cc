@@ -14,7 +14,7 @@ namespace {
 
 using policy_testing::Q;
 
-const std::string kAdmission = std::string(GPULINT_SOURCE_DIR) + "/../shared/admission/";
+const std::string kAdmission = testing::SourceDir() + "/testdata/admission/";
 
 // Every document of `text`, which must all load.
 std::vector<Document> Documents(std::string_view text, const std::string& name) {

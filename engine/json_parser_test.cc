@@ -173,7 +173,7 @@ TEST_CASE("ParseJson: the fast parser accepts what nlohmann does, to the same tr
   // The API server's own bodies all take the fast path.
   int bodies = 0;
   for (const auto& entry :
-       std::filesystem::directory_iterator(testing::SourceDir() + "/../shared/admission")) {
+       std::filesystem::directory_iterator(testing::SourceDir() + "/testdata/admission")) {
     if (entry.path().extension() != ".json") continue;
     ++bodies;
     INFO(entry.path());

@@ -8,14 +8,11 @@
 
 #include "engine/policy.h"
 #include "engine/quantity.h"
-
-#ifndef GPULINT_SOURCE_DIR
-#define GPULINT_SOURCE_DIR "."
-#endif
+#include "tests/golden.h"
 
 namespace gpulint::policy_testing {
 
-inline const std::string kPolicies = std::string(GPULINT_SOURCE_DIR) + "/testdata/policies/";
+inline const std::string kPolicies = testing::SourceDir() + "/testdata/policies/";
 
 inline Quantity Q(std::string_view text) {
   Quantity q;

@@ -3,12 +3,11 @@
 # file per seed, named by content so that reruns add nothing twice:
 #   quantity     fuzz/seeds/quantity.txt (one per line) and every quantity-like
 #                value in the manifests below
-#   yaml_loader  manifests from testdata/, examples/, policies/, ../shared/corpus/,
-#                ../shared/admission/ (JSON is YAML) and fuzz/seeds/yaml_loader/
+#   yaml_loader  manifests from testdata/ (its corpus/ and admission/ included:
+#                JSON is YAML), examples/, policies/ and fuzz/seeds/yaml_loader/
 #   policy       policies/, testdata/policies/ and fuzz/seeds/policy/
-#   admission    ../shared/admission/ and fuzz/seeds/admission/
+#   admission    testdata/admission/ and fuzz/seeds/admission/
 #   http         fuzz/seeds/http/ (request heads)
-# Missing sources (../shared is not in every checkout) are skipped.
 #
 #   fuzz/make_corpus.sh OUT_DIR
 set -euo pipefail
@@ -33,12 +32,11 @@ manifests() {
   done
 }
 
-mapfile -d '' docs < <(manifests testdata examples policies ../shared/corpus ../shared/admission \
-  fuzz/seeds/yaml_loader | sort -z)
+mapfile -d '' docs < <(manifests testdata examples policies fuzz/seeds/yaml_loader | sort -z)
 add yaml_loader "${docs[@]}"
 mapfile -d '' policies < <(manifests policies testdata/policies fuzz/seeds/policy | sort -z)
 add policy "${policies[@]}"
-mapfile -d '' reviews < <(manifests ../shared/admission fuzz/seeds/admission | sort -z)
+mapfile -d '' reviews < <(manifests testdata/admission fuzz/seeds/admission | sort -z)
 add admission "${reviews[@]}"
 add http fuzz/seeds/http/*
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (clang-14, ASan + UBSan), seeds them from
-# testdata/, examples/, policies/, ../shared/corpus/ and ../shared/admission/,
+# testdata/ (the corpus and the captured AdmissionReviews too), examples/ and policies/,
 # and runs each for SECONDS (default 120), one after another. Exits non-zero
 # when any target crashed, hung, leaked or broke a property; the input that did
 # it is kept under $BUILD_DIR/artifacts/ (replay: $BUILD_DIR/fuzz/TARGET FILE).

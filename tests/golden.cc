@@ -4,12 +4,16 @@
 #include <unistd.h>
 
 #include <catch2/catch.hpp>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
 namespace gpulint::testing {
 
-std::string SourceDir() { return GPULINT_SOURCE_DIR; }
+std::string SourceDir() {
+  const char* dir = std::getenv("GPULINT_SOURCE_DIR");
+  return dir && *dir ? dir : GPULINT_SOURCE_DIR;
+}
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

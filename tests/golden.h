@@ -10,6 +10,9 @@
 
 namespace gpulint::testing {
 
+// The source tree the tests read testdata/ from: $GPULINT_SOURCE_DIR when set
+// (./dev test runs the built suite once more over a bare copy of the clone,
+// to prove it needs nothing beside it), else the tree it was built from.
 std::string SourceDir();
 // Every Node in `path` (a List or Node documents), as NodeClasses; fails the test on error.
 std::vector<NodeClass> LoadNodes(const std::string& path);

@@ -1,5 +1,5 @@
 // The Node list+watch against a local HTTPS stand-in for the API server that
-// serves the recorded ../shared/admission/nodes-list.json and nodes-watch.jsonl.
+// serves the recorded testdata/admission/nodes-list.json and nodes-watch.jsonl.
 #include <catch2/catch.hpp>
 #include <cstdlib>
 

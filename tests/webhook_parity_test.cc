@@ -16,16 +16,18 @@
 namespace gpulint::webhook_test {
 namespace {
 
-// Manifests only: node lists, policies and nvidia-smi output are other inputs.
+// Manifests only: node lists, policies and nvidia-smi output are other inputs;
+// the captured reviews and the corpus have tests of their own.
 std::vector<std::string> Manifests() {
   std::vector<std::string> files;
-  std::string root = std::string(GPULINT_SOURCE_DIR) + "/testdata";
+  std::string root = ::gpulint::testing::SourceDir() + "/testdata";
   for (const auto& e : fs::recursive_directory_iterator(root)) {
     std::string rel = e.path().string().substr(root.size() + 1);
     std::string ext = e.path().extension().string();
     if (!e.is_regular_file() || (ext != ".yaml" && ext != ".yml" && ext != ".json")) continue;
     if (rel.rfind("nodes/", 0) == 0 || rel.rfind("policies/", 0) == 0 ||
-        rel.rfind("nvidia-smi/", 0) == 0)
+        rel.rfind("nvidia-smi/", 0) == 0 || rel.rfind("admission/", 0) == 0 ||
+        rel.rfind("corpus/", 0) == 0)
       continue;
     files.push_back(e.path().string());
   }

@@ -1,4 +1,4 @@
-// Replays the bodies kube-apiserver sent (../shared/admission) over real HTTPS
+// Replays the bodies kube-apiserver sent (testdata/admission) over real HTTPS
 // and checks the answers its README asks for, against the engine called
 // directly: the webhook must add transport, never verdicts.
 #include <catch2/catch.hpp>

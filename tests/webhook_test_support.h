@@ -31,6 +31,7 @@
 #include <thread>
 #include <vector>
 
+#include "tests/golden.h"
 #include "webhook/kube_client.h"
 #include "webhook/server.h"
 
@@ -39,7 +40,7 @@ namespace gpulint::webhook_test {
 namespace fs = std::filesystem;
 using Json = nlohmann::json;
 
-inline std::string AdmissionDir() { return std::string(GPULINT_SOURCE_DIR) + "/../shared/admission"; }
+inline std::string AdmissionDir() { return ::gpulint::testing::SourceDir() + "/testdata/admission"; }
 
 inline std::string ReadFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

@@ -8,7 +8,7 @@ set -euo pipefail
 FAULTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$FAULTS/../.." && pwd)
 WEBHOOK=${GPULINT_WEBHOOK:-$ROOT/build/webhook/gpulint-webhook}
-ADMISSION=${GPULINT_ADMISSION:-$ROOT/../shared/admission}
+ADMISSION=${GPULINT_ADMISSION:-$ROOT/testdata/admission}
 CASE=$(basename "$0" .sh)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/gpulint-faults-$CASE-XXXXXX")
 server_pid=""
