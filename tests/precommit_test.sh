@@ -2,12 +2,13 @@
 # The shipped .pre-commit-hooks.yaml, driven by the real pre-commit in a
 # temporary git repository: a commit with a bad GPU manifest (YAML, .yml or
 # JSON) is blocked and shows gpulint's findings; files that are not YAML or
-# JSON are not given to gpulint; a good manifest is committed.
+# JSON are not given to gpulint; a good manifest is committed. The
+# gpulint-build hook, with no gpulint on PATH, blocks a bad manifest too.
 #
 #   tests/precommit_test.sh GPULINT_DIR SOURCE_DIR
 #
-# GPULINT_DIR holds the built gpulint (the hook is `language: system`: it runs
-# the gpulint on PATH). Exit status 77 (skipped) when pre-commit or git is not
+# GPULINT_DIR holds the built gpulint (the gpulint hook is `language: system`:
+# it runs the gpulint on PATH; gpulint-build is handed it as GPULINT_BUILD_DIR). Exit status 77 (skipped) when pre-commit or git is not
 # installed.
 set -euo pipefail
 
@@ -27,6 +28,7 @@ done
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+path_without_gpulint=$PATH
 export PATH="$bin_dir:$PATH"
 # Nothing from the machine's git or pre-commit set-up leaks in (a global
 # core.hooksPath would make `pre-commit install` refuse).
@@ -47,7 +49,9 @@ fail() {
 hooks=$tmp/hooks
 git init -q "$hooks"
 cp "$src/.pre-commit-hooks.yaml" "$hooks/"
-git -C "$hooks" add .pre-commit-hooks.yaml
+mkdir "$hooks/scripts"
+cp "$src/scripts/pre-commit-gpulint" "$hooks/scripts/"
+git -C "$hooks" add .pre-commit-hooks.yaml scripts/pre-commit-gpulint
 git -C "$hooks" commit -q -m hooks
 
 project=$tmp/project
@@ -123,8 +127,36 @@ fi
 grep -q '^gpulint\.*Passed$' <<<"$out" || fail "pre-commit did not run the gpulint hook:"$'\n'"$out"
 [ "$(git rev-list --count HEAD 2>/dev/null)" = 1 ] || fail "the good commit is not recorded"
 
+# gpulint-build runs the script from pre-commit's own clone of the hook
+# repository, with no gpulint on PATH. Its first use compiles gpulint there
+# (minutes, too long for every CI run: checked by hand); GPULINT_BUILD_DIR
+# hands it the build under test instead, so this checks the hook's wiring: the
+# script found and run, the files passed, the findings shown, the commit
+# refused.
+project=$tmp/project-build
+git init -q "$project"
+cd "$project"
+cat >.pre-commit-config.yaml <<EOF
+repos:
+  - repo: $hooks
+    rev: $(git -C "$hooks" rev-parse HEAD)
+    hooks:
+      - id: gpulint-build
+EOF
+git add .pre-commit-config.yaml
+pre-commit install >/dev/null
+mkdir k8s
+printf '%s\n' "$bad_pod" >k8s/trainer.yaml
+git add k8s/trainer.yaml
+if out=$(PATH=$path_without_gpulint GPULINT_BUILD_DIR=$bin_dir git commit -q -m bad 2>&1); then
+  fail "gpulint-build let the bad manifest through:"$'\n'"$out"
+fi
+grep -q '\[gpu-fractional\]' <<<"$out" || fail "gpulint-build did not show the findings:"$'\n'"$out"
+grep -q '^gpulint (built from source)\.*Failed$' <<<"$out" ||
+  fail "pre-commit did not report gpulint-build as Failed:"$'\n'"$out"
+
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed" >&2
   exit 1
 fi
-echo "pre-commit: bad manifests (.yaml, .yml, .json) blocked with their findings, good one committed"
+echo "pre-commit: bad manifests (.yaml, .yml, .json) blocked with their findings, good one committed; gpulint-build blocks too"
