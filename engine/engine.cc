@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "engine/ignore.h"
 #include "engine/rule.h"
 #include "engine/workload.h"
 
@@ -13,28 +14,66 @@ const Value* AnnotationsOf(const Value* metadata) {
   return metadata ? metadata->Find("annotations") : nullptr;
 }
 
-// An ignore annotation (`ignore.gpulint.io/<rule>: <reason>`) on the object
-// or on any of its pod templates turns the rule off for the object. A reason
-// is required: an empty one does not count. The key is matched in its two
-// parts rather than joined: this runs for every rule of every object.
-bool Ignored(const ObjectContext& ctx, std::string_view rule) {
-  std::string_view prefix = ctx.policy.ignore_annotation_prefix;
-  auto has = [&](const Value* annotations) {
-    if (!annotations || !annotations->is_mapping()) return false;
-    for (const Value::Member& m : annotations->members()) {
-      std::string_view key = m.first;
-      if (key.size() == prefix.size() + rule.size() && key.substr(0, prefix.size()) == prefix &&
-          key.substr(prefix.size()) == rule) {
-        // The first member of that name, as Find would give.
-        return m.second.is_string() && !m.second.text().empty();
-      }
-    }
+// The object's ignore annotations that count (engine/ignore.h), from its own
+// metadata and its pod templates', read once per object rather than once per
+// rule. Keys without a reason, or naming no rule, are left to invalid-ignore.
+class Ignores {
+ public:
+  explicit Ignores(const ObjectContext& ctx) {
+    const Value* metadata = ctx.object.Find("metadata");
+    Collect(AnnotationsOf(metadata), ctx.policy.ignore_annotation_prefix);
+    for (const PodInfo& pod : ctx.pods)
+      if (pod.metadata != metadata)
+        Collect(AnnotationsOf(pod.metadata), ctx.policy.ignore_annotation_prefix);
+  }
+
+  bool Object(std::string_view rule) const {
+    for (const IgnoreKey& k : keys_)
+      if (!k.per_container && k.rule == rule) return true;
     return false;
-  };
-  if (has(AnnotationsOf(ctx.object.Find("metadata")))) return true;
-  for (const PodInfo& pod : ctx.pods)
-    if (has(AnnotationsOf(pod.metadata))) return true;
-  return false;
+  }
+  bool AnyContainer(std::string_view rule) const {
+    for (const IgnoreKey& k : keys_)
+      if (k.per_container && k.rule == rule) return true;
+    return false;
+  }
+  bool Container(std::string_view rule, std::string_view container) const {
+    for (const IgnoreKey& k : keys_)
+      if (k.per_container && k.rule == rule && k.container == container) return true;
+    return false;
+  }
+
+ private:
+  void Collect(const Value* annotations, std::string_view prefix) {
+    if (!annotations || !annotations->is_mapping()) return;
+    const std::vector<Value::Member>& members = annotations->members();
+    for (size_t i = 0; i < members.size(); ++i) {
+      IgnoreKey key;
+      if (!ParseIgnoreKey(members[i].first, prefix, &key) || !HasIgnoreReason(members[i].second))
+        continue;
+      // The first member of a name counts, as Find would give it.
+      bool repeated = false;
+      for (size_t j = 0; j < i && !repeated; ++j) repeated = members[j].first == members[i].first;
+      if (!repeated) keys_.push_back(key);
+    }
+  }
+
+  std::vector<IgnoreKey> keys_;  // views into the object, which outlives this
+};
+
+// The name of the container whose path holds `path` ("...containers[1]" holds
+// "...containers[1].resources.limits.memory", not "...containers[10]").
+const std::string* ContainerAt(const ObjectContext& ctx, std::string_view path) {
+  for (const PodInfo& pod : ctx.pods) {
+    if (path.substr(0, pod.path.size()) != pod.path) continue;
+    for (const ContainerInfo& c : pod.containers) {
+      if (path.size() < c.path.size() || path.substr(0, c.path.size()) != c.path) continue;
+      if (path.size() == c.path.size() || path[c.path.size()] == '.' ||
+          path[c.path.size()] == '[')
+        return &c.name;
+    }
+  }
+  return nullptr;
 }
 
 bool Exempt(const ObjectRef& ref, const Policy& policy) {
@@ -62,6 +101,7 @@ void Reporter::Add(const Value* at, std::string path, std::string message, Sever
   f.mark = at && at->mark().line ? at->mark() : ctx_.object.mark();
   f.object = ctx_.ref;
   f.path = std::move(path);
+  if (const std::string* container = ContainerAt(ctx_, f.path)) f.container = *container;
   out_->push_back(std::move(f));
 }
 
@@ -79,11 +119,22 @@ std::vector<Finding> Evaluate(const Value& object, const std::string& file, cons
   ObjectContext ctx{object, RefOf(object), file, policy, inventory, {}};
   if (Exempt(ctx.ref, policy)) return findings;
   ctx.pods = ExtractPods(object, policy, inventory);
+  const Ignores ignores(ctx);
   for (const Rule* rule : AllRules()) {
-    if (!policy.RuleEnabled(rule->info.name) || Ignored(ctx, rule->info.name)) continue;
-    Reporter reporter(rule->info, policy.RuleSeverity(rule->info.name, rule->info.severity), ctx,
-                      &findings);
+    std::string_view name = rule->info.name;
+    if (!policy.RuleEnabled(name) || ignores.Object(name)) continue;
+    Reporter reporter(rule->info, policy.RuleSeverity(name, rule->info.severity), ctx, &findings);
+    size_t first = findings.size();
     rule->check(ctx, reporter);
+    if (ignores.AnyContainer(name)) {
+      findings.erase(std::remove_if(findings.begin() + static_cast<ptrdiff_t>(first),
+                                    findings.end(),
+                                    [&](const Finding& f) {
+                                      return !f.container.empty() &&
+                                             ignores.Container(name, f.container);
+                                    }),
+                     findings.end());
+    }
   }
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.mark.line, a.mark.column, a.rule) <

@@ -54,5 +54,63 @@ TEST_CASE("an ignore annotation with a reason turns a rule off", "[engine]") {
   }
 }
 
+// Two CUDA containers without a GPU limit, each a gpu-limit-missing finding,
+// with `annotations` on the Pod.
+std::vector<Finding> TwoProbes(const std::string& annotations) {
+  const Policy& policy = DefaultPolicy();
+  Value object = mutate_testing::Yaml(
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n  annotations: " + annotations +
+      "\nspec:\n  containers:\n"
+      "  - {name: probe, image: 'nvidia/cuda:12.4.1-base-ubuntu22.04'}\n"
+      "  - {name: debug, image: 'nvidia/cuda:12.4.1-base-ubuntu22.04'}\n");
+  std::vector<Finding> out;
+  for (Finding& f : Evaluate(object, "m.yaml", policy, BuildInventory(policy, {})))
+    if (f.rule == "gpu-limit-missing") out.push_back(std::move(f));
+  return out;
+}
+
+TEST_CASE("a per-container ignore annotation silences one container's findings", "[engine]") {
+  std::vector<Finding> both = TwoProbes("{}");
+  REQUIRE(both.size() == 2);
+  CHECK(both[0].container == "probe");
+  CHECK(both[1].container == "debug");
+  std::vector<Finding> one = TwoProbes("{ignore.gpulint.io/gpu-limit-missing.probe: \"on purpose\"}");
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].container == "debug");
+  CHECK(TwoProbes("{ignore.gpulint.io/gpu-limit-missing.probe: on purpose, "
+                  "ignore.gpulint.io/gpu-limit-missing.debug: also}")
+            .empty());
+  // No reason, another rule, a container the pod does not have, nothing
+  // after the dot: nothing silenced.
+  for (const char* annotations :
+       {"{ignore.gpulint.io/gpu-limit-missing.probe: \"\"}",
+        "{ignore.gpulint.io/gpu-limit-missing.probe: \"  \"}",
+        "{ignore.gpulint.io/gpu-fractional.probe: why}",
+        "{ignore.gpulint.io/gpu-limit-missing.prob: why}",
+        "{ignore.gpulint.io/gpu-limit-missing.: why}"}) {
+    INFO(annotations);
+    CHECK(TwoProbes(annotations).size() == 2);
+  }
+}
+
+TEST_CASE("a finding knows its container by its path", "[engine]") {
+  const Policy& policy = DefaultPolicy();
+  // Eleven containers, so that containers[1] is not taken for containers[10].
+  std::string yaml = "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n";
+  for (int i = 0; i <= 10; ++i)
+    yaml += "  - {name: c" + std::to_string(i) + ", image: busybox" +
+            (i == 10 ? ", resources: {limits: {nvidia.com/gpu: 0.5}}" : "") + "}\n";
+  Value object = mutate_testing::Yaml(yaml);
+  bool seen = false;
+  for (const Finding& f : Evaluate(object, "m.yaml", policy, BuildInventory(policy, {}))) {
+    INFO(f.rule << " at " << f.path);
+    if (f.path.rfind("spec.containers[10].", 0) == 0) {
+      CHECK(f.container == "c10");
+      seen = true;
+    }
+  }
+  CHECK(seen);
+}
+
 }  // namespace
 }  // namespace gpulint

@@ -30,6 +30,12 @@ struct Finding {
   Mark mark;         // line/column in `file`; 0 when unknown
   ObjectRef object;
   std::string path;  // field path in the object, e.g. spec.containers[0].resources.limits.memory
+  // The container the finding is about, when its path lies inside one (set by
+  // Evaluate, for per-container ignore annotations); empty for the pod or object.
+  std::string container;
+  // Identity across runs, for baselines and SARIF (lint/fingerprint.h): set by
+  // `gpulint check`, empty from Evaluate.
+  std::string fingerprint;
 };
 
 // Input that could not be read: a file, a document, a policy. `file` may be a

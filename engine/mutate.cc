@@ -217,19 +217,6 @@ bool SetsEnv(const Value& container, std::string_view name) {
   return false;
 }
 
-void HideGpusOp(const Value& container, const std::string& pointer, std::vector<PatchOp>* ops) {
-  Value var =
-      MapOf({{"name", StringValue(std::string(kVisibleDevices))}, {"value", StringValue("void")}});
-  const Value* env = container.Find("env");
-  if (env && env->is_sequence()) {
-    AddOp(ops, "add", pointer + "/env/-", std::move(var));
-    return;
-  }
-  Value list(Value::Type::kSequence);
-  list.mutable_items().push_back(std::move(var));
-  AddOp(ops, "add", pointer + "/env", std::move(list));
-}
-
 // Sets annotation `key` on the pod template at `where`, creating metadata and
 // annotations when missing.
 void AnnotationOp(const PodInfo& pod, const std::string& key, const std::string& text,
@@ -285,7 +272,7 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
     ResourceOps(*c.node, c.pointer, edits, ops);
     if (!counted && policy.mutations.hide_gpus && pod.can_reach_gpu_node &&
         !c.HasGpuLimit(policy) && !SetsEnv(*c.node, kVisibleDevices))
-      HideGpusOp(*c.node, c.pointer, ops);
+      AddHideGpusOp(*c.node, c.pointer, ops);
   }
   if (!recorded.members().empty())
     AnnotationOp(pod, policy.headroom_annotation, ToJson(recorded), ops);
@@ -299,6 +286,19 @@ bool NamespaceExempt(const Value& object, const Policy& policy) {
 }
 
 }  // namespace
+
+void AddHideGpusOp(const Value& container, const std::string& pointer, std::vector<PatchOp>* ops) {
+  Value var =
+      MapOf({{"name", StringValue(std::string(kVisibleDevices))}, {"value", StringValue("void")}});
+  const Value* env = container.Find("env");
+  if (env && env->is_sequence()) {
+    AddOp(ops, "add", pointer + "/env/-", std::move(var));
+    return;
+  }
+  Value list(Value::Type::kSequence);
+  list.mutable_items().push_back(std::move(var));
+  AddOp(ops, "add", pointer + "/env", std::move(list));
+}
 
 std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory) {
   std::vector<PatchOp> ops;

@@ -34,6 +34,11 @@ struct PatchOp {
 // result and mutating again yields no operations.
 std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory);
 
+// The hide-GPUs mutation alone, for the container `container` at JSON pointer
+// `pointer`: NVIDIA_VISIBLE_DEVICES=void appended to its env (the env list
+// created when missing). `gpulint fix` uses it to repair gpu-limit-missing.
+void AddHideGpusOp(const Value& container, const std::string& pointer, std::vector<PatchOp>* ops);
+
 // JSON text of a patch: [{"op":"add","path":"...","value":...}, ...].
 std::string PatchToJson(const std::vector<PatchOp>& ops);
 

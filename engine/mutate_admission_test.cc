@@ -12,10 +12,10 @@ namespace {
 
 using namespace mutate_testing;  // NOLINT: test helpers
 // ---------------------------------------------------------------------------
-// The API server's own bodies (../shared/admission), default policy.
+// The API server's own bodies (testdata/admission), default policy.
 
 Value AdmissionObject(const std::string& file) {
-  std::string body = testing::ReadFile(testing::SourceDir() + "/../shared/admission/" + file);
+  std::string body = testing::ReadFile(testing::SourceDir() + "/testdata/admission/" + file);
   REQUIRE_FALSE(body.empty());
   Value review;
   Error error;
@@ -31,7 +31,7 @@ Value AdmissionObject(const std::string& file) {
 TEST_CASE("every mutating admission body: the patch applies and a second pass is empty",
           "[mutate][admission]") {
   int bodies = 0;
-  for (const auto& entry : fs::directory_iterator(testing::SourceDir() + "/../shared/admission")) {
+  for (const auto& entry : fs::directory_iterator(testing::SourceDir() + "/testdata/admission")) {
     std::string name = entry.path().filename().string();
     if (name.find("mutate") == std::string::npos || entry.path().extension() != ".json") continue;
     ++bodies;
@@ -51,29 +51,29 @@ TEST_CASE("admission bodies 01, 03, 06, 10, 11, 18 get the documented patches",
   // 01: 500Gi request = limit, 2 GPUs; annotations exist (empty).
   CHECK(
       patch("01-pod-create-apply-mutate.json") ==
-      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"516Gi"},)"
-      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"516Gi"},)"
-      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"cuda\":{\"added\":\"16Gi\",\"requests\":\"500Gi\",\"limits\":\"500Gi\"}}"}])");
+      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"502Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"502Gi"},)"
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"cuda\":{\"added\":\"2Gi\",\"requests\":\"500Gi\",\"limits\":\"500Gi\"}}"}])");
   // 03: the GPU init container has no memory; the CPU sidecar is hidden from GPUs.
   CHECK(
       patch("03-pod-create-kubectlcreate-initcontainer-limits-only-mutate.json") ==
-      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"1088Gi"},)"
-      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"1088Gi"},)"
+      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"1032Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"1032Gi"},)"
       R"({"op":"add","path":"/spec/containers/1/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]},)"
-      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"trainer\":{\"added\":\"64Gi\",\"requests\":\"1Ti\",\"limits\":\"1Ti\"}}"}])");
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added","value":"{\"trainer\":{\"added\":\"8Gi\",\"requests\":\"1Ti\",\"limits\":\"1Ti\"}}"}])");
   // 06: a Deployment's template, metadata without annotations.
   CHECK(
       patch("06-deployment-create-mutate.json") ==
-      R"([{"op":"replace","path":"/spec/template/spec/containers/0/resources/requests/memory","value":"40Gi"},)"
-      R"({"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"40Gi"},)"
+      R"([{"op":"replace","path":"/spec/template/spec/containers/0/resources/requests/memory","value":"33Gi"},)"
+      R"({"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"33Gi"},)"
       R"({"op":"add","path":"/spec/template/metadata/annotations",)"
-      R"("value":{"gpulint.io/headroom-added":"{\"server\":{\"added\":\"8Gi\",\"requests\":\"32Gi\",\"limits\":\"32Gi\"}}"}}])");
+      R"("value":{"gpulint.io/headroom-added":"{\"server\":{\"added\":\"1Gi\",\"requests\":\"32Gi\",\"limits\":\"32Gi\"}}"}}])");
   // 10: a Job template with a memory limit only (templates are not defaulted).
   CHECK(
       patch("10-job-create-mutate.json") ==
-      R"([{"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"564Gi"},)"
+      R"([{"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"508Gi"},)"
       R"({"op":"add","path":"/spec/template/metadata/annotations",)"
-      R"("value":{"gpulint.io/headroom-added":"{\"train\":{\"added\":\"64Gi\",\"limits\":\"500Gi\"}}"}}])");
+      R"("value":{"gpulint.io/headroom-added":"{\"train\":{\"added\":\"8Gi\",\"limits\":\"500Gi\"}}"}}])");
   // 11: GPUs without memory: nothing, unless the nodes give the VRAM.
   CHECK(patch("11-cronjob-create-mutate.json") == "[]");
   CHECK(patch("11-cronjob-create-mutate.json", IncidentNodes()) ==
@@ -81,9 +81,9 @@ TEST_CASE("admission bodies 01, 03, 06, 10, 11, 18 get the documented patches",
   // 18: no name, no annotations map.
   CHECK(
       patch("18-pod-create-by-replicaset-controller-mutate-noname.json") ==
-      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"40Gi"},)"
-      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"40Gi"},)"
-      R"({"op":"add","path":"/metadata/annotations","value":{"gpulint.io/headroom-added":"{\"server\":{\"added\":\"8Gi\",\"requests\":\"32Gi\",\"limits\":\"32Gi\"}}"}}])");
+      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"33Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"33Gi"},)"
+      R"({"op":"add","path":"/metadata/annotations","value":{"gpulint.io/headroom-added":"{\"server\":{\"added\":\"1Gi\",\"requests\":\"32Gi\",\"limits\":\"32Gi\"}}"}}])");
 }
 
 // ---------------------------------------------------------------------------

@@ -196,24 +196,24 @@ TEST_CASE("headroom: the request and the limit that are set grow by perGpu × GP
   const std::vector<Case> cases = {
       // Binary stays binary, exactly.
       {"{requests: {memory: 500Gi}, limits: {memory: 500Gi, nvidia.com/gpu: 2}}",
-       {req + "\"516Gi\"}", lim + "\"516Gi\"}"},
-       R"({"cuda":{"added":"16Gi","requests":"500Gi","limits":"500Gi"}})"},
+       {req + "\"502Gi\"}", lim + "\"502Gi\"}"},
+       R"({"cuda":{"added":"2Gi","requests":"500Gi","limits":"500Gi"}})"},
       {"{requests: {memory: 1Ti}, limits: {memory: 1Ti, nvidia.com/gpu: 8}}",
-       {req + "\"1088Gi\"}", lim + "\"1088Gi\"}"},
-       R"({"cuda":{"added":"64Gi","requests":"1Ti","limits":"1Ti"}})"},
+       {req + "\"1032Gi\"}", lim + "\"1032Gi\"}"},
+       R"({"cuda":{"added":"8Gi","requests":"1Ti","limits":"1Ti"}})"},
       {"{requests: {memory: 1.5Gi}, limits: {nvidia.com/gpu: 1}}",
-       {req + "\"9728Mi\"}"},
-       R"({"cuda":{"added":"8Gi","requests":"1.5Gi"}})"},
-      // Decimal stays decimal: 440G + 16Gi = 457179869184 bytes.
+       {req + "\"2560Mi\"}"},
+       R"({"cuda":{"added":"1Gi","requests":"1.5Gi"}})"},
+      // Decimal stays decimal: 440G + 2Gi = 442147483648 bytes.
       {"{requests: {memory: 440G}, limits: {memory: 440G, nvidia.com/gpu: 2}}",
-       {req + "\"457179869184\"}", lim + "\"457179869184\"}"},
-       R"({"cuda":{"added":"16Gi","requests":"440G","limits":"440G"}})"},
+       {req + "\"442147483648\"}", lim + "\"442147483648\"}"},
+       R"({"cuda":{"added":"2Gi","requests":"440G","limits":"440G"}})"},
       {"{requests: {memory: 64000000000}, limits: {nvidia.com/gpu: 1}}",
-       {req + "\"72589934592\"}"},
-       R"({"cuda":{"added":"8Gi","requests":"64000000000"}})"},
+       {req + "\"65073741824\"}"},
+       R"({"cuda":{"added":"1Gi","requests":"64000000000"}})"},
       // A limit alone: the API server will default the request to the new limit.
-      {"{limits: {memory: 20Gi, nvidia.com/gpu: 1}}", {lim + "\"28Gi\"}"},
-       R"({"cuda":{"added":"8Gi","limits":"20Gi"}})"},
+      {"{limits: {memory: 20Gi, nvidia.com/gpu: 1}}", {lim + "\"21Gi\"}"},
+       R"({"cuda":{"added":"1Gi","limits":"20Gi"}})"},
       // Neither: memory-limit-missing reports it; nothing recorded.
       {"{limits: {nvidia.com/gpu: 1}}", {}, ""},
       {"{requests: {cpu: 1}, limits: {cpu: 2, nvidia.com/gpu: 1}}", {}, ""},
@@ -249,10 +249,10 @@ TEST_CASE("headroom: a pod that carries the annotation gets none", "[mutate][hea
   CHECK(PatchFor(Yaml(GpuPod(resources, "", "{example.com/added: x}")), p, NoNodes()) == "[]");
   CHECK(
       PatchFor(Yaml(GpuPod(resources, "", "{gpulint.io/headroom-added: x}")), p, NoNodes()) ==
-      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"516Gi"},)"
-      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"516Gi"},)"
+      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"502Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"502Gi"},)"
       R"({"op":"add","path":"/metadata/annotations/example.com~1added",)"
-      R"("value":"{\"cuda\":{\"added\":\"16Gi\",\"requests\":\"500Gi\",\"limits\":\"500Gi\"}}"}])");
+      R"("value":"{\"cuda\":{\"added\":\"2Gi\",\"requests\":\"500Gi\",\"limits\":\"500Gi\"}}"}])");
 }
 
 TEST_CASE("headroom: none when the policy keeps no memory per GPU", "[mutate][headroom]") {
@@ -271,8 +271,8 @@ TEST_CASE("headroom: the annotation is created where the template keeps its meta
         resources: {limits: {memory: 10Gi, nvidia.com/gpu: 1}}
 )";
   const std::string limit =
-      R"({"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"18Gi"},)";
-  const std::string value = R"("{\"train\":{\"added\":\"8Gi\",\"limits\":\"10Gi\"}}")";
+      R"({"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"11Gi"},)";
+  const std::string value = R"("{\"train\":{\"added\":\"1Gi\",\"limits\":\"10Gi\"}}")";
   // No metadata at all.
   CHECK(PatchFor("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
                  "    spec:" +
@@ -315,13 +315,13 @@ spec:
 )";
   CHECK(
       PatchFor(pod) ==
-      R"([{"op":"replace","path":"/spec/initContainers/0/resources/requests/memory","value":"9Gi"},)"
-      R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"26Gi"},)"
-      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"26Gi"},)"
+      R"([{"op":"replace","path":"/spec/initContainers/0/resources/requests/memory","value":"2Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"12Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"12Gi"},)"
       R"({"op":"add","path":"/spec/containers/1/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]},)"
       R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added",)"
-      R"("value":"{\"warmup\":{\"added\":\"8Gi\",\"requests\":\"1Gi\"},)"
-      R"(\"trainer\":{\"added\":\"16Gi\",\"requests\":\"10Gi\",\"limits\":\"10Gi\"}}"}])");
+      R"("value":"{\"warmup\":{\"added\":\"1Gi\",\"requests\":\"1Gi\"},)"
+      R"(\"trainer\":{\"added\":\"2Gi\",\"requests\":\"10Gi\",\"limits\":\"10Gi\"}}"}])");
 }
 
 const char* kVoid = R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"void"})";
@@ -392,13 +392,13 @@ spec:
       R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
       R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)";
   const std::string headroom =
-      R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"9Gi"},)"
-      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"9Gi"},)";
+      R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"2Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"2Gi"},)";
   const std::string hide =
       R"({"op":"add","path":"/spec/containers/1/env","value":[)" + std::string(kVoid) + "]},";
   const std::string recorded =
       R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added",)"
-      R"("value":"{\"cuda\":{\"added\":\"8Gi\",\"requests\":\"1Gi\",\"limits\":\"1Gi\"}}"},)";
+      R"("value":"{\"cuda\":{\"added\":\"1Gi\",\"requests\":\"1Gi\",\"limits\":\"1Gi\"}}"},)";
   auto patch = [](std::string ops) {
     if (!ops.empty()) ops.pop_back();
     return "[" + ops + "]";
@@ -409,9 +409,9 @@ spec:
       PatchFor(pod, IncidentNodes()) ==
       patch(
           R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
-          R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"9Gi"},)"
+          R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"2Gi"},)"
           R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)"
-          R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"9Gi"},)" +
+          R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"2Gi"},)" +
           hide + recorded));
   CHECK(PatchFor(Yaml(pod), PolicyWith("  mutations: {vram: false}\n"), IncidentNodes()) ==
         patch(headroom + hide + recorded));
@@ -421,9 +421,9 @@ spec:
       PatchFor(Yaml(pod), PolicyWith("  mutations: {hideGpus: false}\n"), IncidentNodes()) ==
       patch(
           R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
-          R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"9Gi"},)"
+          R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"2Gi"},)"
           R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)"
-          R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"9Gi"},)" +
+          R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"2Gi"},)" +
           recorded));
   CHECK(PatchFor(Yaml(pod),
                  PolicyWith("  mutations: {vram: false, headroom: false, hideGpus: false}\n"),
@@ -476,9 +476,9 @@ spec:
       R"([{"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/requests",)"
       R"("value":{"gpulint.io/vram":"1536Mi"}},)"
       R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"1536Mi"},)"
-      R"({"op":"replace","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/memory","value":"16Gi"},)"
+      R"({"op":"replace","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/memory","value":"9Gi"},)"
       R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/metadata",)"
-      R"("value":{"annotations":{"gpulint.io/headroom-added":"{\"pytorch\":{\"added\":\"8Gi\",\"limits\":\"8Gi\"}}"}}},)"
+      R"("value":{"annotations":{"gpulint.io/headroom-added":"{\"pytorch\":{\"added\":\"1Gi\",\"limits\":\"8Gi\"}}"}}},)"
       R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/requests",)"
       R"("value":{"gpulint.io/vram":"30Gi"}},)"
       R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"30Gi"}])");

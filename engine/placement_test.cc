@@ -64,9 +64,9 @@ TEST_CASE("ExtendedResourceToleration: what the finding says with and without it
         "the pod fits on none of its 3 candidate nodes: 2 insufficient nvidia.com/gpu: node "
         "\"rtx8000-node\": nvidia.com/gpu request 4 > allocatable 1 (and 1 more); 1 insufficient "
         "memory: node \"t4-mps-node\": memory request 16Gi (17179869184 B = 17.2 GB = 16 GiB) > "
-        "allocatable 17413608Ki (17831534592 B = 17.8 GB = 16.6 GiB) - reserved 10555253146 B = "
-        "10.6 GB = 9.8 GiB [1Gi fixed + 5% of allocatable + 1 GPU × 8Gi] = 7276281446 B = 7.3 GB "
-        "= 6.8 GiB; 2 node(s) had untolerated taint {nvidia.com/gpu: present}");
+        "allocatable 17413608Ki (17831534592 B = 17.8 GB = 16.6 GiB) - reserved 1965318554 B = "
+        "2 GB = 1.8 GiB [5% of allocatable + 1 GPU × 1Gi] = 15866216038 B = 15.9 GB = 14.8 GiB; "
+        "2 node(s) had untolerated taint {nvidia.com/gpu: present}");
   // The MPS node may take it (4 of its 10 replicas) and its device plugin
   // would refuse it there, but it is not the only GPU node: a warning.
   CHECK(findings[1].rule == "shared-gpu-multiple-replicas");

@@ -45,9 +45,9 @@ TEST_CASE("the default policy loads and holds the documented defaults", "[policy
   CHECK(p.mutations.hide_gpus);
   REQUIRE(p.reserved.count("memory") == 1);
   const Reserve& memory = p.reserved.at("memory");
-  CHECK(memory.fixed == Q("1Gi"));
+  CHECK(memory.fixed.is_zero());
   CHECK(memory.percent_milli == 5000);
-  CHECK(memory.per_gpu == Q("8Gi"));
+  CHECK(memory.per_gpu == Q("1Gi"));
   CHECK(p.reserved.size() == 1);
   for (const char* key : {"nvidia.com/gpu.present", "cloud.google.com/gke-accelerator", "gpus"}) {
     INFO(key);
@@ -62,7 +62,7 @@ TEST_CASE("the compiled-in text is policies/default.yaml", "[policy]") {
   std::vector<Document> docs;
   Error error;
   REQUIRE(LoadInput(
-      InputFile{std::string(GPULINT_SOURCE_DIR) + "/policies/default.yaml"}, LoadLimits{},
+      InputFile{testing::SourceDir() + "/policies/default.yaml"}, LoadLimits{},
       [&](Document&& d) {
         docs.push_back(std::move(d));
         return true;
@@ -87,19 +87,18 @@ TEST_CASE("default reserve denies incident 1's 500Gi job and passes 440G", "[pol
   NodeClass node = V100Node();
   Quantity allocatable = node.allocatable["memory"];
   CHECK(allocatable == Quantity::FromInt(540454150144));
-  // 1Gi + ceil(5% of 540454150144 = 27022707507.2) + 4 × 8Gi
+  // ceil(5% of 540454150144 = 27022707507.2) + 4 × 1Gi
   Quantity reserved = p.ReservedOn("memory", node);
-  CHECK(reserved == Quantity::FromInt(1073741824 + 27022707508 + 4 * 8589934592));
+  CHECK(reserved == Quantity::FromInt(27022707508 + 4 * int64_t{1073741824}));
   Quantity room = allocatable - reserved;
-  CHECK(room == Quantity::FromInt(477997962444));
+  CHECK(room == Quantity::FromInt(509136475340));
   CHECK(Q("500Gi") == Quantity::FromInt(536870912000));
   CHECK(Q("500Gi") > room);
   CHECK(Q("440G") <= room);
-  // Without the per-GPU share, 500Gi would still be refused by the 5% alone,
-  // but 478G would pass: the per-GPU term is what a 4-GPU node adds.
+  // The per-GPU share is what a 4-GPU node adds to the 5%.
   NodeClass no_gpus = node;
   no_gpus.gpu.count = 0;
-  CHECK(p.ReservedOn("memory", no_gpus) == Quantity::FromInt(1073741824 + 27022707508));
+  CHECK(p.ReservedOn("memory", no_gpus) == Quantity::FromInt(27022707508));
 }
 
 TEST_CASE("ReservedOn: fixed, rounded-up percent and per GPU, per resource", "[policy][reserved]") {
@@ -122,7 +121,7 @@ TEST_CASE("ReservedOn: fixed, rounded-up percent and per GPU, per resource", "[p
   CHECK(p.ReservedOn("pods", node).is_zero());
   // A node without the resource in allocatable keeps only fixed + per GPU.
   node.allocatable.erase("memory");
-  CHECK(p.ReservedOn("memory", node) == Q("1Gi") + Q("8Gi") * 4);
+  CHECK(p.ReservedOn("memory", node) == Q("1Gi") * 4);
 }
 
 TEST_CASE("a reserve entry replaces the default's entry whole", "[policy][reserved]") {
@@ -295,7 +294,7 @@ int CountPodSpecs(const Value& v) {
 // spec in the corpus must be reached through its kind's paths.
 TEST_CASE("the default workload table reaches every pod in the corpus", "[policy][workloads]") {
   const Policy& p = DefaultPolicy();
-  std::filesystem::path corpus = std::filesystem::path(GPULINT_SOURCE_DIR) / "../shared/corpus";
+  std::filesystem::path corpus = std::filesystem::path(testing::SourceDir()) / "testdata/corpus";
   REQUIRE(std::filesystem::is_directory(corpus));
   int objects_with_pods = 0;
   for (const auto& entry : std::filesystem::recursive_directory_iterator(corpus)) {

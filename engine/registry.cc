@@ -1,6 +1,10 @@
 // The rule registry: one explicit line per rule, in catalogue order.
 #include "engine/rule.h"
 
+#include <algorithm>
+
+#include "engine/edit_distance.h"
+
 namespace gpulint {
 
 extern const Rule kParseErrorRule;
@@ -18,6 +22,7 @@ extern const Rule kSharedGpuMultipleReplicasRule;
 extern const Rule kGpuVisibilityBypassRule;
 extern const Rule kRemovedApiVersionRule;
 extern const Rule kRemovedAnnotationRule;
+extern const Rule kInvalidIgnoreRule;
 
 const std::vector<const Rule*>& AllRules() {
   static const std::vector<const Rule*> kRules = {
@@ -26,6 +31,7 @@ const std::vector<const Rule*>& AllRules() {
       &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kExceedsAllocatableRule,
       &kNoMatchingNodeRule,      &kVramExceedsGpuRule,     &kSharedGpuMultipleReplicasRule,
       &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,  &kRemovedAnnotationRule,
+      &kInvalidIgnoreRule,
   };
   return kRules;
 }
@@ -34,6 +40,19 @@ const Rule* FindRule(std::string_view name) {
   for (const Rule* r : AllRules())
     if (name == r->info.name) return r;
   return nullptr;
+}
+
+const Rule* ClosestRule(std::string_view name) {
+  const Rule* best = nullptr;
+  size_t best_distance = std::max<size_t>(2, name.size() / 4) + 1;
+  for (const Rule* r : AllRules()) {
+    size_t d = EditDistance(name, r->info.name);
+    if (d < best_distance) {
+      best = r;
+      best_distance = d;
+    }
+  }
+  return best;
 }
 
 }  // namespace gpulint

@@ -18,10 +18,14 @@ struct RuleInfo {
   const char* name;       // stable kebab-case id
   Severity severity;      // default; the policy may override it
   const char* title;      // one line
-  const char* rationale;  // why it matters (cites the incident where there is one)
+  const char* rationale;  // why it matters, with what happened where it did
   const char* fix;        // what to do
-  // Optional: a short manifest excerpt that triggers the rule, shown by
-  // `gpulint explain` and in the generated catalogue. Null when absent.
+  // A manifest that fires the rule, "---", and the same manifest fixed, shown
+  // by `gpulint explain` and in the generated catalogue. Rules take it from
+  // RuleExample() (generated/rule_examples.h), which compiles in their
+  // testdata/rules/<rule>/fail-example.yaml and pass-example.yaml, golden
+  // cases like the others there; a test runs both through the rule. Null when
+  // absent.
   const char* example = nullptr;
 };
 
@@ -64,6 +68,9 @@ struct Rule {
 // All rules, in the order the registry lists them.
 const std::vector<const Rule*>& AllRules();
 const Rule* FindRule(std::string_view name);
+// The rule whose name is closest to `name`, when it is close enough to be a
+// typo ("did you mean"); else null.
+const Rule* ClosestRule(std::string_view name);
 
 }  // namespace gpulint
 

@@ -24,8 +24,11 @@
 #include "engine/engine.h"
 #include "engine/loader.h"
 #include "engine/workload.h"
+#include "lint/baseline.h"
 #include "lint/commands.h"
+#include "lint/fingerprint.h"
 #include "lint/output.h"
+#include "lint/policy_discovery.h"
 #include "lint/setup.h"
 
 namespace gpulint {
@@ -38,13 +41,16 @@ kind: List included) for GPU workloads that can take nodes down.
 
 Options:
   --policy FILE        use this policy (kind: Policy, gpulint.io/v1alpha1)
-                       instead of the built-in one
+                       for every input; see Policy below
   --nodes FILE         real nodes to check fit against, added to the policy's
                        node classes: 'kubectl get nodes -o yaml' (or -o json)
                        output, or Node documents. Repeatable
   --format FORMAT      text (default), json, sarif, junit or github
   --fail-on SEVERITY   the lowest severity that makes the exit status 1:
                        error (default), warning or info
+  --baseline FILE      report only findings not in FILE, a baseline written
+                       by 'gpulint baseline' (see its --help); the summary
+                       says how many it hid
   -j, --jobs N         check N files at a time (default: the number of
                        cores); the output is the same for any N
   -q, --quiet          leave out the summary line
@@ -54,24 +60,38 @@ Output:
   text    one line per finding on stdout, as compilers print them:
             file:line:col: severity: message [rule]
           stdin shows as <stdin>. The summary line, e.g.
-            gpulint: 3 errors, 1 warning in 2 objects (5 files)
+            gpulint: 3 errors, 1 warning in 2 objects (5 files); policy: built-in
           goes to stderr, so stdout holds findings only. Colour only when
           stdout is a terminal and NO_COLOR is not set.
   json    one object on stdout (line and column are 1-based, 0 when unknown):
             {"findings": [{"rule", "severity", "message", "file", "line",
               "column", "object": {"apiVersion", "kind", "namespace", "name"},
-              "path"}],
-             "summary": {"errors", "warnings", "infos", "objects", "files"}}
-          and no summary line.
+              "path", "fingerprint"}],
+             "summary": {"errors", "warnings", "infos", "objects", "files",
+                         "policy", "policies"}}
+          "fingerprint" is the finding's identity across runs (as in a
+          baseline); "summary" has "baselined" with --baseline. No
+          summary line.
   sarif   SARIF 2.1.0 for GitHub code scanning: every rule with its
           description and help, a result per finding with its file (relative
-          to the current directory), line and column.
+          to the current directory), line and column, and its fingerprint
+          as partialFingerprints["gpulint/v1"].
   junit   JUnit XML for CI test reports: a testsuite per file, a testcase per
           object (Kind/namespace/name), a <failure> per finding at or above
           --fail-on; findings below it are the testcase's <system-out>.
   github  GitHub Actions workflow commands, one per finding, which annotate
           the pull request: ::error file=F,line=L,col=C,title=RULE::MESSAGE
           (warning and notice for the lower severities).
+
+Policy:
+  Without --policy, each input is checked with the nearest .gpulint.yaml
+  from its directory up to the repository root (the directory holding
+  .git), else the file named by $GPULINT_POLICY, else the built-in policy.
+  stdin is looked up from the current directory. A policy file is layered on
+  the built-in one: what it sets replaces the default, what it leaves out
+  keeps the default's value (policies/README.md). The summary line names the
+  policy used ("; policy: k8s/.gpulint.yaml"), as do JSON ("policy") and
+  SARIF (run.properties.policies). A policy that does not load is an error.
 
 Examples:
   gpulint check k8s/
@@ -80,6 +100,7 @@ Examples:
   gpulint check --format sarif k8s/ > gpulint.sarif     # upload-sarif
   gpulint check --format junit k8s/ > gpulint-junit.xml
   gpulint check --format github k8s/                    # in a workflow step
+  gpulint check --baseline gpulint-baseline.json k8s/
 
 A document that cannot be parsed is a parse-error finding; the run goes on
 with the other documents and files. Problems with the inputs themselves (a
@@ -97,7 +118,19 @@ struct CheckOptions {
   bool quiet = false;
   int jobs = 0;                    // 0: one per core this process may run on
   std::vector<std::string> paths;  // "-" is stdin
+  std::string baseline_file;       // --baseline: report only findings not in it
+  bool write_baseline = false;     // `gpulint baseline`: write one instead of a report
+  std::string output_file;         // `gpulint baseline --output`; empty: stdout
 };
+
+// "; policy: built-in", "; policies: a/.gpulint.yaml, built-in"; nothing
+// when no file was checked.
+std::string PolicyText(const std::vector<std::string>& names) {
+  if (names.empty()) return "";
+  std::string out = names.size() == 1 ? "; policy: " : "; policies: ";
+  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
+  return out;
+}
 
 int CoresAvailable() {
   cpu_set_t set;
@@ -140,13 +173,36 @@ class CheckRun {
 
   int Run() {
     Error error;
-    if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &error)) {
+    if (!options_.baseline_file.empty()) {
+      baseline_.emplace();
+      if (!baseline_->Load(options_.baseline_file, io_.stdin_fd, &error)) {
+        ReportError(error);
+        return kExitUsage;
+      }
+      summary_.baselined = 0;
+    }
+    const char* env_policy = std::getenv(kPolicyEnvVar);
+    if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &error,
+                     env_policy ? env_policy : "")) {
       ReportError(error);
       return kExitUsage;
     }
     std::vector<Error> path_errors;
-    std::vector<InputFile> inputs = ExpandPaths(options_.paths, &path_errors);
+    std::vector<InputFile> inputs = ManifestInputs(options_.paths, &path_errors);
     for (const Error& e : path_errors) ReportError(e);
+    // Every policy is loaded before any output, so a bad one stops the run
+    // before half of it is reported.
+    std::vector<std::string> policy_names;
+    for (const InputFile& input : inputs) {
+      const PolicySetup* policy = setup_.PolicyFor(input.path, &error);
+      if (!policy) {
+        ReportError(error);
+        return kExitUsage;
+      }
+      policies_.push_back(policy);
+      if (std::find(policy_names.begin(), policy_names.end(), policy->name) == policy_names.end())
+        policy_names.push_back(policy->name);
+    }
     // A CI job pointed at the wrong directory should not pass in silence.
     if (inputs.empty() && path_errors.empty())
       io_.err << "gpulint: warning: no manifests found (looked for *.yaml, *.yml and *.json)\n";
@@ -155,28 +211,60 @@ class CheckRun {
     writer_options.format = options_.format;
     writer_options.color = io_.color;
     writer_options.fail_on = options_.fail_on;
-    writer_options.policy = &setup_.policy();
+    writer_options.policy = policies_.empty() ? &setup_.policy() : policies_[0]->policy;
+    writer_options.policies = policy_names;
     std::error_code ec;
     writer_options.base_dir = std::filesystem::current_path(ec).string();
-    writer_ = NewFindingWriter(writer_options, io_.out);
+    base_dir_ = writer_options.base_dir;
+    BaselineWriter* baseline_writer = nullptr;
+    if (options_.write_baseline) {
+      auto writer = std::make_unique<BaselineWriter>(base_dir_);
+      baseline_writer = writer.get();
+      writer_ = std::move(writer);
+    } else {
+      writer_ = NewFindingWriter(writer_options, io_.out);
+    }
     int jobs = std::min<int>(options_.jobs > 0 ? options_.jobs : CoresAvailable(),
                              static_cast<int>(inputs.size()));
     if (jobs > 1) {
       CheckInParallel(inputs, jobs);
     } else {
-      for (const InputFile& input : inputs) CheckInput(input);
+      for (size_t i = 0; i < inputs.size(); ++i) CheckInput(inputs[i], *policies_[i]);
     }
     writer_->Finish(summary_);
+    if (baseline_writer) return WriteBaseline(baseline_writer->Text(), PolicyText(policy_names));
     writer_.reset();
     // JSON carries its own summary; the others leave stdout to the findings.
     if (options_.format != OutputFormat::kJson && !options_.quiet)
-      io_.err << "gpulint: " << SummaryText(summary_) << '\n';
+      io_.err << "gpulint: " << SummaryText(summary_) << PolicyText(policy_names) << '\n';
 
     if (input_failed_) return kExitUsage;
     return summary_.AtLeast(options_.fail_on) > 0 ? kExitFindings : kExitClean;
   }
 
  private:
+  // `gpulint baseline`. Nothing is written when an input could not be read:
+  // the next check would report that file's findings as new.
+  int WriteBaseline(const std::string& text, const std::string& policy_text) {
+    writer_.reset();
+    if (input_failed_) {
+      Fail(io_, "no baseline written: not every input could be read");
+      return kExitUsage;
+    }
+    if (options_.output_file.empty()) {
+      io_.out << text;
+    } else if (std::string error; !WriteBaselineFile(options_.output_file, text, &error)) {
+      Fail(io_, error);
+      return kExitUsage;
+    }
+    if (!options_.quiet) {
+      io_.err << "gpulint: baseline"
+              << (options_.output_file.empty() ? "" : " " + options_.output_file) << ": "
+              << SummaryText(summary_) << policy_text << '\n';
+    }
+    return kExitClean;
+  }
+
   void ReportError(const Error& error) {
     input_failed_ = true;
     // Hand buffered findings out first, so a terminal shows things in order.
@@ -184,7 +272,13 @@ class CheckRun {
     io_.err << "gpulint: error: " << error.ToString() << '\n';
   }
 
-  void Emit(const Finding& finding) {
+  // Not in the writers: a baseline hides findings before anything counts them.
+  void Emit(Finding& finding) {
+    finding.fingerprint = Fingerprint(finding, base_dir_);
+    if (baseline_ && baseline_->Hide(finding.fingerprint)) {
+      ++*summary_.baselined;
+      return;
+    }
     summary_.Count(finding.severity);
     writer_->Add(finding);
   }
@@ -203,11 +297,11 @@ class CheckRun {
     CheckRun& run_;
   };
 
-  void CheckInput(const InputFile& input) {
+  void CheckInput(const InputFile& input, const PolicySetup& policy) {
     writer_->BeginFile(DisplayName(input.path));
     DirectSink sink(*this);
     Error error;
-    if (CheckFile(input, sink, &error)) {
+    if (CheckFile(input, policy, sink, &error)) {
       ++summary_.files;
     } else {
       ReportError(error);
@@ -216,8 +310,9 @@ class CheckRun {
 
   // Touches nothing but `out`, the loader and the engine (all const here), so
   // that files can be checked on several threads at once.
-  bool CheckFile(const InputFile& input, FileSink& out, Error* error) const {
-    const Policy& policy = setup_.policy();
+  bool CheckFile(const InputFile& input, const PolicySetup& setup, FileSink& out,
+                 Error* error) const {
+    const Policy& policy = *setup.policy;
     DocumentSink sink = [&](Document&& doc) {
       if (!doc.ok) {
         out.Object(ObjectRef(), DisplayName(input.path), doc.error.mark, false);
@@ -229,7 +324,7 @@ class CheckRun {
       ForEachObject(doc.root, [&](const Value& object) {
         if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
         out.Object(RefOf(object), file, object.mark(), true);
-        for (Finding& f : Evaluate(object, file, policy, setup_.inventory())) out.Add(std::move(f));
+        for (Finding& f : Evaluate(object, file, policy, setup.inventory)) out.Add(std::move(f));
       });
       return true;
     };
@@ -284,7 +379,7 @@ class CheckRun {
       to_free.clear();
       FileResult result;
       result.by_worker = by_worker;
-      result.ok = CheckFile(inputs[i], result, &result.error);
+      result.ok = CheckFile(inputs[i], *policies_[i], result, &result.error);
       lock.lock();
       results[i] = std::move(result);
       if (i == awaited) done_cv.notify_one();
@@ -337,9 +432,12 @@ class CheckRun {
   CliIo& io_;
   LoadLimits limits_;
   RunSetup setup_;
+  std::vector<const PolicySetup*> policies_;  // by input
   std::unique_ptr<FindingWriter> writer_;
   Summary summary_;
   bool input_failed_ = false;
+  std::string base_dir_;              // the working directory, for fingerprints
+  std::optional<Baseline> baseline_;  // --baseline
 };
 
 // What the parser cannot see one argument at a time.
@@ -347,6 +445,8 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
   options->policy_file = args.Get("--policy");
   options->nodes_files = args.All("--nodes");
   options->quiet = args.Has("--quiet");
+  options->baseline_file = args.Get("--baseline");
+  options->output_file = args.Get("--output");
   if (args.Has("--jobs")) {
     std::string jobs = args.Get("--jobs");
     char* end = nullptr;
@@ -380,7 +480,8 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
     return false;
   }
   size_t stdin_reads = std::count(options->paths.begin(), options->paths.end(), "-") +
-                       std::count(options->nodes_files.begin(), options->nodes_files.end(), "-");
+                       std::count(options->nodes_files.begin(), options->nodes_files.end(), "-") +
+                       (options->baseline_file == "-" ? 1 : 0);
   if (stdin_reads > 1) {
     *error = "stdin ('-') can be read only once";
     return false;
@@ -392,6 +493,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
       {"--policy", "", true},  {"--nodes", "", true, true}, {"--format", "", true},
       {"--fail-on", "", true}, {"--quiet", "-q"},  {"--jobs", "-j", true},
+      {"--baseline", "", true},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, CheckCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
@@ -405,6 +507,24 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
 }
 
 }  // namespace
+
+int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
+  static const std::vector<OptionSpec> kSpecs = {
+      {"--policy", "", true}, {"--nodes", "", true, true}, {"--quiet", "-q"},
+      {"--jobs", "-j", true}, {"--output", "-o", true},
+  };
+  ParsedArgs parsed;
+  if (int rc = ParseOrExit(args, BaselineCommand(), kSpecs, false, &parsed, io); rc >= 0)
+    return rc;
+  CheckOptions options;
+  options.write_baseline = true;
+  std::string error;
+  if (!ReadOptions(parsed, &options, &error)) {
+    Fail(io, error);
+    return kExitUsage;
+  }
+  return CheckRun(options, io).Run();
+}
 
 const Command& CheckCommand() {
   static const Command command{"check", kHelp, Run};

@@ -19,9 +19,12 @@ constexpr std::string_view kMainHelp =
 
 Usage:
   gpulint check [OPTIONS] PATH... | -   lint manifests (the default command);
-                                        --format text|json|sarif|junit|github
-  gpulint fix [--write] PATH... | -     add VRAM, memory headroom and hidden
-                                        GPUs, fix unambiguous units
+                                        --format text|json|sarif|junit|github;
+                                        --baseline FILE: only new findings
+  gpulint baseline [OPTIONS] PATH...    write today's findings as a baseline
+  gpulint fix [--write|--diff] PATH...  repair what check reports (units, GPU
+                                        requests = limits, hidden GPUs);
+                                        --mutations: the webhook's patch too
   gpulint node-patch [OPTIONS] [-]      the node-status patch that advertises
                                         VRAM, from nvidia-smi or GFD labels
   gpulint quantity [--format json] Q... what a resource quantity really is
@@ -45,6 +48,8 @@ Examples:
   kubectl get nodes -o yaml > nodes.yaml; gpulint check --nodes nodes.yaml k8s/
   helm template chart/ | gpulint check --format json -
   gpulint check --format sarif k8s/ > gpulint.sarif
+  gpulint baseline -o gpulint-baseline.json k8s/
+  gpulint check --baseline gpulint-baseline.json k8s/
   gpulint fix --write k8s/
   nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits |
     gpulint node-patch --node gpu-node-1 --print-command
@@ -159,8 +164,9 @@ const Command& VersionCommand() {
 
 const std::vector<const Command*>& AllCommands() {
   static const std::vector<const Command*> commands = {
-      &CheckCommand(), &FixCommand(),     &NodePatchCommand(), &QuantityCommand(),
-      &RulesCommand(), &ExplainCommand(), &VersionCommand(),   &HelpCommand(),
+      &CheckCommand(),   &BaselineCommand(), &FixCommand(),     &NodePatchCommand(),
+      &QuantityCommand(), &RulesCommand(),   &ExplainCommand(), &VersionCommand(),
+      &HelpCommand(),
   };
   return commands;
 }

@@ -148,8 +148,8 @@ TEST_CASE("usage errors exit 2 with a message naming the problem", "[cli]") {
        "--help')\n"},
       {{"check", "-", "--nodes", "-"}, "gpulint: error: stdin ('-') can be read only once\n"},
       {{"chekc", pod},
-       "gpulint: error: unknown command 'chekc' and no such file (commands: check, fix, "
-       "node-patch, quantity, rules, explain, version, help; see 'gpulint --help')\n"},
+       "gpulint: error: unknown command 'chekc' and no such file (commands: check, "
+       "baseline, fix, node-patch, quantity, rules, explain, version, help; see 'gpulint --help')\n"},
       {{"explain"}, "gpulint: error: explain needs a RULE ('gpulint rules' lists them)\n"},
       {{"version", "extra"}, "gpulint: error: version takes no arguments\n"},
   };
@@ -167,7 +167,7 @@ TEST_CASE("exit status: 0 when clean, 1 with an error finding", "[cli]") {
   Result clean = Run({"check", dir.Write("cm.yaml", kConfigMap)});
   CHECK(clean.rc == 0);
   CHECK(clean.out.empty());
-  CHECK(clean.err == "gpulint: 0 errors, 0 warnings in 1 object (1 file)\n");
+  CHECK(clean.err == "gpulint: 0 errors, 0 warnings in 1 object (1 file); policy: built-in\n");
 
   std::string pod = dir.Write("pod.yaml", kFractionalPod);
   Result dirty = Run({"check", pod});
@@ -177,7 +177,7 @@ TEST_CASE("exit status: 0 when clean, 1 with an error finding", "[cli]") {
   CHECK(dirty.out.find(pod + ":11:25: error: ") != std::string::npos);
   CHECK(dirty.out.find(pod + ":14:25: error: ") != std::string::npos);
   CHECK(dirty.out.find("[gpu-fractional]\n") != std::string::npos);
-  CHECK(dirty.err.find("in 1 object (1 file)\n") != std::string::npos);
+  CHECK(dirty.err.find("in 1 object (1 file); policy: built-in\n") != std::string::npos);
 }
 
 TEST_CASE("a FILE with no command means check", "[cli]") {
@@ -263,7 +263,8 @@ TEST_CASE("JSON output with no findings is still a complete document", "[cli][js
   CHECK(r.rc == 0);
   CHECK(nlohmann::json::parse(r.out) ==
         nlohmann::json::parse(R"({"findings": [], "summary": {"errors": 0, "warnings": 0,
-                                  "infos": 0, "objects": 1, "files": 1}})"));
+                                  "infos": 0, "objects": 1, "files": 1,
+                                  "policy": "built-in", "policies": ["built-in"]}})"));
 }
 
 TEST_CASE("a broken middle document is a parse-error; the others are still checked", "[cli]") {

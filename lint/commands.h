@@ -21,12 +21,17 @@ struct Command {
 };
 
 const Command& CheckCommand();
+const Command& BaselineCommand();
 const Command& FixCommand();
 const Command& NodePatchCommand();
 const Command& QuantityCommand();
 const Command& RulesCommand();
 const Command& ExplainCommand();
 const Command& VersionCommand();
+
+// `gpulint baseline` (baseline_command.cc): a check run that writes the
+// findings as a baseline (lint/baseline.h); it lives in check_command.cc.
+int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io);
 
 // Every command, in the order the main help lists them.
 const std::vector<const Command*>& AllCommands();

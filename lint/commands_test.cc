@@ -218,7 +218,7 @@ TEST_CASE("node-patch: unusable input exits 2 with its position", "[cli][node-pa
   }
 }
 
-constexpr char kHidePod[] = R"(# a pod that can reach GPU nodes
+constexpr char kHidePod[] = R"(# a CUDA image with no GPU limit: gpu-limit-missing
 apiVersion: v1
 kind: Pod
 metadata: {name: tools}
@@ -226,10 +226,10 @@ spec:
   tolerations: [{key: nvidia.com/gpu, operator: Exists}]
   containers:
   - name: shell
-    image: busybox   # keep this comment
+    image: nvcr.io/nvidia/cuda:12.4.1-base   # keep this comment
 )";
 
-constexpr char kHidePodFixed[] = R"(# a pod that can reach GPU nodes
+constexpr char kHidePodFixed[] = R"(# a CUDA image with no GPU limit: gpu-limit-missing
 apiVersion: v1
 kind: Pod
 metadata: {name: tools}
@@ -237,7 +237,7 @@ spec:
   tolerations: [{key: nvidia.com/gpu, operator: Exists}]
   containers:
   - name: shell
-    image: busybox   # keep this comment
+    image: nvcr.io/nvidia/cuda:12.4.1-base   # keep this comment
     env:
     - name: NVIDIA_VISIBLE_DEVICES
       value: void
@@ -251,15 +251,17 @@ TEST_CASE("fix: prints the fixed manifest and exits 1; --write writes it; then 0
   CHECK(dry.rc == 1);
   CHECK(dry.out == kHidePodFixed);
   CHECK(dry.err == pod +
-                       ":8:5: add spec.containers[0].env: "
-                       "[{\"name\":\"NVIDIA_VISIBLE_DEVICES\",\"value\":\"void\"}]\n"
-                       "gpulint: 1 change to make in 1 file (run with --write to make them)\n");
+                       ":8:5: spec.containers[0]: add env NVIDIA_VISIBLE_DEVICES=void (no GPU "
+                       "limit: it must see no GPU) [gpu-limit-missing]\n"
+                       "gpulint: 1 change to make in 1 file (run with --write to make them); "
+                       "policy: built-in\n");
   CHECK(dir.Read("pod.yaml") == kHidePod);
 
   Result write = Run({"fix", "--write", pod});
   CHECK(write.rc == 1);
   CHECK(write.out.empty());
-  CHECK(write.err.find("gpulint: made 1 change in 1 file\n") != std::string::npos);
+  CHECK(write.err.find("gpulint: made 1 change in 1 file; policy: built-in\n") !=
+        std::string::npos);
   CHECK(dir.Read("pod.yaml") == kHidePodFixed);
   struct stat st;
   REQUIRE(stat(pod.c_str(), &st) == 0);
@@ -269,7 +271,11 @@ TEST_CASE("fix: prints the fixed manifest and exits 1; --write writes it; then 0
   CHECK(again.rc == 0);
   CHECK(again.err.empty());
   CHECK(dir.Read("pod.yaml") == kHidePodFixed);
-  CHECK(Run({"fix", pod}).err == "gpulint: nothing to fix in 1 file\n");
+  CHECK(Run({"fix", pod}).err == "gpulint: nothing to fix in 1 file; policy: built-in\n");
+  // And check agrees: what fix hid is no longer reported.
+  Result check = Run({"check", "--format", "json", pod});
+  CHECK(check.rc == 0);
+  CHECK(check.out.find("gpu-limit-missing") == std::string::npos);
 }
 
 TEST_CASE("fix: stdin, several files, directories", "[cli][fix]") {
@@ -285,8 +291,8 @@ TEST_CASE("fix: stdin, several files, directories", "[cli][fix]") {
                            R"({"apiVersion": "v1", "kind": "ConfigMap"})" + "\n");
   Result written = Run({"fix", "--write", dir.path() + "/k8s"});
   CHECK(written.rc == 1);
-  CHECK(written.err.find("gpulint: made 1 change in 1 file; 1 file unchanged\n") !=
-        std::string::npos);
+  CHECK(written.err.find("gpulint: made 1 change in 1 file; 1 file unchanged; policy: "
+                         "built-in\n") != std::string::npos);
   CHECK(dir.Read("k8s/cm.json") == R"({"apiVersion": "v1", "kind": "ConfigMap"})");
 }
 
@@ -317,6 +323,18 @@ TEST_CASE("fix: usage errors", "[cli][fix]") {
       {{"fix", "--nodes", "-", "-"}, "gpulint: error: stdin ('-') can be read only once\n"},
       {{"fix", "--wirte", "x.yaml"},
        "gpulint: error: unknown option '--wirte' (see 'gpulint fix --help')\n"},
+      {{"fix", "--write", "--diff", "x.yaml"},
+       "gpulint: error: --write and --diff: choose one (--diff shows what --write would "
+       "change)\n"},
+      {{"fix", "--only", "gpu-limit-misssing", "x.yaml"},
+       "gpulint: error: --only: unknown rule 'gpu-limit-misssing' (did you mean "
+       "gpu-limit-missing?)\n"},
+      {{"fix", "--only", "quantity-invalid,", "x.yaml"},
+       "gpulint: error: --only: unknown rule '' (see 'gpulint rules')\n"},
+      {{"fix", "--only=exceeds-allocatable", "x.yaml"},
+       "gpulint: error: --only: gpulint fix does not repair exceeds-allocatable (it repairs "
+       "quantity-invalid, quantity-milli-memory, gpu-request-limit-mismatch, "
+       "gpu-limit-missing); 'gpulint explain exceeds-allocatable' says how to fix it\n"},
   };
   for (const Case& c : cases) {
     INFO(c.args.back());
@@ -326,11 +344,59 @@ TEST_CASE("fix: usage errors", "[cli][fix]") {
   }
 }
 
-TEST_CASE("fix --nodes: the VRAM of the nodes a pod can land on", "[cli][fix]") {
-  Result r = Run({"fix", "-q", "--nodes", Testdata("nodes/incidents.yaml"),
-                  Testdata("mutations/nodes-v100-job.yaml")});
+TEST_CASE("fix --mutations --nodes: the VRAM of the nodes a pod can land on", "[cli][fix]") {
+  const std::string job = Testdata("mutations/nodes-v100-job.yaml");
+  Result r = Run({"fix", "-q", "--mutations", "--nodes", Testdata("nodes/incidents.yaml"), job});
   CHECK(r.rc == 1);
   CHECK(r.out.find("gpulint.io/vram: 128Gi") != std::string::npos);
+  // Without --mutations: no capacity is added to a job with no mistakes.
+  Result plain = Run({"fix", "-q", "--nodes", Testdata("nodes/incidents.yaml"), job});
+  CHECK(plain.rc == 0);
+  CHECK(plain.out == testing::ReadFile(job));
+}
+
+TEST_CASE("fix --diff: a unified diff, nothing written, exit 1 if anything would change",
+          "[cli][fix]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kHidePod);
+  std::string cm = dir.Write("cm.yaml", "apiVersion: v1\nkind: ConfigMap\n");
+  Result r = Run({"fix", "--diff", "-q", pod, cm});
+  CHECK(r.rc == 1);
+  CHECK(r.out == "--- a/" + pod + "\n+++ b/" + pod +
+                     "\n"
+                     "@@ -7,3 +7,6 @@\n"
+                     "   containers:\n"
+                     "   - name: shell\n"
+                     "     image: nvcr.io/nvidia/cuda:12.4.1-base   # keep this comment\n"
+                     "+    env:\n"
+                     "+    - name: NVIDIA_VISIBLE_DEVICES\n"
+                     "+      value: void\n");
+  CHECK(dir.Read("pod.yaml") == kHidePod);
+  Result clean = Run({"fix", "--diff", cm});
+  CHECK(clean.rc == 0);
+  CHECK(clean.out.empty());
+}
+
+TEST_CASE("fix: a finding it cannot repair is said on stderr, even with -q", "[cli][fix]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: c
+    image: nvcr.io/nvidia/cuda:12.4.1-base
+    env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]
+    resources: {limits: {memory: 500m}}
+)");
+  Result r = Run({"fix", "-q", "--write", pod});
+  CHECK(r.rc == 0);
+  CHECK(r.err == pod +
+                     ":6:5: not fixed: spec.containers[0]: it sets NVIDIA_VISIBLE_DEVICES itself; "
+                     "set a GPU limit, or the value void if it needs no GPU [gpu-limit-missing]\n" +
+                     pod +
+                     ":9:34: not fixed: spec.containers[0].resources.limits.memory: 500m could be "
+                     "500Mi or 500M, and only the author knows which [quantity-milli-memory]\n");
 }
 
 TEST_CASE("check --format sarif|junit|github over a file in the current directory",
@@ -344,8 +410,9 @@ TEST_CASE("check --format sarif|junit|github over a file in the current director
 
   Result sarif = Run({"check", "--format", "sarif", file});
   CHECK(sarif.rc == 1);
-  CHECK(sarif.err == "gpulint: 2 errors, 0 warnings in 1 object (1 file)\n");
+  CHECK(sarif.err == "gpulint: 2 errors, 0 warnings in 1 object (1 file); policy: built-in\n");
   nlohmann::json log = nlohmann::json::parse(sarif.out);
+  CHECK(log["runs"][0]["properties"]["policies"] == nlohmann::json::array({"built-in"}));
   const auto& result = log["runs"][0]["results"][0];
   CHECK(result["ruleId"] == "gpu-fractional");
   CHECK(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == file);

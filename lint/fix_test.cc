@@ -11,6 +11,7 @@
 
 #include "engine/engine.h"
 #include "engine/loader.h"
+#include "engine/mutate_test_support.h"
 #include "tests/golden.h"
 
 namespace gpulint {
@@ -65,10 +66,16 @@ const Inventory& IncidentNodes() {
   return inventory;
 }
 
+FixOptions WithMutations() {
+  FixOptions options;
+  options.mutations = true;
+  return options;
+}
+
 // Fixing `text` again changes nothing.
 void CheckSecondRunChangesNothing(const FixedFile& first, const std::string& file,
-                                  const Inventory& inventory) {
-  FixedFile second = FixText(first.text, file, DefaultPolicy(), inventory);
+                                  const Inventory& inventory, const FixOptions& options = {}) {
+  FixedFile second = FixText(first.text, file, DefaultPolicy(), inventory, options);
   INFO("second run");
   CHECK(second.changes.empty());
   CHECK(second.text == first.text);
@@ -84,7 +91,8 @@ TEST_CASE("fix: every mutation case gives its .mutated.yaml, touching only what 
     std::string name = entry.path().filename().string();
     const Inventory& inventory = name.rfind("nodes-", 0) == 0 ? IncidentNodes() : Inventory();
     std::string text = testing::ReadFile(path);
-    FixedFile fixed = FixText(text, name, DefaultPolicy(), inventory);
+    // The webhook's patch is what --mutations adds.
+    FixedFile fixed = FixText(text, name, DefaultPolicy(), inventory, WithMutations());
     CHECK(fixed.problems.empty());
     std::string expected_path = path.substr(0, path.size() - 5) + ".mutated.yaml";
     CHECK(Documents(fixed.text) == Documents(testing::ReadFile(expected_path)));
@@ -96,7 +104,7 @@ TEST_CASE("fix: every mutation case gives its .mutated.yaml, touching only what 
                         [&](const std::string& c) { return c.rfind(prefix, 0) == 0; }));
     }
     CHECK(fixed.changes.empty() == (fixed.text == text));
-    CheckSecondRunChangesNothing(fixed, name, inventory);
+    CheckSecondRunChangesNothing(fixed, name, inventory, WithMutations());
   }
   CHECK(cases >= 12);
 }
@@ -112,10 +120,15 @@ TEST_CASE("fix: a second run over the rule corpus changes nothing", "[fix]") {
     INFO(path);
     const Inventory& inventory = IncidentNodes();
     std::string text = testing::ReadFile(path);
-    FixedFile fixed = FixText(text, path, DefaultPolicy(), inventory);
-    // Only the parse-error cases have documents the fixer must leave alone.
-    CHECK(fixed.problems.empty() == (path.find("/parse-error/fail-") == std::string::npos));
-    CheckSecondRunChangesNothing(fixed, path, inventory);
+    for (const FixOptions& options : {FixOptions(), WithMutations()}) {
+      FixedFile fixed = FixText(text, path, DefaultPolicy(), inventory, options);
+      // Only the parse-error cases that fail have documents the fixer must
+      // leave alone.
+      bool broken = path.find("/parse-error/") != std::string::npos &&
+                    fs::path(path).filename().string().find("fail") != std::string::npos;
+      CHECK(fixed.problems.empty() == !broken);
+      CheckSecondRunChangesNothing(fixed, path, inventory, options);
+    }
   }
   CHECK(files >= 30);
 }
@@ -157,8 +170,9 @@ spec:
         ephemeral-storage: 500GB
 )";
 
-TEST_CASE("fix: Lists, JSON, a broken document and unit fixes in one stream", "[fix]") {
-  FixedFile fixed = FixText(kStream, "s.yaml", DefaultPolicy(), Inventory());
+TEST_CASE("fix --mutations: Lists, JSON, a broken document and unit fixes in one stream",
+          "[fix]") {
+  FixedFile fixed = FixText(kStream, "s.yaml", DefaultPolicy(), Inventory(), WithMutations());
   CHECK(fixed.text ==
         R"(# A stream: a List, a broken document, JSON, a Pod with units to fix.
 apiVersion: v1
@@ -190,7 +204,7 @@ kind: Pod
 metadata:
   name: units
   annotations:
-    gpulint.io/headroom-added: '{"train":{"added":"8Gi","limits":"8Gi"}}'
+    gpulint.io/headroom-added: '{"train":{"added":"1Gi","limits":"8Gi"}}'
 spec:
   containers:
   - name: train
@@ -198,7 +212,7 @@ spec:
     resources:
       limits:
         nvidia.com/gpu: 1
-        memory: "16Gi"   # quoted, and it stays quoted
+        memory: "9Gi"   # quoted, and it stays quoted
         ephemeral-storage: 500GB
 )");
   CHECK(fixed.changes ==
@@ -208,16 +222,162 @@ spec:
             "s.yaml:21:26: add spec.containers[0].env: "
             "[{\"name\":\"NVIDIA_VISIBLE_DEVICES\",\"value\":\"void\"}]",
             "s.yaml:34:17: memory: 8GiB -> 8Gi (the \"i\" makes GiB the binary unit Gi, which "
-            "Kubernetes writes Gi)",
-            "s.yaml:34:17: spec.containers[0].resources.limits.memory: 8Gi -> 16Gi",
+            "Kubernetes writes Gi) [quantity-invalid]",
+            "s.yaml:34:17: spec.containers[0].resources.limits.memory: 8Gi -> 9Gi",
             "s.yaml:26:3: add metadata.annotations: {\"gpulint.io/headroom-added\":"
-            "\"{\\\"train\\\":{\\\"added\\\":\\\"8Gi\\\",\\\"limits\\\":\\\"8Gi\\\"}}\"}",
+            "\"{\\\"train\\\":{\\\"added\\\":\\\"1Gi\\\",\\\"limits\\\":\\\"8Gi\\\"}}\"}",
         });
   REQUIRE(fixed.problems.size() == 1);
   CHECK(fixed.problems[0].ToString().rfind("s.yaml:18:", 0) == 0);
   CHECK(fixed.problems[0].message.rfind("not fixed, left as it was: ", 0) == 0);
   CHECK(fixed.documents_changed == 3);
-  CheckSecondRunChangesNothing(fixed, "s.yaml", Inventory());
+  // 500GB could be decimal or binary: left, and said so.
+  CHECK(fixed.unfixed ==
+        std::vector<std::string>{
+            "s.yaml:35:28: not fixed: spec.containers[0].resources.limits.ephemeral-storage: it "
+            "can be read more than one way, or not at all; 'gpulint quantity VALUE' shows the "
+            "candidates [quantity-invalid]"});
+  CheckSecondRunChangesNothing(fixed, "s.yaml", Inventory(), WithMutations());
+}
+
+// Issue 13: a typo in a 4-GPU worker. fix repairs the typo and nothing else:
+// no headroom (32Gi stays 32Gi), no VRAM.
+constexpr char kRayWorker[] = R"(apiVersion: ray.io/v1
+kind: RayCluster
+metadata: {name: ray}
+spec:
+  headGroupSpec:
+    template:
+      spec:
+        containers:
+        - name: head
+          image: rayproject/ray:2.9.0
+  workerGroupSpecs:
+  - groupName: gpu
+    template:
+      spec:
+        containers:
+        - name: worker
+          image: rayproject/ray:2.9.0-gpu
+          resources:
+            limits: {nvidia.com/gpu: 4, memory: 32Gi, ephemeral-storage: 100GiB}
+)";
+
+TEST_CASE("fix: repairs the typo, and adds no capacity nobody asked for", "[fix]") {
+  FixedFile fixed = FixText(kRayWorker, "ray.yaml", DefaultPolicy(), IncidentNodes());
+  std::string expected = kRayWorker;
+  expected.replace(expected.find("100GiB"), 6, "100Gi");
+  CHECK(fixed.text == expected);
+  CHECK(fixed.changes.size() == 1);
+  CHECK(fixed.unfixed.empty());
+  // The webhook's patch is there for the asking.
+  FixedFile mutated = FixText(kRayWorker, "ray.yaml", DefaultPolicy(), IncidentNodes(),
+                              WithMutations());
+  CHECK(mutated.text.find("memory: 32Gi") == std::string::npos);
+  CHECK(mutated.text.find("gpulint.io/headroom-added") != std::string::npos);
+}
+
+constexpr char kMistakes[] = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: train
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources:
+      requests: {nvidia.com/gpu: 1, memory: 500m}
+      limits: {nvidia.com/gpu: 2, memory: 500Mi}
+  - name: metrics   # CUDA image, no GPU limit
+    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+  - name: exporter
+    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+    env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]
+    resources:
+      requests: {memory: 0m, example.com/fpga: 2}
+      limits: {memory: 64m}
+)";
+
+constexpr char kMistakesFixed[] = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: train
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources:
+      requests: {nvidia.com/gpu: 2, memory: 500Mi}
+      limits: {nvidia.com/gpu: 2, memory: 500Mi}
+  - name: metrics   # CUDA image, no GPU limit
+    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+    env:
+    - name: NVIDIA_VISIBLE_DEVICES
+      value: void
+  - name: exporter
+    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04
+    env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]
+    resources:
+      requests: {memory: 0, example.com/fpga: 2}
+      limits: {memory: 64m, example.com/fpga: 2}
+)";
+
+TEST_CASE("fix: repairs what check reports, and says why it leaves the rest", "[fix]") {
+  FixedFile fixed = FixText(kMistakes, "m.yaml", DefaultPolicy(), Inventory());
+  CHECK(fixed.text == kMistakesFixed);
+  CHECK(fixed.changes ==
+        std::vector<std::string>{
+            "m.yaml:9:34: spec.containers[0].resources.requests[\"nvidia.com/gpu\"]: 1 -> 2 "
+            "(the limit: what the device plugin allocates; extended resources need requests "
+            "equal to limits) [gpu-request-limit-mismatch]",
+            "m.yaml:9:45: spec.containers[0].resources.requests.memory: 500m -> 500Mi (the "
+            "limit is 500Mi) [quantity-milli-memory]",
+            "m.yaml:11:5: spec.containers[1]: add env NVIDIA_VISIBLE_DEVICES=void (no GPU "
+            "limit: it must see no GPU) [gpu-limit-missing]",
+            "m.yaml:17:48: spec.containers[2].resources.requests[\"example.com/fpga\"]: add "
+            "limit 2 (equal to the request: extended resources need limits equal to requests) "
+            "[gpu-request-limit-mismatch]",
+            "m.yaml:17:26: spec.containers[2].resources.requests.memory: 0m -> 0 (zero in any "
+            "unit) [quantity-milli-memory]",
+        });
+  CHECK(fixed.unfixed ==
+        std::vector<std::string>{
+            "m.yaml:13:5: not fixed: spec.containers[2]: it sets NVIDIA_VISIBLE_DEVICES itself; "
+            "set a GPU limit, or the value void if it needs no GPU [gpu-limit-missing]",
+            "m.yaml:18:24: not fixed: spec.containers[2].resources.limits.memory: 64m could be "
+            "64Mi or 64M, and only the author knows which [quantity-milli-memory]",
+        });
+  // What is left for check is exactly what fix said it left.
+  std::vector<std::string> left;
+  for (const Finding& f : Evaluate(mutate_testing::Yaml(fixed.text), "", DefaultPolicy(), Inventory()))
+    if (f.rule != "gpu-visibility-bypass") left.push_back(f.rule + " " + f.path);
+  CHECK(left == std::vector<std::string>{
+                    "gpu-limit-missing spec.containers[2]",
+                    "quantity-milli-memory spec.containers[2].resources.limits.memory"});
+  CheckSecondRunChangesNothing(fixed, "m.yaml", Inventory());
+}
+
+TEST_CASE("fix --only: the repairs of those rules and no other", "[fix]") {
+  FixOptions options;
+  options.only = {"gpu-limit-missing"};
+  FixedFile fixed = FixText(kMistakes, "m.yaml", DefaultPolicy(), Inventory(), options);
+  CHECK(fixed.changes.size() == 1);
+  CHECK(fixed.changes[0].find("[gpu-limit-missing]") != std::string::npos);
+  // Only the chosen rule's leftovers are reported.
+  REQUIRE(fixed.unfixed.size() == 1);
+  CHECK(fixed.unfixed[0].find("[gpu-limit-missing]") != std::string::npos);
+  CHECK(fixed.text.find("nvidia.com/gpu: 1, memory: 500m") != std::string::npos);
+}
+
+TEST_CASE("fix: hiding GPUs turned off in the policy is left, and said so", "[fix]") {
+  Policy policy;
+  Error error;
+  REQUIRE(LoadPolicyText("apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n"
+                         "  mutations: {hideGpus: false}\n",
+                         "p.yaml", &policy, &error));
+  FixedFile fixed = FixText(kMistakes, "m.yaml", policy, Inventory());
+  CHECK(fixed.text.find("value: void") == std::string::npos);
+  CHECK(std::count_if(fixed.unfixed.begin(), fixed.unfixed.end(), [](const std::string& u) {
+          return u.find("spec.mutations.hideGpus: false") != std::string::npos;
+        }) == 2);
 }
 
 TEST_CASE("fix: a change through an alias is refused; the document is left as it was", "[fix]") {
@@ -230,7 +390,7 @@ spec:
   - &c {name: a, image: busybox}
   - *c
 )";
-  FixedFile fixed = FixText(text, "p.yaml", DefaultPolicy(), Inventory());
+  FixedFile fixed = FixText(text, "p.yaml", DefaultPolicy(), Inventory(), WithMutations());
   CHECK(fixed.text == text);
   CHECK(fixed.changes.empty());
   REQUIRE(fixed.problems.size() == 1);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <charconv>
 #include <ostream>
+#include <utility>
 
 #include "engine/rule.h"
 #include "engine/value.h"
@@ -65,7 +66,10 @@ class TextWriter : public BufferedWriter {
 
 class JsonWriter : public BufferedWriter {
  public:
-  explicit JsonWriter(std::ostream& out) : BufferedWriter(out) { buf_.append("{\"findings\":["); }
+  JsonWriter(std::ostream& out, std::vector<std::string> policies)
+      : BufferedWriter(out), policies_(std::move(policies)) {
+    buf_.append("{\"findings\":[");
+  }
   // One finding per line, so the output stays readable and greppable.
   void Add(const Finding& finding) override {
     buf_.append(first_ ? "\n" : ",\n");
@@ -87,12 +91,37 @@ class JsonWriter : public BufferedWriter {
       AppendKey(key, &buf_);
       AppendNumber(n, &buf_);
     }
+    if (s.baselined) {
+      buf_.push_back(',');
+      AppendKey("baselined", &buf_);
+      AppendNumber(*s.baselined, &buf_);
+    }
+    AppendPolicies();
     buf_.append("}}\n");
     Flush();
   }
 
  private:
+  // "policy": the one policy, when the inputs shared one; "policies": all.
+  void AppendPolicies() {
+    if (policies_.empty()) return;
+    if (policies_.size() == 1) {
+      buf_.push_back(',');
+      AppendStringMember("policy", policies_[0], &buf_);
+    }
+    buf_.push_back(',');
+    AppendKey("policies", &buf_);
+    char sep = '[';
+    for (const std::string& name : policies_) {
+      buf_.push_back(sep);
+      sep = ',';
+      AppendJsonString(name, &buf_);
+    }
+    buf_.push_back(']');
+  }
+
   bool first_ = true;
+  std::vector<std::string> policies_;
 };
 
 }  // namespace
@@ -169,6 +198,11 @@ std::string SummaryText(const Summary& s) {
   out.append(" (");
   AppendCount(s.files, "file", &out);
   out.push_back(')');
+  if (s.baselined) {
+    out.append("; ");
+    AppendCount(*s.baselined, "finding", &out);
+    out.append(" hidden by the baseline");
+  }
   return out;
 }
 
@@ -228,6 +262,10 @@ void AppendFindingJson(const Finding& f, std::string* out) {
   AppendStringMember("name", f.object.name, out);
   out->append("},");
   AppendStringMember("path", f.path, out);
+  if (!f.fingerprint.empty()) {
+    out->push_back(',');
+    AppendStringMember("fingerprint", f.fingerprint, out);
+  }
   out->push_back('}');
 }
 
@@ -242,7 +280,7 @@ void BufferedWriter::Flush() {
 std::unique_ptr<FindingWriter> NewFindingWriter(const WriterOptions& options, std::ostream& out) {
   switch (options.format) {
     case OutputFormat::kJson:
-      return std::make_unique<JsonWriter>(out);
+      return std::make_unique<JsonWriter>(out, options.policies);
     case OutputFormat::kSarif:
       return NewSarifWriter(options, out);
     case OutputFormat::kJunit:
@@ -426,7 +464,10 @@ void AppendExplanation(const Rule& rule, std::string_view ignore_prefix, std::st
   out->append("\nTo accept it for one object, annotate the object (the reason is required):\n  ");
   out->append(ignore_prefix);
   out->append(info.name);
-  out->append(": \"why this is fine\"\n");
+  out->append(": \"why this is fine\"\nor for one of its containers only:\n  ");
+  out->append(ignore_prefix);
+  out->append(info.name);
+  out->append(".CONTAINER: \"why this is fine\"\n");
 }
 
 }  // namespace gpulint

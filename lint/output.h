@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -30,6 +31,8 @@ struct Summary {
   size_t infos = 0;
   size_t objects = 0;  // objects evaluated (items of a List count one by one)
   size_t files = 0;    // inputs read (stdin counts as one)
+  // Findings a --baseline hid (not counted above); unset without a baseline.
+  std::optional<size_t> baselined;
   void Count(Severity severity);
   // How many findings are at or above `threshold`.
   size_t AtLeast(Severity threshold) const;
@@ -85,6 +88,9 @@ struct WriterOptions {
   Severity fail_on = Severity::kError;        // JUnit: findings at or above are <failure>s
   const Policy* policy = nullptr;             // SARIF: the rules' severities; null: defaults
   std::string base_dir;                       // SARIF: URIs are relative to it (absolute)
+  // JSON and SARIF: the policies the inputs were checked with, each named as
+  // the summary line names it ("built-in", or the file), in input order.
+  std::vector<std::string> policies;
 };
 std::unique_ptr<FindingWriter> NewFindingWriter(const WriterOptions& options, std::ostream& out);
 // `format` must be kText or kJson.

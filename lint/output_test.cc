@@ -123,7 +123,9 @@ TEST_CASE("explain shows the example indented, not wrapped", "[output]") {
         "\nHow to fix:\n  Do this.\n"
         "\nExample:\n  kind: Pod\n  spec:\n    containers: []\n"
         "\nTo accept it for one object, annotate the object (the reason is required):\n"
-        "  ignore.example/fake-rule: \"why this is fine\"\n");
+        "  ignore.example/fake-rule: \"why this is fine\"\n"
+        "or for one of its containers only:\n"
+        "  ignore.example/fake-rule.CONTAINER: \"why this is fine\"\n");
 }
 
 TEST_CASE("rules as JSON carry a null example when there is none", "[output]") {

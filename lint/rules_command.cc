@@ -2,7 +2,6 @@
 #include <algorithm>
 #include <ostream>
 
-#include "engine/edit_distance.h"
 #include "engine/policy.h"
 #include "engine/rule.h"
 #include "lint/commands.h"
@@ -31,8 +30,8 @@ Examples:
 constexpr std::string_view kExplainHelp = R"(Usage: gpulint explain RULE
 
 Prints a rule's title, default severity, why it matters, how to fix it, an
-example, and how to accept a finding for one object. 'gpulint rules' lists the
-rule names.
+example manifest that fires it and the same manifest fixed, and how to accept a
+finding for one object. 'gpulint rules' lists the rule names.
 
 Example:
   gpulint explain gpu-limit-missing
@@ -66,20 +65,6 @@ int RunRules(const std::vector<std::string>& args, CliIo& io) {
   }
   io.out << text;
   return kExitClean;
-}
-
-// The rule whose name is closest to `name`, when it is close enough to be a typo.
-const Rule* ClosestRule(std::string_view name) {
-  const Rule* best = nullptr;
-  size_t best_distance = std::max<size_t>(2, name.size() / 4) + 1;
-  for (const Rule* r : AllRules()) {
-    size_t d = EditDistance(name, r->info.name);
-    if (d < best_distance) {
-      best = r;
-      best_distance = d;
-    }
-  }
-  return best;
 }
 
 int RunExplain(const std::vector<std::string>& args, CliIo& io) {

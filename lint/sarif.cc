@@ -10,6 +10,7 @@
 
 #include "engine/policy.h"
 #include "engine/rule.h"
+#include "lint/fingerprint.h"
 #include "lint/output.h"
 #include "lint/version.h"
 
@@ -91,6 +92,9 @@ class SarifWriter : public BufferedWriter {
                    {"semanticVersion", std::string(kVersion)},
                    {"rules", rules}};
     json run = {{"tool", {{"driver", driver}}}, {"columnKind", "unicodeCodePoints"}};
+    // Which policy judged the findings: the same file can pass under one and
+    // fail under another.
+    if (!options.policies.empty()) run["properties"] = {{"policies", options.policies}};
     if (!base_dir_.empty()) {
       std::string root = SarifUri(base_dir_, "");
       if (root.back() != '/') root += '/';
@@ -128,6 +132,8 @@ class SarifWriter : public BufferedWriter {
     }
     if (!location.empty()) result["locations"] = json::array({location});
     if (!f.path.empty()) result["properties"] = {{"path", f.path}};
+    // What code scanning matches alerts across runs by, instead of the line.
+    if (!f.fingerprint.empty()) result["partialFingerprints"] = {{kFingerprintKey, f.fingerprint}};
     buf_ += first_ ? "\n" : ",\n";
     first_ = false;
     buf_ += Dump(result);

@@ -3,11 +3,15 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
+#include <system_error>
 #include <utility>
 
 #include "engine/engine.h"
+#include "lint/policy_discovery.h"
 
 namespace gpulint {
 
@@ -96,17 +100,54 @@ bool LoadNodesFile(const std::string& path, int stdin_fd, std::vector<NodeClass>
   return LoadPath(path, stdin_fd, LoadLimits{}, sink, error) && ok;
 }
 
+std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
+                                      std::vector<Error>* errors) {
+  std::vector<InputFile> inputs = ExpandPaths(paths, errors);
+  std::erase_if(inputs, [&](const InputFile& input) {
+    return std::filesystem::path(input.path).filename() == kPolicyFileName &&
+           std::find(paths.begin(), paths.end(), input.path) == paths.end();
+  });
+  return inputs;
+}
+
 bool RunSetup::Load(const std::string& policy_file, const std::vector<std::string>& nodes_files,
-                    int stdin_fd, Error* error) {
-  if (!policy_file.empty()) {
-    if (!LoadPolicyFile(policy_file, &loaded_, error)) return false;
-    policy_ = &loaded_;
-  }
-  std::vector<NodeClass> nodes;
+                    int stdin_fd, Error* error, const std::string& env_policy) {
   for (const std::string& path : nodes_files)
-    if (!LoadNodesFile(path, stdin_fd, &nodes, error)) return false;
-  inventory_ = BuildInventory(*policy_, std::move(nodes));
-  return true;
+    if (!LoadNodesFile(path, stdin_fd, &nodes_, error)) return false;
+  env_policy_ = env_policy;
+  forced_ = !policy_file.empty();
+  fixed_ = Get(policy_file, error);
+  return fixed_ != nullptr;
+}
+
+const PolicySetup* RunSetup::Get(const std::string& file, Error* error) {
+  auto it = by_file_.find(file);
+  if (it != by_file_.end()) return it->second.get();
+  auto setup = std::make_unique<PolicySetup>();
+  if (file.empty()) {
+    setup->name = kBuiltInPolicyName;
+    setup->policy = &DefaultPolicy();
+  } else {
+    if (!LoadPolicyFile(file, &setup->loaded, error)) return nullptr;
+    setup->name = file;
+    setup->policy = &setup->loaded;
+  }
+  setup->inventory = BuildInventory(*setup->policy, nodes_);
+  return by_file_.emplace(file, std::move(setup)).first->second.get();
+}
+
+const PolicySetup* RunSetup::PolicyFor(const std::string& input, Error* error) {
+  if (forced_) return fixed_;
+  namespace fs = std::filesystem;
+  std::error_code ec;
+  fs::path cwd = fs::current_path(ec);
+  fs::path dir = input == "-" ? cwd : (cwd / fs::path(input).parent_path()).lexically_normal();
+  auto [it, inserted] = file_by_dir_.try_emplace(dir.string());
+  if (inserted) {
+    fs::path found = NearestPolicyFile(dir);
+    it->second = found.empty() ? env_policy_ : ShownPath(found, cwd);
+  }
+  return Get(it->second, error);
 }
 
 }  // namespace gpulint

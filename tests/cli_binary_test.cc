@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "tests/golden.h"
 #include "tests/temp_dir.h"
 
 #ifndef GPULINT_BINARY
@@ -130,7 +131,8 @@ TEST_CASE("binary: exit codes 0, 1 and 2", "[cli][binary]") {
   Result dirty = RunBinary(dir, {pod});
   CHECK(dirty.rc == 1);
   CHECK(dirty.out.rfind(pod + ":11:25: error: ", 0) == 0);
-  CHECK(dirty.err == "gpulint: " + std::string("1 error, 0 warnings in 1 object (1 file)\n"));
+  CHECK(dirty.err ==
+        "gpulint: " + std::string("1 error, 0 warnings in 1 object (1 file); policy: built-in\n"));
   Result bad = RunBinary(dir, {"check", "--no-such-flag", pod});
   CHECK(bad.rc == 2);
   CHECK(bad.err ==
@@ -191,7 +193,7 @@ TEST_CASE("binary: colour on a terminal, none with NO_COLOR or a file", "[cli][b
   CHECK(file.out.find('\x1b') == std::string::npos);
 }
 
-constexpr char kToolsPod[] = R"(# tools pod: tolerates the GPU taint, no GPU limit
+constexpr char kToolsPod[] = R"(# tools pod: a CUDA image, no GPU limit
 apiVersion: v1
 kind: Pod
 metadata: {name: tools}
@@ -199,7 +201,7 @@ spec:
   tolerations: [{key: nvidia.com/gpu, operator: Exists}]
   containers:
   - name: shell
-    image: busybox   # a comment that stays
+    image: nvcr.io/nvidia/cuda:12.4.1-base   # a comment that stays
     resources:
       limits: {memory: "512MiB"}
 )";
@@ -213,12 +215,12 @@ TEST_CASE("binary: fix --write rewrites files in place; a second run changes not
   CHECK(first.out.empty());
   CHECK(first.err == pod +
                          ":11:24: memory: 512MiB -> 512Mi (the \"i\" makes MiB the binary "
-                         "unit Mi, which Kubernetes writes Mi)\n" +
+                         "unit Mi, which Kubernetes writes Mi) [quantity-invalid]\n" +
                          pod +
-                         ":8:5: add spec.containers[0].env: "
-                         "[{\"name\":\"NVIDIA_VISIBLE_DEVICES\",\"value\":\"void\"}]\n"
-                         "gpulint: made 2 changes in 1 file\n");
-  CHECK(ReadFile(pod) == R"(# tools pod: tolerates the GPU taint, no GPU limit
+                         ":8:5: spec.containers[0]: add env NVIDIA_VISIBLE_DEVICES=void (no GPU "
+                         "limit: it must see no GPU) [gpu-limit-missing]\n"
+                         "gpulint: made 2 changes in 1 file; policy: built-in\n");
+  CHECK(ReadFile(pod) == R"(# tools pod: a CUDA image, no GPU limit
 apiVersion: v1
 kind: Pod
 metadata: {name: tools}
@@ -226,7 +228,7 @@ spec:
   tolerations: [{key: nvidia.com/gpu, operator: Exists}]
   containers:
   - name: shell
-    image: busybox   # a comment that stays
+    image: nvcr.io/nvidia/cuda:12.4.1-base   # a comment that stays
     resources:
       limits: {memory: "512Mi"}
     env:
@@ -240,10 +242,14 @@ spec:
   CHECK(entries == 1);
   Result second = RunBinary(dir, {"fix", "--write", pod});
   CHECK(second.rc == 0);
-  CHECK(second.err == "gpulint: nothing to fix in 1 file\n");
-  // And what fix wrote passes check's hide-GPU rule.
+  CHECK(second.err == "gpulint: nothing to fix in 1 file; policy: built-in\n");
+  // And check no longer reports what fix hid: before, it did.
   Result check = RunBinary(dir, {"check", "--format", "json", pod});
+  CHECK(check.rc == 0);
   CHECK(check.out.find("gpu-limit-missing") == std::string::npos);
+  dir.Write("before.yaml", kToolsPod);
+  Result before = RunBinary(dir, {"check", "--format", "json", dir.Path("before.yaml")});
+  CHECK(before.out.find("gpu-limit-missing") != std::string::npos);
 }
 
 TEST_CASE("binary: fix - prints to stdout, and --write refuses stdin", "[cli][binary][fix]") {
@@ -265,7 +271,7 @@ TEST_CASE("binary: node-patch reads nvidia-smi on stdin", "[cli][binary][node-pa
   TempDir dir;
   Options options;
   options.stdin_path =
-      std::string(GPULINT_SOURCE_DIR) + "/testdata/nvidia-smi/a100-sxm4-80gb-x8.csv";
+      gpulint::testing::SourceDir() + "/testdata/nvidia-smi/a100-sxm4-80gb-x8.csv";
   Result r = RunBinary(dir, {"node-patch", "--node", "dgx-1"}, options);
   CHECK(r.rc == 0);
   CHECK(r.out == R"([{"op":"add","path":"/status/capacity/gpulint.io~1vram","value":"640Gi"}])"

@@ -269,19 +269,19 @@ TEST_CASE("hostile: YAML 1.1 quantities read as Kubernetes reads them", "[hostil
   const Policy& policy = DefaultPolicy();
   Inventory inventory = BuildInventory(policy, {});
   // sigs.k8s.io/yaml turns `memory: 0x10` into the JSON number 16: 16 bytes.
-  // The headroom mutation adds the policy's 8Gi per GPU to what it read.
+  // The headroom mutation adds the policy's 1Gi per GPU to what it read.
   struct Case {
     const char* memory;
-    const char* patched;  // request + 8Gi, as Kubernetes' canonical text
+    const char* patched;  // request + 1Gi, as Kubernetes' canonical text
   };
   const Case cases[] = {
-      {"0x10", "8589934608"},  // 16 + 8Gi
-      {"010", "8589934600"},   // 8 + 8Gi (octal)
-      {"1_024", "8589935616"},
-      {"1e3", "8589935592"},
+      {"0x10", "1073741840"},  // 16 + 1Gi
+      {"010", "1073741832"},   // 8 + 1Gi (octal)
+      {"1_024", "1073742848"},
+      {"1e3", "1073742824"},
       // a float64 first: 1, not a fraction of a byte that rounds up to 2
-      {"1.0000000000000001", "8589934593"},
-      {"'010'", "8589934602"},  // quoted: the string "010", decimal 10
+      {"1.0000000000000001", "1073741825"},
+      {"'010'", "1073741834"},  // quoted: the string "010", decimal 10
   };
   for (const Case& c : cases) {
     INFO(c.memory);

@@ -54,7 +54,7 @@ std::string ReviewOf(const Json& object, const std::string& operation = "CREATE"
 Snapshot IncidentNodesSnapshot() {
   static const Inventory inventory = [] {
     std::vector<NodeClass> nodes;
-    std::string path = std::string(GPULINT_SOURCE_DIR) + "/testdata/nodes/incidents.yaml";
+    std::string path = ::gpulint::testing::SourceDir() + "/testdata/nodes/incidents.yaml";
     Error error;
     REQUIRE(LoadYamlString(ReadFile(path), path, {}, [&](Document&& doc) {
       REQUIRE(doc.ok);

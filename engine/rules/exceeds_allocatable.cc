@@ -6,11 +6,12 @@
 
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
 
-// "1Gi fixed + 5% + 4 × 8Gi per GPU"
+// "1Gi fixed + 5% of allocatable + 4 GPUs × 1Gi"
 std::string ReserveTerms(const Policy& policy, const std::string& resource, const NodeClass& node) {
   auto it = policy.reserved.find(resource);
   if (it == policy.reserved.end()) return "";
@@ -145,11 +146,15 @@ extern const Rule kExceedsAllocatableRule = {
     {"exceeds-allocatable", Severity::kError,
      "Requests or the memory limit exceed allocatable minus reserved headroom",
      "A pod that requests (or may use, up to its memory limit) all of a node's allocatable memory "
-     "leaves nothing for the OS, kubelet, daemon pods and the GPU driver. Incident 1: a 500Gi job "
-     "on a node with 503.3 GiB hung the node instead of being OOM-killed. The policy reserves "
-     "headroom (fixed, percent and per GPU) on top of kubelet's own.",
+     "leaves nothing for the OS, kubelet, daemon pods and the GPU driver: a job with memory: 500Gi "
+     "on a V100 node with 503.3 GiB hung the node instead of being OOM-killed. The NVIDIA driver "
+     "also takes host memory that no cgroup charges to any pod, more with every GPU it drives (on "
+     "one T4 node, 31 GB for an OpenGL renderer), so no pod's limit accounts for it. The policy "
+     "keeps headroom free (a percent of allocatable, and some per GPU) on top of kubelet's own "
+     "reservation.",
      "Lower the request or limit below the available figure shown, or target a larger node class. "
-     "Remember 500Gi is 536.9 GB: sizing in G instead of Gi frees 7%."},
+     "Remember 500Gi is 536.9 GB: sizing in G instead of Gi frees 7%.",
+     RuleExample("exceeds-allocatable")},
     Check,
 };
 

@@ -1,6 +1,7 @@
 // gpu-fractional: nvidia.com/gpu: 0.5 arrives as "500m" and is refused.
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -29,9 +30,10 @@ extern const Rule kGpuFractionalRule = {
     {"gpu-fractional", Severity::kError, "A fractional GPU count",
      "The device plugin hands out whole GPUs: `nvidia.com/gpu: 0.5` is stored as 500m and the "
      "API server rejects it. Sharing a GPU takes MPS or time-slicing, which the device plugin "
-     "exposes as whole replicas (incident 4).",
+     "exposes as whole replicas (one T4 shared by MPS is advertised as nvidia.com/gpu: 10).",
      "Request a whole number of GPUs, or configure MPS / time-slicing replicas on the node and "
-     "request one replica."},
+     "request one replica.",
+     RuleExample("gpu-fractional")},
     Check,
 };
 

@@ -2,6 +2,7 @@
 // node (incident 5: NVIDIA_VISIBLE_DEVICES=all is baked into CUDA images).
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -69,9 +70,11 @@ extern const Rule kGpuLimitMissingRule = {
      "A CUDA container without a GPU limit sees every GPU on the node",
      "CUDA images set NVIDIA_VISIBLE_DEVICES=all. A container that runs one without a GPU limit "
      "is not given GPUs by the device plugin, so the NVIDIA runtime exposes all of them: it can "
-     "use, and exhaust the memory of, GPUs the scheduler gave to other pods (incident 5).",
+     "use, and exhaust the memory of, GPUs the scheduler gave to other pods: a pod with no GPU "
+     "request saw all 4 GPUs of its node while each was allocated to another pod.",
      "Set resources.limits[\"nvidia.com/gpu\"] on the container, or, if it needs no GPU, set the "
-     "env NVIDIA_VISIBLE_DEVICES=void (the mutating webhook does this for you)."},
+     "env NVIDIA_VISIBLE_DEVICES=void (the mutating webhook does this for you).",
+     RuleExample("gpu-limit-missing")},
     Check,
 };
 

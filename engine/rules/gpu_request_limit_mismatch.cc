@@ -2,6 +2,7 @@
 // cannot be overcommitted: requests must equal limits, and limits must be set.
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -39,7 +40,8 @@ extern const Rule kGpuRequestLimitMismatchRule = {
      "GPUs and other extended resources are allocated whole and cannot be overcommitted: the API "
      "server rejects a pod whose requests differ from its limits, after the mutating webhooks "
      "have run. A limit alone is fine: the request defaults to it.",
-     "Set only limits (e.g. `nvidia.com/gpu: 2`), or set requests equal to limits."},
+     "Set only limits (e.g. `nvidia.com/gpu: 2`), or set requests equal to limits.",
+     RuleExample("gpu-request-limit-mismatch")},
     Check,
 };
 

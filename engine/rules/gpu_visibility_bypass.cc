@@ -2,6 +2,7 @@
 #include "engine/path.h"
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -75,13 +76,14 @@ extern const Rule kGpuVisibilityBypassRule = {
      "The device plugin decides which GPUs a container sees. NVIDIA_VISIBLE_DEVICES or "
      "CUDA_VISIBLE_DEVICES set by hand, a privileged container on a GPU node, or a hostPath "
      "mount of /dev/nvidia* each hand a container GPUs that the scheduler counts as free or as "
-     "another pod's (incident 5). The variable set by hand (other than void or none) in a "
+     "another pod's. The variable set by hand (other than void or none) in a "
      "container with no GPU limit whose pod can land on a GPU node is an error: that is the "
      "breach itself. Privileged containers, hostPath mounts, the variable where no GPU node is "
      "in reach and the variable in a node agent (the policy's agentImages: device plugins and "
      "monitoring agents do this on purpose) are warnings.",
      "Request GPUs through resources.limits; for node agents that must see every GPU, add the "
-     "annotation ignore.gpulint.io/gpu-visibility-bypass with the reason."},
+     "annotation ignore.gpulint.io/gpu-visibility-bypass with the reason.",
+     RuleExample("gpu-visibility-bypass")},
     Check,
 };
 

@@ -1,6 +1,7 @@
 // memory-limit-missing: a GPU container with no memory limit (incident 3).
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -23,11 +24,13 @@ void Check(const ObjectContext& ctx, Reporter& out) {
 extern const Rule kMemoryLimitMissingRule = {
     {"memory-limit-missing", Severity::kWarning, "A GPU container without a memory limit",
      "The NVIDIA driver allocates host memory on behalf of GPU processes that no cgroup charges to "
-     "the pod (incident 3: 31.4 GB of nvidia_pte_cache). Without a memory limit the container and "
+     "the pod (31.4 GB of nvidia_pte_cache on a T4 node running an OpenGL renderer). Without a "
+     "memory limit the container and "
      "the driver together push the node into reclaim; it hangs instead of OOM-killing the pod, "
      "goes NotReady, and the pod moves on to the next GPU node.",
      "Set resources.limits.memory on every GPU container, leaving the policy's per-GPU headroom "
-     "free on the node."},
+     "free on the node.",
+     RuleExample("memory-limit-missing")},
     Check,
 };
 

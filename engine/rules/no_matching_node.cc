@@ -2,6 +2,7 @@
 // stays Pending (or its selectors are wrong).
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -26,7 +27,8 @@ extern const Rule kNoMatchingNodeRule = {
      "selectors, affinity or missing tolerations rule out every node stays Pending; often a "
      "label value is misspelt or the GPU taint is not tolerated.",
      "Check nodeSelector / affinity values against the node labels, and tolerate the GPU taint "
-     "(nvidia.com/gpu: NoSchedule) on GPU pods."},
+     "(nvidia.com/gpu: NoSchedule) on GPU pods.",
+     RuleExample("no-matching-node")},
     Check,
 };
 

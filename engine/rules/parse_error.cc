@@ -1,6 +1,7 @@
 // parse-error: reported by the front ends for documents that do not load;
 // it has no check of its own.
 #include "engine/rule.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 
@@ -8,7 +9,8 @@ extern const Rule kParseErrorRule = {
     {"parse-error", Severity::kError, "The document is not valid YAML or JSON",
      "A manifest that does not parse is not applied at all, and nothing else can be checked in "
      "it. Other documents in the same file are still checked.",
-     "Fix the syntax at the position shown (indentation, a missing ':' or quote, a tab)."},
+     "Fix the syntax at the position shown (indentation, a missing ':' or quote, a tab).",
+     RuleExample("parse-error")},
     [](const ObjectContext&, Reporter&) {},
 };
 

@@ -3,6 +3,7 @@
 #include "engine/path.h"
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -68,7 +69,8 @@ extern const Rule kQuantityInvalidRule = {
      "the API server (or, worse, fixed by hand under pressure into the wrong unit system: 500Gi "
      "is 536.9 GB, not 500 GB). Negative requests are refused too.",
      "Use a Kubernetes suffix: decimal k M G T P E (powers of 1000) or binary Ki Mi Gi Ti Pi Ei "
-     "(powers of 1024), e.g. 500G or 465Gi. `gpulint quantity VALUE` shows the exact value."},
+     "(powers of 1024), e.g. 500G or 465Gi. `gpulint quantity VALUE` shows the exact value.",
+     RuleExample("quantity-invalid")},
     Check,
 };
 

@@ -2,6 +2,7 @@
 // nobody means it.
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -51,7 +52,8 @@ extern const Rule kQuantityMilliMemoryRule = {
      "The suffix m means 1/1000, not mega: `memory: 500m` asks for half a byte. Kubernetes "
      "accepts it, the scheduler places the pod anywhere, and the container is OOM-killed at start "
      "or, with no limit, takes what it finds.",
-     "Write mebibytes as Mi (500Mi = 524288000 bytes) or megabytes as M (500M = 500000000 bytes)."},
+     "Write mebibytes as Mi (500Mi = 524288000 bytes) or megabytes as M (500M = 500000000 bytes).",
+     RuleExample("quantity-milli-memory")},
     Check,
 };
 

@@ -2,6 +2,7 @@
 // 1's "525374500Ki (99%)" next to "538419488000 (99%)".
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -45,9 +46,10 @@ extern const Rule kQuantityMixedUnitsRule = {
     {"quantity-mixed-units", Severity::kWarning, "Decimal and binary memory units mixed in one pod",
      "500Gi is 536.9 GB, 7% more than 500G. A pod that sizes its request in one system and its "
      "limit (or a sidecar) in the other is easy to get wrong by gigabytes, and `kubectl describe "
-     "node` then shows Ki next to plain bytes (incident 1).",
+     "node` then shows Ki next to plain bytes (`525374500Ki (99%)` beside `538419488000 (99%)`).",
      "Pick one unit system for the whole pod; binary (Mi, Gi) matches what the kernel and "
-     "`free` report."},
+     "`free` report.",
+     RuleExample("quantity-mixed-units")},
     Check,
 };
 

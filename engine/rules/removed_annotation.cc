@@ -3,6 +3,7 @@
 #include "engine/path.h"
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -53,8 +54,9 @@ extern const Rule kRemovedAnnotationRule = {
     {"removed-annotation", Severity::kWarning, "An annotation Kubernetes no longer reads",
      "Annotations such as scheduler.alpha.kubernetes.io/critical-pod were replaced by fields "
      "years ago; kept in a manifest they protect nothing (the device plugin is not treated as "
-     "critical) while looking as if they do (incident 5).",
-     "Use the field shown instead and delete the annotation."},
+     "critical) while looking as if they do.",
+     "Use the field shown instead and delete the annotation.",
+     RuleExample("removed-annotation")},
     Check,
 };
 

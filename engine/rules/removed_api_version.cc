@@ -1,6 +1,7 @@
 // removed-api-version: API versions the API server no longer serves
 // (incident 5: extensions/v1beta1 DaemonSet).
 #include "engine/rule.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -55,9 +56,10 @@ extern const Rule kRemovedApiVersionRule = {
     {"removed-api-version", Severity::kError, "An API version Kubernetes no longer serves",
      "Old device-plugin manifests still use extensions/v1beta1 DaemonSets, which every cluster "
      "since 1.16 rejects with `no matches for kind \"DaemonSet\" in version "
-     "\"extensions/v1beta1\"` (incident 5).",
+     "\"extensions/v1beta1\"`.",
      "Move to the version shown (apps/v1 for workloads; add spec.selector matching the template's "
-     "labels)."},
+     "labels).",
+     RuleExample("removed-api-version")},
     Check,
 };
 

@@ -2,6 +2,7 @@
 // 2 GPUs (incident 4).
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -73,13 +74,14 @@ void Check(const ObjectContext& ctx, Reporter& out) {
 extern const Rule kSharedGpuMultipleReplicasRule = {
     {"shared-gpu-multiple-replicas", Severity::kError,
      "More than one replica of a shared (MPS / time-sliced) GPU",
-     "With MPS or time-slicing the device plugin advertises each GPU as N replicas (incident 4: "
-     "one T4 as nvidia.com/gpu: 10). Under MPS, NVIDIA's device plugin (0.15 and later) refuses "
+     "With MPS or time-slicing the device plugin advertises each GPU as N replicas (one T4 "
+     "as nvidia.com/gpu: 10, for instance). Under MPS, NVIDIA's device plugin (0.15 and later) refuses "
      "a container more than one replica at the kubelet, so such a pod never starts: an error. "
      "Under time-slicing a request of 2 is two slices, which may be of the same card: no more "
      "compute or memory than one, and no isolation between them: a warning.",
      "Request one replica per container on shared nodes, or schedule multi-GPU work on nodes "
-     "without sharing."},
+     "without sharing.",
+     RuleExample("shared-gpu-multiple-replicas")},
     Check,
 };
 

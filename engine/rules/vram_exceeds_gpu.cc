@@ -1,6 +1,7 @@
 // vram-exceeds-gpu: declared VRAM above what the pod's GPUs have (incident 2).
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
 
 namespace gpulint {
 namespace {
@@ -69,10 +70,12 @@ void Check(const ObjectContext& ctx, Reporter& out) {
 extern const Rule kVramExceedsGpuRule = {
     {"vram-exceeds-gpu", Severity::kError, "Declared VRAM exceeds what the pod's GPUs have",
      "The scheduler does not see GPU memory. A container that needs more VRAM than its GPUs have "
-     "crashes at start and restarts forever (CrashLoopBackOff) instead of staying Pending "
-     "(incident 2). On shared GPUs every replica shares one card's memory.",
+     "crashes at start and restarts forever (CrashLoopBackOff) instead of staying Pending: the "
+     "fifth 12 GB model on a 48 GB card crashed in a loop while CPU and RAM still fit. On shared "
+     "GPUs every replica shares one card's memory.",
      "Request more GPUs, a node class with larger GPUs, or lower the declared VRAM "
-     "(the gpulint.io/vram annotation or resource) to the measured peak."},
+     "(the gpulint.io/vram annotation or resource) to the measured peak.",
+     RuleExample("vram-exceeds-gpu")},
     Check,
 };
 

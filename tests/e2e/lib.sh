@@ -115,6 +115,13 @@ at_exit() { CLEANUPS+=("$1"); }
 # ---- polling -------------------------------------------------------------------------
 
 # wait_for SECONDS WHAT CMD...: CMD every 0.5 s until it succeeds; 1 on timeout.
+# The default policy's per-GPU memory headroom in bytes (reserved.memory.perGpu
+# of policies/default.yaml), which the mutation adds per GPU: read, not
+# written down, so the scenarios follow the default.
+per_gpu_headroom() {
+  bytes "$(sed -n 's/^ *memory: {.*perGpu: *\([0-9A-Za-z.]*\).*/\1/p' "$ROOT/policies/default.yaml" | head -n 1)"
+}
+
 # webhook_metric SERIES: its value from the webhook's /metrics.
 webhook_metric() {
   curl -s --max-time 5 --cacert "$E2E_TMP/pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/metrics" |

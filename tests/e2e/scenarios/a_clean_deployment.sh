@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # a. A clean 1-GPU Deployment (16Gi memory request = limit, 1 GPU, the GPU
 # taint tolerated) on the 1-GPU node with 32G allocatable (gpu-rtx8000): its
-# pod is created and bound. The mutation adds the per-GPU headroom (8Gi) to
+# pod is created and bound. The mutation adds the per-GPU headroom (perGpu) to
 # the pod's memory once; the validation must not count it a second time
 # against allocatable minus the reserve that already holds it.
 # shellcheck source=../lib.sh

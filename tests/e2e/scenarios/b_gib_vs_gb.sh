@@ -51,7 +51,9 @@ YAML
 expect_denied "a Pod asking 500Gi on the 527787256Ki V100 node"
 expect_denial "the Pod's denial names exceeds-allocatable" 'exceeds-allocatable'
 expect_denial "the Pod's denial quotes the user's 500Gi" '500Gi'
-expect_denial_not "the Pod's denial quotes the user's 500Gi, not the mutated request (500Gi + 4 x 8Gi)" '532Gi'
+mutated=$(((500 << 30) + 4 * $(per_gpu_headroom)))
+expect_denial_not "the Pod's denial quotes the user's 500Gi, not the mutated request (500Gi + 4 GPUs' headroom = $mutated B)" \
+  "memory request ($mutated|$((mutated >> 30))Gi)\b"
 note "$(denial | cut -c1-300)"
 
 kc create -n "$NS" -f - < <(job train-440g 440G)

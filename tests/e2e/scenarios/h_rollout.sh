@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # h. Rollouts of a mutated Deployment (1 GPU, 16Gi, 16G of VRAM declared, on
-# the V100 node): `kubectl set image`, then the manifest as `gpulint fix`
+# the V100 node): `kubectl set image`, then the manifest as `gpulint fix --mutations`
 # rewrites it (headroom, VRAM resource and the headroom annotation already in
 # the template) applied over it. Each creates new pods, and nothing is added
 # twice: memory request and limit, the VRAM resource and gpulint's annotations
-# on the new pods are those of the first pod (16Gi + 8Gi headroom once).
+# on the new pods are those of the first pod (16Gi + the per-GPU headroom once).
 # A second mutating webhook, called after gpulint's, labels every pod, so the
 # API server reinvokes gpulint on each pod; the reinvocation adds nothing.
 # shellcheck source=../lib.sh
@@ -109,9 +109,10 @@ wait_revision() {
 first=$(wait_revision 1)
 first_mutated=$(mutated <<<"$first")
 memory=$(jq -r '.resources.requests.memory' <<<"$first_mutated")
-[[ $(bytes "$memory") == $(((16 + 8) << 30)) && $(bytes "$(jq -r '.resources.limits.memory' <<<"$first_mutated")") == $(((16 + 8) << 30)) ]] ||
-  fail "the first pod's memory is not 16Gi + 8Gi of headroom (added once, whatever the reinvocation)" \
-    "requests.memory = limits.memory = 24Gi" "$first_mutated"
+want=$(((16 << 30) + $(per_gpu_headroom)))
+[[ $(bytes "$memory") == "$want" && $(bytes "$(jq -r '.resources.limits.memory' <<<"$first_mutated")") == "$want" ]] ||
+  fail "the first pod's memory is not 16Gi + one GPU's headroom (added once, whatever the reinvocation)" \
+    "requests.memory = limits.memory = $want B" "$first_mutated"
 [[ $(jq -r '.resources.limits["gpulint.io/vram"] // empty' <<<"$first_mutated") == 16G ]] ||
   fail "the first pod's VRAM resource is not the declared 16G" "limits gpulint.io/vram: 16G" "$first_mutated"
 note "revision 1: $(jq -c '{requests: .resources.requests, limits: .resources.limits, annotations}' <<<"$first_mutated")"
@@ -124,10 +125,12 @@ second=$(wait_revision 2)
   fail "after kubectl set image, the new pod was mutated differently" "$first_mutated" "$(mutated <<<"$second")"
 note "revision 2 (kubectl set image): the same memory, VRAM and annotations"
 
-# Rollout 2: the manifest as gpulint fix writes it (the mutations in the template).
+# Rollout 2: the manifest as `gpulint fix --mutations` writes it against the
+# cluster's own nodes (the webhook's patch in the template).
 [[ -x $GPULINT ]] || fail "no gpulint binary at $GPULINT (GPULINT_BINARY)"
 fixed=$E2E_TMP/h-trainer-fixed.yaml
-"$GPULINT" fix "$manifest" >"$fixed" 2>"$E2E_TMP/h-fix.err" || true
+k get nodes -o yaml >"$E2E_TMP/h-nodes.yaml"
+"$GPULINT" fix --mutations --nodes "$E2E_TMP/h-nodes.yaml" "$manifest" >"$fixed" 2>"$E2E_TMP/h-fix.err" || true
 ! cmp -s "$manifest" "$fixed" ||
   fail "gpulint fix changed nothing in the Deployment" "the headroom and VRAM in the template" "$(cat "$fixed" "$E2E_TMP/h-fix.err")"
 sed -i 's/pytorch:24.05-py3/pytorch:24.06-py3/' "$fixed"

@@ -1,0 +1,88 @@
+// Every rule's `gpulint explain` shows a failing and a fixed example; they are
+// testdata/rules/<rule>/fail-example.yaml and pass-example.yaml, compiled in
+// (and golden cases: fail-example.expected holds the finding). Here each runs
+// through the engine with the default policy: the failing one must fire its
+// rule, the fixed one must give no finding of any rule. Rule texts are for people who never
+// read ../shared/CONTEXT.md: they say what happened, not "incident N".
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+
+#include "engine/rule.h"
+#include "tests/golden.h"
+
+namespace fs = std::filesystem;
+
+namespace gpulint::testing {
+namespace {
+
+struct Examples {
+  std::string failing;  // path
+  std::string fixed;    // path
+};
+
+Examples ExamplesOf(const RuleInfo& rule) {
+  std::string dir = SourceDir() + "/testdata/rules/" + rule.name;
+  return {dir + "/fail-example.yaml", dir + "/pass-example.yaml"};
+}
+
+Policy Default() {
+  Policy policy;
+  Error error;
+  INFO(error.ToString());
+  REQUIRE(LoadPolicyText(DefaultPolicyText(), "<default policy>", &policy, &error));
+  return policy;
+}
+
+// A rule that needs a node inventory says so in its example's comment, as the
+// user must pass --nodes too; the nodes are those of ../shared/CONTEXT.md.
+Inventory InventoryFor(const std::string& failing, const Policy& policy) {
+  if (ReadFile(failing).find("--nodes") == std::string::npos) return BuildInventory(policy, {});
+  return BuildInventory(policy, LoadNodes(SourceDir() + "/testdata/nodes/incidents.yaml"));
+}
+
+std::string Lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("every rule's example fires it and its fixed example is clean", "[examples]") {
+  Policy policy = Default();
+  for (const Rule* rule : AllRules()) {
+    const RuleInfo& info = rule->info;
+    Examples files = ExamplesOf(info);
+    INFO("rule " << info.name << " needs " << files.failing << " and " << files.fixed
+                 << ", and RuleExample(\"" << info.name << "\") in its RuleInfo");
+    REQUIRE(fs::exists(files.failing));
+    REQUIRE(fs::exists(files.fixed));
+    // What explain shows is what is tested here (CMake compiled the files in).
+    REQUIRE(info.example != nullptr);
+    CHECK(std::string(info.example) == ReadFile(files.failing) + "---\n" + ReadFile(files.fixed));
+    CHECK(ReadFile(files.failing).rfind("# Fails", 0) == 0);
+    CHECK(ReadFile(files.fixed).rfind("# Fixed", 0) == 0);
+
+    Inventory inventory = InventoryFor(files.failing, policy);
+    std::vector<std::string> fired = Render(LintFile(files.failing, policy, inventory), info.name);
+    INFO(files.failing);
+    CHECK(!fired.empty());
+    std::vector<std::string> left = Render(LintFile(files.fixed, policy, inventory), "");
+    INFO(files.fixed);
+    CHECK(left == std::vector<std::string>{});
+  }
+}
+
+TEST_CASE("no rule text sends the reader to an incident number", "[examples]") {
+  for (const Rule* rule : AllRules()) {
+    const RuleInfo& i = rule->info;
+    for (const char* text : {i.title, i.rationale, i.fix, i.example}) {
+      if (text == nullptr) continue;
+      INFO(i.name << ": " << text);
+      CHECK(Lower(text).find("incident") == std::string::npos);
+    }
+  }
+}
+
+}  // namespace gpulint::testing
