@@ -422,6 +422,22 @@ TEST_CASE("a node re-registered or relabelled is patched again; garbage labels l
   Settle();
   CHECK(fake.patches().size() == 3);
   CHECK(fake.Node("a100-0")["status"]["capacity"]["gpulint.io/vram"] == "320Gi");
+  // The watch says so once, not on each of the node's status updates (a
+  // kubelet's heartbeats); a different problem is said again.
+  CHECK(run.log().Messages("node skipped").size() == 1);
+  uint64_t seen = run.events();
+  broken = fake.Node("a100-0");
+  broken["status"]["conditions"] = Json::array({{{"type", "Ready"}, {"status", "True"}}});
+  fake.Put(broken);
+  REQUIRE(Eventually([&] { return run.events() > seen; }));
+  CHECK(run.log().Messages("node skipped").size() == 1);
+  seen = run.events();
+  broken["metadata"]["labels"]["nvidia.com/gpu.count"] = "nine";
+  fake.Put(broken);
+  REQUIRE(Eventually([&] { return run.events() > seen; }));
+  REQUIRE(Eventually([&] { return run.log().Messages("node skipped").size() == 2; }));
+  CHECK(run.log().Messages("node skipped")[1]["error"].get<std::string>().find("\"nine\"") !=
+        std::string::npos);
 
   // Deleted for good: forgotten.
   fake.Delete("a100-0");

@@ -140,6 +140,18 @@ bool NodeWatcher::FetchPage(const std::string& path, Value* root) {
   return true;
 }
 
+void NodeWatcher::NoteRead(const std::string& name, bool ok, const Error& error) {
+  if (ok) {
+    skipped_.erase(name);
+    return;
+  }
+  std::string problem = error.ToString();
+  auto [it, added] = skipped_.try_emplace(name, problem);
+  if (!added && it->second == problem) return;
+  it->second = problem;
+  LogLine("warn", "node skipped").Add("node", name).Add("error", problem).Emit(log_);
+}
+
 bool NodeWatcher::List() {
   std::map<std::string, NodeClass> nodes;
   std::set<std::string> listed;  // the usable nodes and the skipped ones
@@ -156,16 +168,15 @@ bool NodeWatcher::List() {
       bool ok = NodeClassFromNode(item, kSource, &node, &e);
       listed.insert(NameOf(item));
       if (observer_) observer_->NodeSeen(item, ok ? &node : nullptr, e);
-      if (ok)
-        nodes[NameOf(item)] = std::move(node);
-      else
-        LogLine("warn", "node skipped").Add("node", NameOf(item)).Add("error", e.ToString()).Emit(log_);
+      NoteRead(NameOf(item), ok, e);
+      if (ok) nodes[NameOf(item)] = std::move(node);
     });
     const Value* meta = root.Find("metadata");
     version = meta ? std::string(meta->StringAt("resourceVersion")) : std::string();
     next = meta ? std::string(meta->StringAt("continue")) : std::string();
   } while (!next.empty());
   if (observer_) observer_->Listed(listed);
+  std::erase_if(skipped_, [&](const auto& entry) { return !listed.count(entry.first); });
   nodes_ = std::move(nodes);
   resource_version_ = version;
   lists_++;
@@ -260,18 +271,18 @@ bool NodeWatcher::ApplyEvent(std::string_view line, WatchEnd* end) {
   std::string name = NameOf(*object);
   if (type == "DELETED") {
     nodes_.erase(name);
+    skipped_.erase(name);
     if (observer_) observer_->NodeGone(name);
   } else if (type == "ADDED" || type == "MODIFIED") {
     NodeClass node;
     Error e;
     bool ok = NodeClassFromNode(*object, kSource, &node, &e);
     if (observer_) observer_->NodeSeen(*object, ok ? &node : nullptr, e);
-    if (ok) {
+    NoteRead(name, ok, e);
+    if (ok)
       nodes_[name] = std::move(node);
-    } else {
+    else
       nodes_.erase(name);  // stale data would be worse than none
-      LogLine("warn", "node skipped").Add("node", name).Add("error", e.ToString()).Emit(log_);
-    }
   } else {
     return true;
   }

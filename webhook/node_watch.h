@@ -83,7 +83,13 @@ class NodeWatcher {
   Options options_;
   NodeObserver* observer_ = nullptr;
 
+  // Whether a node reads, for the log: a node whose labels do not read is
+  // logged when its problem first appears or changes, not on each of its
+  // status updates (every few seconds per node).
+  void NoteRead(const std::string& name, bool ok, const Error& error);
+
   std::map<std::string, NodeClass> nodes_;  // by name; only the watch thread touches it
+  std::map<std::string, std::string> skipped_;  // node -> its problem, as logged; ditto
   std::string resource_version_;
 
   std::atomic<bool> stopping_{false};
