@@ -265,16 +265,6 @@ client_cert_user() { echo "{client-certificate: \"$E2E_TMP/pki/$1.crt\", client-
 
 # ---- the control plane ---------------------------------------------------------
 
-# wait_until SECONDS WHAT CMD...: polls CMD every 0.25 s; fails after SECONDS.
-wait_until() {
-  local limit=$1; shift 2
-  local deadline=$((SECONDS + limit))
-  until "$@" >/dev/null 2>&1; do
-    ((SECONDS < deadline)) || return 1
-    sleep 0.25
-  done
-}
-
 die_with_log() {  # die_with_log MESSAGE LOG...
   echo "FAIL e2e: $1" >&2
   shift
@@ -298,7 +288,7 @@ start_etcd() {
     --listen-client-urls "http://127.0.0.1:$ETCD_PORT" --advertise-client-urls "http://127.0.0.1:$ETCD_PORT" \
     --listen-peer-urls "http://127.0.0.1:$peer" --initial-advertise-peer-urls "http://127.0.0.1:$peer" \
     --initial-cluster "e2e=http://127.0.0.1:$peer" --log-level warn
-  wait_until 20 "etcd health" curl -sf --max-time 1 "http://127.0.0.1:$ETCD_PORT/health" ||
+  wait_for 20 "etcd health" curl -sf --max-time 1 "http://127.0.0.1:$ETCD_PORT/health" ||
     die_with_log "etcd did not become healthy within 20 s" etcd
 }
 
@@ -322,7 +312,7 @@ start_apiserver() {
     --service-cluster-ip-range=10.0.0.0/24 --authorization-mode=Node,RBAC --allow-privileged=true \
     --profiling=false --enable-priority-and-fairness=false --endpoint-reconciler-type=none "${args[@]}"
   # /readyz needs a credential: the admin client certificate.
-  wait_until 60 "kube-apiserver /readyz" curl -sf --max-time 2 --cacert "$d/ca.crt" \
+  wait_for 60 "kube-apiserver /readyz" curl -sf --max-time 2 --cacert "$d/ca.crt" \
     --cert "$d/admin.crt" --key "$d/admin.key" "https://127.0.0.1:$APISERVER_PORT/readyz" ||
     die_with_log "kube-apiserver was not ready within 60 s" kube-apiserver
 }
@@ -361,7 +351,7 @@ cluster_up() {
   start_controller_manager
   # The controller manager is working once it has made the default
   # ServiceAccount of a namespace.
-  wait_until 60 "the default ServiceAccount" k get serviceaccount default -n default ||
+  wait_for 60 "the default ServiceAccount" k get serviceaccount default -n default ||
     die_with_log "kube-controller-manager made no ServiceAccount within 60 s" kube-controller-manager
 }
 
@@ -483,7 +473,7 @@ PY
     sleep 0.1
   done
   [[ -n $WEBHOOK_PORT ]] || die_with_log "gpulint-webhook logged no 'listening' within 10 s" webhook
-  wait_until 20 "the webhook's /readyz" curl -sf --max-time 2 --cacert "$E2E_TMP/pki/ca.crt" \
+  wait_for 20 "the webhook's /readyz" curl -sf --max-time 2 --cacert "$E2E_TMP/pki/ca.crt" \
     "https://127.0.0.1:$WEBHOOK_PORT/readyz" || die_with_log "gpulint-webhook /readyz not 200 within 20 s" webhook
 
   # Both configurations, each webhook's clientConfig.service replaced by the
@@ -534,9 +524,9 @@ EOF
 }
 
 wait_webhook_active() {
-  wait_until 30 "validate.gpulint.io called" webhook_validates ||
+  wait_for 30 "validate.gpulint.io called" webhook_validates ||
     die_with_log "the API server does not call validate.gpulint.io (30 s)" webhook kube-apiserver
-  wait_until 30 "mutate.gpulint.io called" webhook_mutates ||
+  wait_for 30 "mutate.gpulint.io called" webhook_mutates ||
     die_with_log "the API server does not call mutate.gpulint.io (30 s)" webhook kube-apiserver
 }
 
@@ -544,7 +534,7 @@ wait_webhook_active() {
 wait_inventory() {
   local want
   want=$(k get nodes -o name | wc -l)
-  wait_until 30 "the webhook's inventory" inventory_is "$want" ||
+  wait_for 30 "the webhook's inventory" inventory_is "$want" ||
     die_with_log "the webhook's node inventory holds $(webhook_metric gpulint_webhook_inventory_nodes) nodes, not $want, after 30 s (its RBAC is the chart's ClusterRole)" webhook
 }
 inventory_is() { [[ $(webhook_metric gpulint_webhook_inventory_nodes) == "$1" ]]; }

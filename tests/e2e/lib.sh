@@ -138,6 +138,7 @@ vram_written() {
   [[ -n $c && -n $a && $(bytes "$c") == "$2" && $(bytes "$a") == "$2" ]]
 }
 
+# wait_for SECONDS WHAT CMD...: polls CMD every 0.5 s; fails after SECONDS.
 wait_for() {
   local limit=$1; shift 2
   local deadline=$((SECONDS + limit))
