@@ -54,18 +54,25 @@ cp "$src/scripts/pre-commit-gpulint" "$hooks/scripts/"
 git -C "$hooks" add .pre-commit-hooks.yaml scripts/pre-commit-gpulint
 git -C "$hooks" commit -q -m hooks
 
-project=$tmp/project
-git init -q "$project"
-cd "$project"
-cat >.pre-commit-config.yaml <<EOF
+# new_project DIR HOOK_ID: a fresh repository in DIR (the current directory
+# from then on) whose .pre-commit-config.yaml uses hook HOOK_ID of $hooks,
+# with pre-commit installed as its git hook.
+new_project() {
+  project=$1
+  git init -q "$project"
+  cd "$project"
+  cat >.pre-commit-config.yaml <<EOF
 repos:
   - repo: $hooks
     rev: $(git -C "$hooks" rev-parse HEAD)
     hooks:
-      - id: gpulint
+      - id: $2
 EOF
-git add .pre-commit-config.yaml
-pre-commit install >/dev/null
+  git add .pre-commit-config.yaml
+  pre-commit install >/dev/null
+}
+
+new_project "$tmp/project" gpulint
 
 mkdir k8s
 # Half a GPU: the device plugin hands out whole GPUs only.
@@ -133,18 +140,7 @@ grep -q '^gpulint\.*Passed$' <<<"$out" || fail "pre-commit did not run the gpuli
 # hands it the build under test instead, so this checks the hook's wiring: the
 # script found and run, the files passed, the findings shown, the commit
 # refused.
-project=$tmp/project-build
-git init -q "$project"
-cd "$project"
-cat >.pre-commit-config.yaml <<EOF
-repos:
-  - repo: $hooks
-    rev: $(git -C "$hooks" rev-parse HEAD)
-    hooks:
-      - id: gpulint-build
-EOF
-git add .pre-commit-config.yaml
-pre-commit install >/dev/null
+new_project "$tmp/project-build" gpulint-build
 mkdir k8s
 printf '%s\n' "$bad_pod" >k8s/trainer.yaml
 git add k8s/trainer.yaml
