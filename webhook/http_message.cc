@@ -3,6 +3,7 @@
 #include <strings.h>
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
 
 namespace gpulint {
@@ -18,12 +19,6 @@ bool IsToken(std::string_view s) {
   for (char c : s)
     if (!IsTokenChar(c)) return false;
   return true;
-}
-
-std::string_view TrimSpace(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 int HexDigit(char c) {
@@ -136,7 +131,7 @@ int ParseHead(std::string_view head, httplib::Request* req, std::string* why) {
       *why = "malformed header line " + std::to_string(number) + ": expected Name: value";
       return 400;
     }
-    std::string_view value = TrimSpace(line.substr(colon + 1));
+    std::string_view value = TrimBlanks(line.substr(colon + 1));
     for (char c : value) {
       if (c == '\r' || c == '\0') {
         *why = "header line " + std::to_string(number) + " has a control character";
@@ -159,10 +154,48 @@ bool ParseContentLength(std::string_view text, uint64_t* length) {
   return true;
 }
 
+BodyFraming DecideFraming(const httplib::Request& head, uint64_t max_body_bytes) {
+  BodyFraming framing;
+  auto refuse = [&framing](int status, std::string why) {
+    framing.status = status;
+    framing.why = std::move(why);
+    return framing;
+  };
+  if (head.has_header("Transfer-Encoding"))
+    return refuse(411, "Transfer-Encoding " +
+                           QuotedForMessage(head.get_header_value("Transfer-Encoding")) +
+                           " is not accepted: send the body with a Content-Length");
+  size_t lengths = head.get_header_value_count("Content-Length");
+  if (lengths > 1) return refuse(400, "more than one Content-Length header");
+  if (lengths == 0) {
+    if (head.method == "GET" || head.method == "HEAD") return framing;
+    return refuse(411, "Content-Length is required");
+  }
+  std::string text = head.get_header_value("Content-Length");
+  if (!ParseContentLength(text, &framing.length))
+    return refuse(400, "Content-Length " + QuotedForMessage(text) + " is not a number");
+  if (framing.length > max_body_bytes)
+    return refuse(413, "request body of " + std::to_string(framing.length) +
+                           " bytes is over the limit of " + std::to_string(max_body_bytes) +
+                           " bytes");
+  return framing;
+}
+
 bool MayHaveBody(const httplib::Request& req) {
-  if (req.has_header("Transfer-Encoding")) return true;
-  if (req.has_header("Content-Length")) return req.get_header_value("Content-Length") != "0";
-  return req.method != "GET" && req.method != "HEAD";
+  return DecideFraming(req, UINT64_MAX).leaves_bytes();
+}
+
+std::string_view TrimBlanks(std::string_view s) {
+  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
+  return s;
+}
+
+std::string QuotedForMessage(std::string_view value) {
+  std::string v(value.substr(0, 64));
+  for (char& c : v)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
+  return "\"" + v + (value.size() > 64 ? "...\"" : "\"");
 }
 
 bool WantsClose(const httplib::Request& req) {

@@ -1,7 +1,7 @@
-// HTTP/1.1 framing for the webhook's server (tls_server.h): finding where a
-// request's head ends in the bytes read so far, parsing it into httplib's
-// Request, and writing a Response. No I/O here, so every rule is tested on
-// plain strings.
+// HTTP/1.1 messages on plain strings, for the server's HTTP layer
+// (http1_connection.h): finding where a request's head ends in the bytes read
+// so far, parsing it into httplib's Request, deciding how its body is framed,
+// and writing a Response. No I/O here, so every rule is tested on strings.
 #ifndef GPULINT_WEBHOOK_HTTP_MESSAGE_H_
 #define GPULINT_WEBHOOK_HTTP_MESSAGE_H_
 
@@ -32,10 +32,33 @@ int ParseHead(std::string_view head, httplib::Request* req, std::string* why);
 // overflow. False otherwise.
 bool ParseContentLength(std::string_view text, uint64_t* length);
 
+// How a request's body is delimited, decided once, from its head (RFC 9112,
+// section 6.3). This server reads bodies by Content-Length only: a
+// Transfer-Encoding, a Content-Length that is not one number, one over the
+// limit, or none on a method that carries a body (anything but GET and HEAD)
+// cannot be read, and is refused with `status` and `why`.
+struct BodyFraming {
+  int status = 0;  // 0: the body is `length` bytes after the head
+  std::string why;
+  uint64_t length = 0;
+
+  bool refused() const { return status != 0; }
+  // Body bytes may follow the head, so refusing the request now leaves them
+  // unread and its connection cannot carry another request.
+  bool leaves_bytes() const { return refused() || length > 0; }
+};
+BodyFraming DecideFraming(const httplib::Request& head, uint64_t max_body_bytes);
+
 // Whether the request may be followed by body bytes that a refusal leaves
-// unread: any Transfer-Encoding, a Content-Length other than 0, or neither on a
-// method that usually carries one. Such a connection cannot be reused.
+// unread (DecideFraming's leaves_bytes, whatever the size limit).
 bool MayHaveBody(const httplib::Request& req);
+
+// Blanks (space and tab, HTTP's OWS) cut from both ends.
+std::string_view TrimBlanks(std::string_view s);
+
+// A client's value, shortened to 64 bytes, control characters replaced, and
+// quoted, for an error message.
+std::string QuotedForMessage(std::string_view value);
 
 // Whether the client asked to close after this request (Connection: close, or
 // HTTP/1.0 without Connection: keep-alive).

@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "engine/loader.h"
-#include "webhook/tls_server.h"
+#include "webhook/tls_context.h"
 
 namespace gpulint {
 namespace {

@@ -4,9 +4,11 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <set>
 #include <thread>
 
+#include "webhook/http1_connection.h"
 #include "webhook/http_message.h"
 
 namespace gpulint {
@@ -32,33 +34,6 @@ std::string Lower(std::string_view s) {
   return out;
 }
 
-std::string Trim(std::string_view s) {
-  size_t b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  size_t e = s.find_last_not_of(" \t");
-  return std::string(s.substr(b, e - b + 1));
-}
-
-// A client's header value, shortened and quoted for a message.
-std::string Shown(std::string_view value) {
-  std::string v(value.substr(0, 64));
-  for (char& c : v)
-    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = '?';
-  return "\"" + v + (value.size() > 64 ? "...\"" : "\"");
-}
-
-// Digits only, as RFC 9110 has it (strtoull would take "-1" and " 12").
-bool ParseLength(const std::string& text, uint64_t* out) {
-  if (text.empty() || text.size() > 19) return false;
-  uint64_t n = 0;
-  for (char c : text) {
-    if (c < '0' || c > '9') return false;
-    n = n * 10 + static_cast<uint64_t>(c - '0');
-  }
-  *out = n;
-  return true;
-}
-
 std::vector<std::string> Unique(const std::vector<std::string>& items) {
   std::vector<std::string> out;
   std::set<std::string> seen;
@@ -67,42 +42,27 @@ std::vector<std::string> Unique(const std::vector<std::string>& items) {
   return out;
 }
 
-// Why a POST to /validate or /mutate is refused before its body is read:
-// its status and message, or 0 when it may go on (*length set).
-int CheckReviewHeaders(const Request& req, size_t max_body, uint64_t* length, std::string* why) {
-  if (req.has_header("Transfer-Encoding")) {
-    *why = "Transfer-Encoding " + Shown(req.get_header_value("Transfer-Encoding")) +
-           " is not accepted: send the body with a Content-Length";
-    return 411;
+// Why a review's head is refused once its framing is known: its status and
+// message, or 0 when the body may be read.
+int CheckReviewHead(const Request& req, const BodyFraming& framing, std::string* why) {
+  if (framing.refused()) {
+    *why = framing.why;
+    return framing.status;
   }
   for (size_t i = 0, n = req.get_header_value_count("Content-Encoding"); i < n; ++i) {
-    std::string enc = Lower(Trim(req.get_header_value("Content-Encoding", i)));
+    std::string enc = Lower(req.get_header_value("Content-Encoding", i));
     if (!enc.empty() && enc != "identity") {
-      *why = "Content-Encoding " + Shown(enc) + " is not accepted: send the body uncompressed";
+      *why = "Content-Encoding " + QuotedForMessage(enc) +
+             " is not accepted: send the body uncompressed";
       return 415;
     }
   }
   std::string type = req.get_header_value("Content-Type");
-  if (Lower(Trim(type.substr(0, type.find(';')))) != "application/json") {
-    *why = "Content-Type must be application/json, not " + Shown(type);
+  if (Lower(TrimBlanks(std::string_view(type).substr(0, type.find(';')))) != "application/json") {
+    *why = "Content-Type must be application/json, not " + QuotedForMessage(type);
     return 415;
   }
-  size_t lengths = req.get_header_value_count("Content-Length");
-  if (lengths != 1) {
-    *why = lengths ? "more than one Content-Length header" : "Content-Length is required";
-    return lengths ? 400 : 411;
-  }
-  std::string text = req.get_header_value("Content-Length");
-  if (!ParseLength(text, length)) {
-    *why = "Content-Length " + Shown(text) + " is not a number";
-    return 400;
-  }
-  if (*length > max_body) {
-    *why = "request body of " + std::to_string(*length) + " bytes is over the limit of " +
-           std::to_string(max_body) + " bytes";
-    return 413;
-  }
-  if (*length == 0) {
+  if (framing.length == 0) {
     *why = "request body is empty: expected an AdmissionReview";
     return 400;
   }
@@ -116,8 +76,11 @@ bool ParseListenAddress(const std::string& text, std::string* host, int* port) {
   if (colon == std::string::npos) return false;
   std::string h = text.substr(0, colon);
   if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
-  uint64_t p = 0;
-  if (!ParseLength(text.substr(colon + 1), &p) || p > 65535) return false;
+  std::string_view digits = std::string_view(text).substr(colon + 1);
+  unsigned p = 0;  // from_chars takes digits only: no sign, no blanks
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), p);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || p > 65535)
+    return false;
   *host = h.empty() ? "0.0.0.0" : h;
   *port = static_cast<int>(p);
   return true;
@@ -144,16 +107,18 @@ Snapshot WebhookServer::CurrentSnapshot() const {
 }
 
 bool WebhookServer::Start(std::string* error) {
-  TlsLimits limits;
+  TlsTimeouts timeouts;
+  timeouts.request = std::chrono::seconds(options_.read_timeout_seconds);
+  timeouts.write = std::chrono::seconds(options_.write_timeout_seconds);
+  timeouts.idle = std::chrono::seconds(options_.keep_alive_seconds);
+  Http1Limits limits;
   limits.max_body_bytes = options_.max_body_bytes;
-  limits.request_read_timeout = std::chrono::seconds(options_.read_timeout_seconds);
-  limits.write_timeout = std::chrono::seconds(options_.write_timeout_seconds);
   limits.keep_alive_timeout = std::chrono::seconds(options_.keep_alive_seconds);
   limits.keep_alive_requests = std::max<size_t>(1, options_.keep_alive_requests);
-  HttpHandlers handlers;
-  handlers.admit = [this](const Request& req, Response& res) { return Admit(req, res); };
-  handlers.serve = [this](const Request& req, Response& res) { Serve(req, res); };
-  http_ = std::make_unique<TlsHttpServer>(limits, std::move(handlers));
+  HttpHandler& handler = *this;
+  http_ = std::make_unique<TlsServer>(timeouts, [&handler, limits](SSL* session) {
+    return std::make_unique<Http1Connection>(limits, handler, session);
+  });
 
   ReloadPolicy();
   ReloadCertificate();
@@ -212,7 +177,7 @@ void WebhookServer::Wait() {
 
 // Refuses, before the body is read, what is not a review this server takes.
 // Returns false with `res` filled when it refuses.
-bool WebhookServer::Admit(const Request& req, Response& res) {
+bool WebhookServer::Admit(const Request& req, const BodyFraming& framing, Response& res) {
   const std::string& path = req.path;
   bool review = path == "/validate" || path == "/mutate";
   bool probe = path == "/healthz" || path == "/readyz" || path == "/metrics";
@@ -229,14 +194,12 @@ bool WebhookServer::Admit(const Request& req, Response& res) {
   std::string allowed = review ? "POST" : "GET";
   if (req.method != allowed && !(probe && req.method == "HEAD")) {
     res.set_header("Allow", review ? "POST" : "GET, HEAD");
-    return refuse(405, "method " + Shown(req.method) + " is not allowed on " + path + ": use " +
-                           allowed);
+    return refuse(405, "method " + QuotedForMessage(req.method) + " is not allowed on " + path +
+                           ": use " + allowed);
   }
-  if (probe) return MayHaveBody(req) ? refuse(400, path + " takes no request body") : true;
-  uint64_t length = 0;
+  if (probe) return framing.leaves_bytes() ? refuse(400, path + " takes no request body") : true;
   std::string why;
-  if (int status = CheckReviewHeaders(req, options_.max_body_bytes, &length, &why))
-    return refuse(status, why);
+  if (int status = CheckReviewHead(req, framing, &why)) return refuse(status, why);
   if (!options_.tls.client_ca.empty() && !(req.ssl && SSL_get0_peer_certificate(req.ssl)))
     return refuse(401, "a client certificate signed by the configured client CA is required");
   return true;

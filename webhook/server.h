@@ -18,6 +18,7 @@
 #include "engine/policy.h"
 #include "webhook/admission.h"
 #include "webhook/file_watch.h"
+#include "webhook/http_handler.h"
 #include "webhook/log.h"
 #include "webhook/metrics.h"
 #include "webhook/tls_server.h"
@@ -43,7 +44,8 @@ struct ServerOptions {
   LogSink log = StderrLogSink;
 };
 
-class WebhookServer {
+// The endpoints behind the HTTP/1.1 layer (HttpHandler), over a TlsServer.
+class WebhookServer : private HttpHandler {
  public:
   explicit WebhookServer(ServerOptions options);
   ~WebhookServer();
@@ -73,9 +75,10 @@ class WebhookServer {
   Metrics& metrics() { return metrics_; }
 
  private:
-  // The transport's two handlers (tls_server.h): the head, then the whole request.
-  bool Admit(const httplib::Request& req, httplib::Response& res);
-  void Serve(const httplib::Request& req, httplib::Response& res);
+  // HttpHandler: the head, then the whole request.
+  bool Admit(const httplib::Request& req, const BodyFraming& framing,
+             httplib::Response& res) override;
+  void Serve(const httplib::Request& req, httplib::Response& res) override;
   void ServeReview(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
   void LogDecision(Endpoint endpoint, const ReviewResult& result, double seconds);
 
@@ -90,7 +93,7 @@ class WebhookServer {
 
   ServerOptions options_;
   Metrics metrics_;
-  std::unique_ptr<TlsHttpServer> http_;
+  std::unique_ptr<TlsServer> http_;
   int port_ = 0;
 
   FileWatch policy_watch_, nodes_watch_, cert_watch_, key_watch_, client_ca_watch_;

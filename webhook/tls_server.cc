@@ -10,18 +10,18 @@
 #include <cstring>
 #include <thread>
 
-#include "webhook/event_loop.h"
+#include "webhook/tls_event_loop.h"
 
 namespace gpulint {
 
-TlsHttpServer::TlsHttpServer(TlsLimits limits, HttpHandlers handlers)
-    : limits_(limits), handlers_(std::move(handlers)) {}
+TlsServer::TlsServer(TlsTimeouts timeouts, ConsumerFactory make_consumer)
+    : timeouts_(timeouts), make_consumer_(std::move(make_consumer)) {}
 
-TlsHttpServer::~TlsHttpServer() {
+TlsServer::~TlsServer() {
   if (listen_fd_ >= 0) ::close(listen_fd_);
 }
 
-int TlsHttpServer::Bind(const std::string& host, int port, size_t threads, std::string* error) {
+int TlsServer::Bind(const std::string& host, int port, size_t threads, std::string* error) {
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -61,7 +61,7 @@ int TlsHttpServer::Bind(const std::string& host, int port, size_t threads, std::
   {
     std::lock_guard<std::mutex> lock(loops_mu_);
     for (size_t i = 0; i < std::max<size_t>(1, threads); ++i) {
-      loops_.push_back(std::make_unique<EventLoop>(*this, i == 0));
+      loops_.push_back(std::make_unique<TlsEventLoop>(*this, i == 0));
       if (!loops_.back()->ok()) {
         *error = "cannot set up an event loop: " + std::string(std::strerror(errno));
         loops_.clear();
@@ -78,7 +78,7 @@ int TlsHttpServer::Bind(const std::string& host, int port, size_t threads, std::
   return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
 
-void TlsHttpServer::Serve() {
+void TlsServer::Serve() {
   if (loops_.empty()) return;  // Bind failed or was not called
   std::vector<std::thread> others;
   for (size_t i = 1; i < loops_.size(); ++i) others.emplace_back([this, i] { loops_[i]->Run(); });
@@ -90,7 +90,7 @@ void TlsHttpServer::Serve() {
   listen_fd_ = -1;
 }
 
-void TlsHttpServer::Stop() {
+void TlsServer::Stop() {
   stopping_ = true;
   std::lock_guard<std::mutex> lock(loops_mu_);
   // New connections are refused from now on, not left in the backlog.
@@ -98,12 +98,19 @@ void TlsHttpServer::Stop() {
   for (const auto& loop : loops_) loop->Wake();
 }
 
-void TlsHttpServer::SetContext(SslCtxPtr ctx) {
+void TlsServer::SetContext(SslCtxPtr ctx) {
   std::lock_guard<std::mutex> lock(ctx_mutex_);
   ctx_ = std::move(ctx);
 }
 
-SslCtxPtr TlsHttpServer::Context() const {
+TlsEventLoop* TlsServer::LeastLoadedLoop(TlsEventLoop* self) const {
+  TlsEventLoop* least = self;
+  for (const auto& loop : loops_)
+    if (loop->load() < least->load()) least = loop.get();
+  return least;
+}
+
+SslCtxPtr TlsServer::Context() const {
   std::lock_guard<std::mutex> lock(ctx_mutex_);
   return ctx_;
 }
