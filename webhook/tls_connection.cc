@@ -52,7 +52,7 @@ TlsConnection::TlsConnection(int fd, SSL* ssl, const Loop& loop)
     : fd_(fd), ssl_(ssl), loop_(loop) {}
 
 TlsConnection::~TlsConnection() {
-  if (state_ != State::kFailed && SSL_is_init_finished(ssl_) &&
+  if (state_ != State::kHandshake && state_ != State::kFailed &&
       !(SSL_get_shutdown(ssl_) & SSL_SENT_SHUTDOWN))
     SSL_shutdown(ssl_);  // best effort close_notify; the socket is non-blocking
   ERR_clear_error();
@@ -231,7 +231,9 @@ TlsConnection::Turn TlsConnection::FromSslError(int rc) {
     return Turn::kWait;
   }
   ERR_clear_error();
-  if (err != SSL_ERROR_ZERO_RETURN) state_ = State::kFailed;
+  // OpenSSL's own "in init" flag comes back on after any fatal error, so the
+  // state is what says whether the handshake was done.
+  if (err != SSL_ERROR_ZERO_RETURN && state_ != State::kHandshake) state_ = State::kFailed;
   return Turn::kClose;
 }
 

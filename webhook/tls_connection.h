@@ -11,7 +11,8 @@
 //   kWrite         sending what the consumer queued (write deadline)
 //   kLinger        after a last answer that left bytes unread: discarding
 //                  what the client still sends, for a moment
-//   kFailed        a fatal TLS error: closes without close_notify
+//   kFailed        a fatal TLS error after the handshake: closes without
+//                  close_notify (a failed handshake stays kHandshake)
 // Each state's deadline is set when the connection enters it.
 #ifndef GPULINT_WEBHOOK_TLS_CONNECTION_H_
 #define GPULINT_WEBHOOK_TLS_CONNECTION_H_
@@ -69,8 +70,8 @@ class TlsConnection {
   // Moves the connection on as far as it can without waiting.
   Turn Drive(Clock::time_point now, bool stopping);
 
+  // kHandshake until the session is up, also when the handshake failed.
   State state() const { return state_; }
-  bool handshake_done() const { return SSL_is_init_finished(ssl_); }
   Clock::time_point deadline() const { return deadline_; }
   // Where the event loop keeps it; the loop's to set.
   size_t slot() const { return slot_; }

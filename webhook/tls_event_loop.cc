@@ -165,7 +165,8 @@ void TlsEventLoop::Drive(TlsConnection* c) {
 void TlsEventLoop::Close(TlsConnection* c) {
   // A connection that never finished its handshake failed it, unless the
   // stop closed it while it waited.
-  if (!c->handshake_done() && !server_.stopping()) server_.CountHandshakeFailure();
+  if (c->state() == TlsConnection::State::kHandshake && !server_.stopping())
+    server_.CountHandshakeFailure();
   again_.erase(std::remove(again_.begin(), again_.end(), c), again_.end());
   size_t i = c->slot();
   if (i + 1 != connections_.size()) {
