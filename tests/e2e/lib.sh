@@ -89,11 +89,17 @@ expect_no_output() {
 # would keep them, and their GPUs, forever.
 new_namespace() {
   NS=$1
-  kc create namespace "$NS"
-  expect_ok "create namespace $NS"
-  wait_for 30 "the default ServiceAccount of $NS" k get serviceaccount default -n "$NS" ||
-    fail "namespace $NS got no default ServiceAccount within 30 s"
+  make_namespace "$NS"
   trap 'scenario_cleanup' EXIT
+}
+
+# make_namespace NAME: the namespace, once its default ServiceAccount exists
+# (until then the API server refuses pods in it).
+make_namespace() {
+  kc create namespace "$1"
+  expect_ok "create namespace $1"
+  wait_for 30 "the default ServiceAccount of $1" k get serviceaccount default -n "$1" ||
+    fail "namespace $1 got no default ServiceAccount within 30 s"
 }
 
 CLEANUPS=()
