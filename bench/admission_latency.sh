@@ -105,9 +105,16 @@ webhook_call_seconds() {
     /name="(mutate|validate)\.gpulint\.io"/ {s += $NF} END {printf "%.6f\n", s}'
 }
 
-snapshot() {  # snapshot: one line of counters, in the order delta() reads them
+# Seconds gpulint-webhook spent on reviews by its own measure, so far: from
+# reading a request to its answer written (gpulint_webhook_request_duration_seconds).
+webhook_own_seconds() {
+  webhook_metrics | awk '/^gpulint_webhook_request_duration_seconds_sum\{/ {s += $NF}
+    END {printf "%.6f\n", s}'
+}
+
+snapshot() {  # snapshot: one line of counters, in the order measure() records them
   echo "$(date +%s.%N) $(machine_cpu) $(daemon_cpu kube-apiserver) $(daemon_cpu etcd)" \
-    "$(daemon_cpu webhook) $(webhook_call_seconds)"
+    "$(daemon_cpu webhook) $(webhook_call_seconds) $(webhook_own_seconds)"
 }
 
 empty_namespace() {
@@ -150,9 +157,9 @@ measure() {
   [[ $pod == gpu && $wh == with ]] && expect_marked=$pods
   ((marked == expect_marked)) ||
     fail "$n creators, $pod pod, webhook $wh: $marked created pods carry $MARKER" "$expect_marked"
-  # 1-6 from the snapshots (wall, then CPU s of the machine, API server, etcd,
-  # webhook; s in webhook calls), 7-11 from the client (CPU s, pods, errors,
-  # s sending), load average
+  # 1-7 from the snapshots (wall, then CPU s of the machine, API server, etcd,
+  # webhook; s in webhook calls as the API server and as the webhook measure
+  # them), 8-11 from the client (CPU s, pods, errors, s sending), load average
   awk -v tail="$client_cpu $pods $errors $seconds $load" '
     NR == 1 {for (i = 1; i <= NF; i++) b[i] = $i}
     NR == 2 {for (i = 1; i <= NF; i++) printf "%.6f ", $i - b[i]; print tail}' \
@@ -174,15 +181,15 @@ row() {
     added_p99=$(awk -v a="$p99" -v b="${base_p99[$n/$pod]}" 'BEGIN {printf "%+.2f", a - b}')
   fi
   awk -v lead="| $n | $pod | $wh |" -v mid="| $mean | $p50 | $p99 | $added_p50 | $added_p99 |" '
-    {for (i = 1; i <= 10; i++) s[i] += $i
-     lo = (NR == 1 || $11 < lo) ? $11 : lo; hi = (NR == 1 || $11 > hi) ? $11 : hi}
+    {for (i = 1; i <= 11; i++) s[i] += $i
+     lo = (NR == 1 || $12 < lo) ? $12 : lo; hi = (NR == 1 || $12 > hi) ? $12 : hi}
     END {
-      wall = s[1]; pods = s[8]
-      others = (s[2] - s[3] - s[4] - s[5] - s[7]) / wall
+      wall = s[1]; pods = s[9]
+      others = (s[2] - s[3] - s[4] - s[5] - s[8]) / wall
       if (others < 0) others = 0
-      printf "%s %d | %d | %.1f %s %.2f | %.2f | %.2f | %.2f | %.1f | %s–%s |\n", lead, pods, s[9],
-        pods / s[10], mid, 1000 * s[6] / pods, 1000 * s[3] / pods, 1000 * s[5] / pods,
-        s[2] / wall, others, lo, hi
+      printf "%s %d | %d | %.1f %s %.2f | %.2f | %.2f | %.2f | %.2f | %.1f | %s–%s |\n", lead, pods,
+        s[10], pods / s[11], mid, 1000 * s[6] / pods, 1000 * s[7] / pods, 1000 * s[3] / pods,
+        1000 * s[5] / pods, s[2] / wall, others, lo, hi
     }' "$cell.tsv"
 }
 
@@ -197,8 +204,8 @@ for n in "${creator_counts[@]}"; do
 done
 daemon_alive webhook || die_with_log "gpulint-webhook died during the benchmark" webhook
 
-echo "| creators | pod | webhook | pods | errors | pods/s | mean ms | p50 ms | p99 ms | added p50 ms | added p99 ms | in webhook calls ms/pod | API server CPU ms/pod | webhook CPU ms/pod | machine busy (cores) | others' CPU (cores) | load avg (1 min) |"
-echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+echo "| creators | pod | webhook | pods | errors | pods/s | mean ms | p50 ms | p99 ms | added p50 ms | added p99 ms | in webhook calls ms/pod | in the webhook ms/pod | API server CPU ms/pod | webhook CPU ms/pod | machine busy (cores) | others' CPU (cores) | load avg (1 min) |"
+echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 for n in "${creator_counts[@]}"; do
   for pod in plain gpu; do
     for wh in without with; do row "$n" "$pod" "$wh"; done

@@ -128,10 +128,14 @@ per_gpu_headroom() {
   bytes "$(sed -n 's/^ *memory: {.*perGpu: *\([0-9A-Za-z.]*\).*/\1/p' "$ROOT/policies/default.yaml" | head -n 1)"
 }
 
+# webhook_metrics: the webhook's /metrics.
+webhook_metrics() {
+  curl -s --max-time 5 --cacert "$E2E_TMP/pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/metrics"
+}
+
 # webhook_metric SERIES: its value from the webhook's /metrics.
 webhook_metric() {
-  curl -s --max-time 5 --cacert "$E2E_TMP/pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/metrics" |
-    awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }'
+  webhook_metrics | awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }'
 }
 metric_is() { [[ $(webhook_metric "$1") == "$2" ]]; }
 
