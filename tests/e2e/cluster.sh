@@ -207,6 +207,9 @@ declare -A DAEMON_PID=()
 # SIGKILLed when this shell dies, whatever kills it.
 start_daemon() {
   local name=$1; shift
+  # Made here, not by the background child's redirection: a caller that reads
+  # the log at once (install_webhook's wait for "listening") must find it.
+  : >>"$E2E_TMP/logs/$name.log"
   setpriv --pdeathsig KILL -- "$@" </dev/null >>"$E2E_TMP/logs/$name.log" 2>&1 &
   DAEMON_PID[$name]=$!
 }
