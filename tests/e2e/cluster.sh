@@ -167,6 +167,38 @@ prepare_assets() {
   K8S_VERSION=$("$K8S_BIN/kube-apiserver" --version 2>&1)
 }
 
+# ---- a run ---------------------------------------------------------------------
+
+# cluster_prepare: what a run needs before its cluster starts (run.sh, and
+# bench/admission_latency.sh): no proxy between loopback ports, the binaries
+# under test (WEBHOOK, GPULINT, CHART), the tools and assets checked, and a
+# fresh temporary directory E2E_TMP that holds the admin KUBECONFIG.
+cluster_prepare() {
+  unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
+  WEBHOOK=${GPULINT_WEBHOOK:-$ROOT/build/webhook/gpulint-webhook}
+  GPULINT=${GPULINT_BINARY:-$ROOT/build/gpulint}
+  CHART=${GPULINT_E2E_CHART:-$ROOT/charts/gpulint-webhook}
+  check_tools
+  prepare_assets
+  remove_stale_dirs
+  E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpulint-e2e.XXXXXX")
+  echo $$ >"$E2E_TMP/owner.pid"
+  export KUBECONFIG=$E2E_TMP/admin.kubeconfig
+}
+
+# cluster_cleanup RC: every process of the run stopped, its etcd data and
+# temporary directory removed (kept, and said so, with GPULINT_E2E_KEEP=1).
+cluster_cleanup() {
+  cluster_down
+  [[ -n ${ETCD_DATA:-} ]] && rm -rf "$ETCD_DATA"
+  if [[ ${GPULINT_E2E_KEEP:-} == 1 ]]; then
+    echo "e2e: logs and certificates kept in $E2E_TMP"
+  else
+    (($1 == 0)) || echo "e2e: rerun with GPULINT_E2E_KEEP=1 to keep every log (kube-apiserver, webhook, ...)"
+    rm -rf "$E2E_TMP"
+  fi
+}
+
 # ---- processes ---------------------------------------------------------------
 
 declare -A DAEMON_PID=()
@@ -175,6 +207,9 @@ declare -A DAEMON_PID=()
 # SIGKILLed when this shell dies, whatever kills it.
 start_daemon() {
   local name=$1; shift
+  # Made here, not by the background child's redirection: a caller that reads
+  # the log at once (install_webhook's wait for "listening") must find it.
+  : >>"$E2E_TMP/logs/$name.log"
   setpriv --pdeathsig KILL -- "$@" </dev/null >>"$E2E_TMP/logs/$name.log" 2>&1 &
   DAEMON_PID[$name]=$!
 }
@@ -486,9 +521,22 @@ PY
   [[ $(jq '[.items[].kind] | sort == ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]' \
     "$out/webhooks.json") == true ]] ||
     missing_tool "the chart does not render both webhook configurations: $kinds"
-  k apply -f "$out/webhooks.json" >/dev/null
+  register_webhook
+}
+
+# register_webhook / unregister_webhook: both configurations the chart renders
+# (as install_webhook rewrote them) applied / deleted, each waiting until the
+# API server calls the webhook / no longer calls it.
+register_webhook() {
+  k apply -f "$E2E_TMP/chart/webhooks.json" >/dev/null
   wait_webhook_active
 }
+unregister_webhook() {
+  k delete -f "$E2E_TMP/chart/webhooks.json" >/dev/null
+  wait_for 30 "the webhook no longer called" webhook_not_called ||
+    die_with_log "the API server still calls gpulint-webhook 30 s after its configurations were deleted" webhook kube-apiserver
+}
+webhook_not_called() { ! webhook_validates && ! webhook_mutates; }
 
 # The API server calls both webhooks: a server-side dry run of a Deployment
 # asking half a byte of memory (500m, which the API server accepts) is denied

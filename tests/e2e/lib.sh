@@ -89,11 +89,17 @@ expect_no_output() {
 # would keep them, and their GPUs, forever.
 new_namespace() {
   NS=$1
-  kc create namespace "$NS"
-  expect_ok "create namespace $NS"
-  wait_for 30 "the default ServiceAccount of $NS" k get serviceaccount default -n "$NS" ||
-    fail "namespace $NS got no default ServiceAccount within 30 s"
+  make_namespace "$NS"
   trap 'scenario_cleanup' EXIT
+}
+
+# make_namespace NAME: the namespace, once its default ServiceAccount exists
+# (until then the API server refuses pods in it).
+make_namespace() {
+  kc create namespace "$1"
+  expect_ok "create namespace $1"
+  wait_for 30 "the default ServiceAccount of $1" k get serviceaccount default -n "$1" ||
+    fail "namespace $1 got no default ServiceAccount within 30 s"
 }
 
 CLEANUPS=()
@@ -122,10 +128,14 @@ per_gpu_headroom() {
   bytes "$(sed -n 's/^ *memory: {.*perGpu: *\([0-9A-Za-z.]*\).*/\1/p' "$ROOT/policies/default.yaml" | head -n 1)"
 }
 
+# webhook_metrics: the webhook's /metrics.
+webhook_metrics() {
+  curl -s --max-time 5 --cacert "$E2E_TMP/pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/metrics"
+}
+
 # webhook_metric SERIES: its value from the webhook's /metrics.
 webhook_metric() {
-  curl -s --max-time 5 --cacert "$E2E_TMP/pki/ca.crt" "https://127.0.0.1:$WEBHOOK_PORT/metrics" |
-    awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }'
+  webhook_metrics | awk -v s="$1" 'index($0, s " ") == 1 { print substr($0, length(s) + 2) }'
 }
 metric_is() { [[ $(webhook_metric "$1") == "$2" ]]; }
 

@@ -51,31 +51,14 @@ else
   selected=("${ORDER[@]}")
 fi
 
-unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-WEBHOOK=${GPULINT_WEBHOOK:-$ROOT/build/webhook/gpulint-webhook}
-GPULINT=${GPULINT_BINARY:-$ROOT/build/gpulint}
-CHART=${GPULINT_E2E_CHART:-$ROOT/charts/gpulint-webhook}
 start=$SECONDS
-check_tools
-prepare_assets
-
-remove_stale_dirs
-E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpulint-e2e.XXXXXX")
-echo $$ >"$E2E_TMP/owner.pid"
-export KUBECONFIG=$E2E_TMP/admin.kubeconfig
+cluster_prepare
 failed=()
 scenario_pid=
 finish() {
   local rc=$?
   [[ -n $scenario_pid ]] && kill -TERM "$scenario_pid" 2>/dev/null && wait "$scenario_pid" 2>/dev/null
-  cluster_down
-  [[ -n ${ETCD_DATA:-} ]] && rm -rf "$ETCD_DATA"
-  if [[ ${GPULINT_E2E_KEEP:-} == 1 ]]; then
-    echo "e2e: logs and certificates kept in $E2E_TMP"
-  else
-    ((rc == 0)) || echo "e2e: rerun with GPULINT_E2E_KEEP=1 to keep every log (kube-apiserver, webhook, ...)"
-    rm -rf "$E2E_TMP"
-  fi
+  cluster_cleanup "$rc"
   exit "$rc"
 }
 trap finish EXIT
