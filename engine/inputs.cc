@@ -59,9 +59,19 @@ bool IsRegularFile(const std::string& path) {
 
 bool IsChart(const std::string& dir) { return IsRegularFile(Join(dir, "Chart.yaml")); }
 
+constexpr const char* kKustomizationFiles[] = {"kustomization.yaml", "kustomization.yml",
+                                               "Kustomization"};
+
 bool IsKustomization(const std::string& dir) {
-  for (const char* name : {"kustomization.yaml", "kustomization.yml", "Kustomization"}) {
+  for (const char* name : kKustomizationFiles) {
     if (IsRegularFile(Join(dir, name))) return true;
+  }
+  return false;
+}
+
+bool IsKustomizationFile(const std::string& name) {
+  for (const char* file : kKustomizationFiles) {
+    if (name == file) return true;
   }
   return false;
 }
@@ -69,11 +79,12 @@ bool IsKustomization(const std::string& dir) {
 // The chart or kustomization that a path named on the command line belongs
 // to (`dir` is the path itself when it is a directory, else its parent): the
 // outermost chart among `dir` and its parents, else `dir` when it is a
-// kustomization. A relative path looks no higher than the working directory.
-std::optional<InputFile> EnclosingSource(const std::filesystem::path& dir) {
+// kustomization and `kustomization` allows it. A relative path looks no
+// higher than the working directory.
+std::optional<InputFile> EnclosingSource(const std::filesystem::path& dir, bool kustomization) {
   std::optional<InputFile> found;
   std::string shown = dir.empty() ? "." : dir.string();
-  if (IsKustomization(shown)) found = InputFile{shown, InputKind::kKustomization};
+  if (kustomization && IsKustomization(shown)) found = InputFile{shown, InputKind::kKustomization};
   for (std::filesystem::path d = dir;; d = d.parent_path()) {
     shown = d.empty() ? "." : d.string();
     if (IsChart(shown)) found = InputFile{shown, InputKind::kHelmChart};
@@ -116,8 +127,11 @@ void WalkDirectory(const std::string& root, Seen* sources, std::vector<InputFile
     }
     bool is_dir = S_ISDIR(st.st_mode);
     if (entry.named) {
+      // A kustomization's resources are manifests as they are: named, they
+      // are read (and fixed) as files; its kustomization file stands for it.
       std::filesystem::path path(entry.path);
-      if (auto source = EnclosingSource(is_dir ? path : path.parent_path())) {
+      bool kustomization = is_dir || IsKustomizationFile(path.filename().string());
+      if (auto source = EnclosingSource(is_dir ? path : path.parent_path(), kustomization)) {
         AddSource(std::move(*source), sources, files);
         continue;
       }

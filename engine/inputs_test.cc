@@ -115,7 +115,8 @@ TEST_CASE("ExpandPaths: a chart or kustomization met in a walk is one input, not
         std::vector<std::string>{"chart:/app", "kustomization:/overlay", "/plain/pod.yaml"});
 }
 
-TEST_CASE("ExpandPaths: files named inside a chart stand for the chart, listed once",
+TEST_CASE("ExpandPaths: files named inside a chart stand for the chart, listed once; a "
+          "kustomization's resources are files",
           "[inputs]") {
   TempDir dir;
   WriteSources(dir);
@@ -131,7 +132,8 @@ TEST_CASE("ExpandPaths: files named inside a chart stand for the chart, listed o
                   &errors);
   CHECK(errors.empty());
   CHECK(Described(files, dir.path().string()) ==
-        std::vector<std::string>{"chart:/app", "/plain/pod.yaml", "kustomization:/overlay"});
+        std::vector<std::string>{"chart:/app", "/plain/pod.yaml", "/overlay/deploy.yaml",
+                                 "kustomization:/overlay"});
 }
 
 TEST_CASE("ExpandPaths: a relative path looks for its chart up to the working directory",

@@ -71,9 +71,10 @@ void ForEachObject(const Value& root, const std::function<void(const Value&)>& f
 // Kustomization). Such a directory, named or met in a walk, is one input of
 // its kind and is not walked. A file named on the command line inside a chart
 // (a template passed by pre-commit, values.yaml) stands for the chart, the
-// outermost one when charts nest (subcharts under charts/); a file named in a
-// kustomization's own directory stands for the kustomization. Each source is
-// listed once, however many of its files are named.
+// outermost one when charts nest (subcharts under charts/); a kustomization
+// file named stands for its kustomization, while its resources named are read
+// as the manifests they are. Each source is listed once, however many of its
+// files are named.
 enum class InputKind { kFile, kHelmChart, kKustomization };
 struct InputFile {
   std::string path;  // "-" for stdin

@@ -109,7 +109,9 @@ Charts and kustomizations:
   A directory holding Chart.yaml is rendered with 'helm template', one
   holding kustomization.yaml with 'kubectl kustomize' (the tools on PATH),
   whether named or met in a walk; a file named inside a chart (a template
-  passed by pre-commit) stands for its chart. Findings then read
+  passed by pre-commit) stands for its chart, rendered once, as does a
+  kustomization.yaml named for its directory (its resources named are read
+  as they are). Findings then read
     mychart/templates/deploy.yaml (rendered):12:9: ...
   (lines count within that rendered document, from the line after helm's
   '# Source:' comment) or 'overlays/prod (kustomized):40:7' (lines of the

@@ -104,6 +104,12 @@ gpulint: 0 errors, 0 warnings in 0 objects (0 files); policy: built-in" \
   "$tmp/none" check "$chart/templates/deployment.yaml" "$chart/templates/service.yaml" \
   testdata/sources/broken-chart
 
+expect "a kustomization's own file stands for it; its resources are read as they are" 0 "$kustomized
+testdata/sources/gpu-kustomize/deployment.yaml:16:11: warning: container \"ollama\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]
+gpulint: 0 errors, 2 warnings in 2 objects (2 files); policy: built-in" \
+  "$both" check testdata/sources/gpu-kustomize/kustomization.yaml \
+  testdata/sources/gpu-kustomize/deployment.yaml
+
 expect "no kubectl: one message per kustomization" 2 "gpulint: error: testdata/sources/gpu-kustomize: is a kustomization; install kubectl to lint it, or lint its output: kubectl kustomize testdata/sources/gpu-kustomize | gpulint check -
 gpulint: 0 errors, 0 warnings in 0 objects (0 files); policy: built-in" \
   "$tmp/helm" check testdata/sources/gpu-kustomize
