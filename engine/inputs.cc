@@ -6,6 +6,8 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -50,9 +52,61 @@ bool ReadDirectory(const std::string& path, std::vector<std::string>* names, std
   return true;
 }
 
+bool IsRegularFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+bool IsChart(const std::string& dir) { return IsRegularFile(Join(dir, "Chart.yaml")); }
+
+constexpr const char* kKustomizationFiles[] = {"kustomization.yaml", "kustomization.yml",
+                                               "Kustomization"};
+
+bool IsKustomization(const std::string& dir) {
+  for (const char* name : kKustomizationFiles) {
+    if (IsRegularFile(Join(dir, name))) return true;
+  }
+  return false;
+}
+
+bool IsKustomizationFile(const std::string& name) {
+  for (const char* file : kKustomizationFiles) {
+    if (name == file) return true;
+  }
+  return false;
+}
+
+// The chart or kustomization that a path named on the command line belongs
+// to (`dir` is the path itself when it is a directory, else its parent): the
+// outermost chart among `dir` and its parents, else `dir` when it is a
+// kustomization and `kustomization` allows it. A relative path looks no
+// higher than the working directory.
+std::optional<InputFile> EnclosingSource(const std::filesystem::path& dir, bool kustomization) {
+  std::optional<InputFile> found;
+  std::string shown = dir.empty() ? "." : dir.string();
+  if (kustomization && IsKustomization(shown)) found = InputFile{shown, InputKind::kKustomization};
+  for (std::filesystem::path d = dir;; d = d.parent_path()) {
+    shown = d.empty() ? "." : d.string();
+    if (IsChart(shown)) found = InputFile{shown, InputKind::kHelmChart};
+    if (d.empty() || d == d.parent_path()) break;
+  }
+  return found;
+}
+
+// Sources already listed, by the directory's identity, so that a chart named
+// through several of its files is rendered once.
+using Seen = std::set<std::pair<dev_t, ino_t>>;
+
+void AddSource(InputFile source, Seen* sources, std::vector<InputFile>* files) {
+  struct stat st;
+  if (stat(source.path.c_str(), &st) == 0 && !sources->insert({st.st_dev, st.st_ino}).second)
+    return;
+  files->push_back(std::move(source));
+}
+
 // Depth first in name order, with an explicit stack; a directory reached
 // again (a symlink loop, or two links to one place) is not walked again.
-void WalkDirectory(const std::string& root, std::vector<InputFile>* files,
+void WalkDirectory(const std::string& root, Seen* sources, std::vector<InputFile>* files,
                    std::vector<Error>* errors) {
   std::set<std::pair<dev_t, ino_t>> visited;
   struct Entry {
@@ -71,7 +125,18 @@ void WalkDirectory(const std::string& root, std::vector<InputFile>* files,
       }
       continue;
     }
-    if (!S_ISDIR(st.st_mode)) {
+    bool is_dir = S_ISDIR(st.st_mode);
+    if (entry.named) {
+      // A kustomization's resources are manifests as they are: named, they
+      // are read (and fixed) as files; its kustomization file stands for it.
+      std::filesystem::path path(entry.path);
+      bool kustomization = is_dir || IsKustomizationFile(path.filename().string());
+      if (auto source = EnclosingSource(is_dir ? path : path.parent_path(), kustomization)) {
+        AddSource(std::move(*source), sources, files);
+        continue;
+      }
+    }
+    if (!is_dir) {
       // Found in a directory: regular files only (a FIFO there would block).
       if (entry.named || (S_ISREG(st.st_mode) && HasManifestExtension(entry.path))) {
         files->push_back({entry.path});
@@ -79,6 +144,12 @@ void WalkDirectory(const std::string& root, std::vector<InputFile>* files,
       continue;
     }
     if (!visited.insert({st.st_dev, st.st_ino}).second) continue;
+    if (IsChart(entry.path) || IsKustomization(entry.path)) {
+      AddSource({entry.path, IsChart(entry.path) ? InputKind::kHelmChart
+                                                 : InputKind::kKustomization},
+                sources, files);
+      continue;
+    }
     std::vector<std::string> names;
     std::string error;
     if (!ReadDirectory(entry.path, &names, &error)) {
@@ -105,11 +176,12 @@ std::string RefusedType(mode_t mode) {
 std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
                                    std::vector<Error>* errors) {
   std::vector<InputFile> files;
+  Seen sources;
   for (const std::string& path : paths) {
     if (path == "-") {
       files.push_back({path});
     } else {
-      WalkDirectory(path, &files, errors);
+      WalkDirectory(path, &sources, &files, errors);
     }
   }
   return files;

@@ -77,6 +77,82 @@ TEST_CASE("ExpandPaths: directories, sorted, loops not followed", "[inputs]") {
   CHECK(errors[1].ToString() == dir.Path("nope.yaml") + ": no such file or directory");
 }
 
+// "chart:PATH", "kustomization:PATH" or the file's path, under `prefix`.
+std::vector<std::string> Described(const std::vector<InputFile>& files, const std::string& prefix) {
+  std::vector<std::string> out = Paths(files, prefix);
+  for (size_t i = 0; i < files.size(); ++i) {
+    if (files[i].kind == InputKind::kHelmChart) out[i] = "chart:" + out[i];
+    if (files[i].kind == InputKind::kKustomization) out[i] = "kustomization:" + out[i];
+  }
+  return out;
+}
+
+// A repository with a chart (a subchart under its charts/), a kustomization
+// and plain manifests.
+void WriteSources(const TempDir& dir) {
+  for (const char* sub : {"app", "app/templates", "app/charts", "app/charts/db",
+                          "app/charts/db/templates", "overlay", "plain"})
+    REQUIRE(mkdir(dir.Path(sub).c_str(), 0755) == 0);
+  dir.Write("app/Chart.yaml", "name: app\n");
+  dir.Write("app/values.yaml", "");
+  dir.Write("app/templates/deploy.yaml", "{{ if .Values.x }}\n");
+  dir.Write("app/templates/svc.yaml", "");
+  dir.Write("app/charts/db/Chart.yaml", "name: db\n");
+  dir.Write("app/charts/db/templates/sts.yaml", "");
+  dir.Write("overlay/kustomization.yaml", "resources: [deploy.yaml]\n");
+  dir.Write("overlay/deploy.yaml", "");
+  dir.Write("plain/pod.yaml", "");
+}
+
+TEST_CASE("ExpandPaths: a chart or kustomization met in a walk is one input, not walked",
+          "[inputs]") {
+  TempDir dir;
+  WriteSources(dir);
+  std::vector<Error> errors;
+  std::vector<InputFile> files = ExpandPaths({dir.path().string()}, &errors);
+  CHECK(errors.empty());
+  CHECK(Described(files, dir.path().string()) ==
+        std::vector<std::string>{"chart:/app", "kustomization:/overlay", "/plain/pod.yaml"});
+}
+
+TEST_CASE("ExpandPaths: files named inside a chart stand for the chart, listed once; a "
+          "kustomization's resources are files",
+          "[inputs]") {
+  TempDir dir;
+  WriteSources(dir);
+  std::vector<Error> errors;
+  // As pre-commit passes them: templates, values, a subchart's template, and
+  // the chart itself again.
+  std::vector<InputFile> files =
+      ExpandPaths({dir.Path("app/templates/deploy.yaml"), dir.Path("plain/pod.yaml"),
+                   dir.Path("app/templates/svc.yaml"), dir.Path("app/values.yaml"),
+                   dir.Path("app/charts/db/templates/sts.yaml"), dir.Path("app/templates"),
+                   dir.Path("app"), dir.Path("overlay/deploy.yaml"),
+                   dir.Path("overlay/kustomization.yaml")},
+                  &errors);
+  CHECK(errors.empty());
+  CHECK(Described(files, dir.path().string()) ==
+        std::vector<std::string>{"chart:/app", "/plain/pod.yaml", "/overlay/deploy.yaml",
+                                 "kustomization:/overlay"});
+}
+
+TEST_CASE("ExpandPaths: a relative path looks for its chart up to the working directory",
+          "[inputs]") {
+  TempDir dir;
+  WriteSources(dir);
+  char old[4096];
+  REQUIRE(getcwd(old, sizeof old) != nullptr);
+  REQUIRE(chdir(dir.Path("app").c_str()) == 0);
+  std::vector<Error> errors;
+  std::vector<InputFile> inside = ExpandPaths({"templates/deploy.yaml"}, &errors);
+  REQUIRE(chdir(dir.path().c_str()) == 0);
+  std::vector<InputFile> beside = ExpandPaths({"app/templates/svc.yaml", "plain"}, &errors);
+  REQUIRE(chdir(old) == 0);
+  CHECK(errors.empty());
+  CHECK(Described(inside, "") == std::vector<std::string>{"chart:."});
+  CHECK(Described(beside, "") == std::vector<std::string>{"chart:app", "plain/pod.yaml"});
+}
+
 TEST_CASE("LoadInput: a regular file and an empty one", "[inputs]") {
   TempDir dir;
   Result r = Load(dir.Write("pods.yaml", "a: 1\n---\nb: [\n---\nc: 3\n"));

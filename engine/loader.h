@@ -64,8 +64,21 @@ void ForEachObject(const Value& root, const std::function<void(const Value&)>& f
 // Expands command-line paths into the files to read: a directory is walked
 // recursively for *.yaml, *.yml and *.json (sorted, symlink loops not
 // followed); "-" is stdin. Paths that cannot be used become errors.
+//
+// Some directories are sources that a tool renders into manifests, not
+// manifests: a Helm chart (it holds Chart.yaml; its templates are not YAML)
+// and a kustomization (kustomization.yaml, kustomization.yml or
+// Kustomization). Such a directory, named or met in a walk, is one input of
+// its kind and is not walked. A file named on the command line inside a chart
+// (a template passed by pre-commit, values.yaml) stands for the chart, the
+// outermost one when charts nest (subcharts under charts/); a kustomization
+// file named stands for its kustomization, while its resources named are read
+// as the manifests they are. Each source is listed once, however many of its
+// files are named.
+enum class InputKind { kFile, kHelmChart, kKustomization };
 struct InputFile {
   std::string path;  // "-" for stdin
+  InputKind kind = InputKind::kFile;
 };
 std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
                                    std::vector<Error>* errors);

@@ -18,6 +18,7 @@ Options:
   --policy FILE        as for check: the policy to judge with
   --nodes FILE         as for check: real nodes to check fit against.
                        Repeatable
+  -f, --values FILE    as for check: values for every Helm chart. Repeatable
   -o, --output FILE    write the baseline to FILE (created, or replaced
                        atomically) instead of stdout
   -j, --jobs N         check N files at a time; the baseline is the same

@@ -29,6 +29,7 @@
 #include "lint/fingerprint.h"
 #include "lint/output.h"
 #include "lint/policy_discovery.h"
+#include "lint/render.h"
 #include "lint/setup.h"
 
 namespace gpulint {
@@ -51,6 +52,8 @@ Options:
   --baseline FILE      report only findings not in FILE, a baseline written
                        by 'gpulint baseline' (see its --help); the summary
                        says how many it hid
+  -f, --values FILE    values for every Helm chart among the inputs
+                       (helm template --values FILE). Repeatable
   -j, --jobs N         check N files at a time (default: the number of
                        cores); the output is the same for any N
   -q, --quiet          leave out the summary line
@@ -102,6 +105,19 @@ Examples:
   gpulint check --format github k8s/                    # in a workflow step
   gpulint check --baseline gpulint-baseline.json k8s/
 
+Charts and kustomizations:
+  A directory holding Chart.yaml is rendered with 'helm template', one
+  holding kustomization.yaml with 'kubectl kustomize' (the tools on PATH),
+  whether named or met in a walk; a file named inside a chart (a template
+  passed by pre-commit) stands for its chart, rendered once, as does a
+  kustomization.yaml named for its directory (its resources named are read
+  as they are). Findings then read
+    mychart/templates/deploy.yaml (rendered):12:9: ...
+  (lines count within that rendered document, from the line after helm's
+  '# Source:' comment) or 'overlays/prod (kustomized):40:7' (lines of the
+  kustomize output). A missing tool or a source that fails to render is an
+  input error at its path, with the tool's own message.
+
 A document that cannot be parsed is a parse-error finding; the run goes on
 with the other documents and files. Problems with the inputs themselves (a
 missing file, an invalid policy or nodes file) are printed to stderr as
@@ -121,6 +137,7 @@ struct CheckOptions {
   std::string baseline_file;       // --baseline: report only findings not in it
   bool write_baseline = false;     // `gpulint baseline`: write one instead of a report
   std::string output_file;         // `gpulint baseline --output`; empty: stdout
+  RenderOptions render;            // --values, for charts
 };
 
 // "; policy: built-in", "; policies: a/.gpulint.yaml, built-in"; nothing
@@ -328,7 +345,7 @@ class CheckRun {
       });
       return true;
     };
-    return LoadPath(input.path, io_.stdin_fd, limits_, sink, error);
+    return LoadSource(input, io_.stdin_fd, options_.render, limits_, sink, error);
   }
 
   void Replay(const InputFile& input, FileResult& result) {
@@ -447,6 +464,7 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
   options->quiet = args.Has("--quiet");
   options->baseline_file = args.Get("--baseline");
   options->output_file = args.Get("--output");
+  options->render.values_files = args.All("--values");
   if (args.Has("--jobs")) {
     std::string jobs = args.Get("--jobs");
     char* end = nullptr;
@@ -479,6 +497,12 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
     *error = "no input: give a PATH, or - to read stdin (see 'gpulint check --help')";
     return false;
   }
+  for (const std::string& values : options->render.values_files) {
+    if (values == "-" || values.empty()) {
+      *error = "--values: name a file (helm cannot read values from gpulint's stdin)";
+      return false;
+    }
+  }
   size_t stdin_reads = std::count(options->paths.begin(), options->paths.end(), "-") +
                        std::count(options->nodes_files.begin(), options->nodes_files.end(), "-") +
                        (options->baseline_file == "-" ? 1 : 0);
@@ -493,7 +517,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
       {"--policy", "", true},  {"--nodes", "", true, true}, {"--format", "", true},
       {"--fail-on", "", true}, {"--quiet", "-q"},  {"--jobs", "-j", true},
-      {"--baseline", "", true},
+      {"--baseline", "", true}, {"--values", "-f", true, true},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, CheckCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
@@ -511,7 +535,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
 int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
       {"--policy", "", true}, {"--nodes", "", true, true}, {"--quiet", "-q"},
-      {"--jobs", "-j", true}, {"--output", "-o", true},
+      {"--jobs", "-j", true}, {"--output", "-o", true}, {"--values", "-f", true, true},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, BaselineCommand(), kSpecs, false, &parsed, io); rc >= 0)

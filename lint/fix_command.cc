@@ -13,6 +13,7 @@
 #include "lint/commands.h"
 #include "lint/fix.h"
 #include "lint/policy_discovery.h"
+#include "lint/render.h"
 #include "lint/repair.h"
 #include "lint/setup.h"
 #include "lint/unified_diff.h"
@@ -48,6 +49,9 @@ mapping's last key, in the document's own indentation. A second run changes
 nothing. Every document of a file is fixed, and every object of a kind: List.
 A document that does not parse, or that cannot be edited in place (a change
 through a YAML alias or merge key), is left as it was and reported.
+A Helm chart or a kustomization (see 'gpulint check --help') is not fixed:
+its manifests exist only once rendered. It is reported (exit status 2) and
+the other inputs are fixed; change its templates, values or patches by hand.
 
 Options:
   -w, --write      replace each file that changes, atomically (a temporary
@@ -109,6 +113,11 @@ class FixRun {
     std::vector<Error> path_errors;
     std::vector<InputFile> inputs = ManifestInputs(options_.paths, &path_errors);
     for (const Error& e : path_errors) Report(e);
+    std::erase_if(inputs, [&](const InputFile& input) {
+      if (input.kind == InputKind::kFile) return false;
+      Report(Error{input.path, {}, NotFixableText(input)});
+      return true;
+    });
     // Every policy loads before anything is written: a bad one stops the run.
     std::vector<const PolicySetup*> policies;
     for (const InputFile& input : inputs) {

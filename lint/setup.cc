@@ -141,7 +141,10 @@ const PolicySetup* RunSetup::PolicyFor(const std::string& input, Error* error) {
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
-  fs::path dir = input == "-" ? cwd : (cwd / fs::path(input).parent_path()).lexically_normal();
+  // A chart or kustomization (a directory) is looked up from itself.
+  fs::path dir = input == "-"                ? cwd
+                 : fs::is_directory(input, ec) ? (cwd / input).lexically_normal()
+                                             : (cwd / fs::path(input).parent_path()).lexically_normal();
   auto [it, inserted] = file_by_dir_.try_emplace(dir.string());
   if (inserted) {
     fs::path found = NearestPolicyFile(dir);

