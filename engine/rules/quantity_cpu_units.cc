@@ -52,7 +52,7 @@ void CheckEntry(const ContainerInfo& c, const ResourceEntry& e, Reporter& out) {
   Quantity milli;
   QuantityError error;
   if ((s->suffix == "Mi" || s->suffix == "M") && Quantity::Parse(number + "m", &milli, &error))
-    msg += "; did you mean " + number + "m (" + DescribeCount(milli) + " cores)?";
+    msg += "; did you mean " + number + "m (" + milli.ExactDecimal() + " cores)?";
   else
     msg += "; cpu counts cores: 2 is two cores, 500m half of one";
   out.Report(e.value, e.path, msg);
