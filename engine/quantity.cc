@@ -20,7 +20,7 @@ namespace {
 // Results that would overflow 128 bits saturate here; the bound is symmetric
 // so that negation never overflows.
 constexpr int128 kSaturated = std::numeric_limits<int128>::max();
-// Parse refuses magnitudes of 10^29 units (10^38 nano) or more.
+// Parse does not evaluate magnitudes of 10^29 units (10^38 nano) or more.
 constexpr uint128 kParseLimitNano =
     uint128(10'000'000'000'000'000'000ull) * 10'000'000'000'000'000'000ull;
 // Kubernetes caps BinarySI values at 2^63-1 units.
@@ -123,11 +123,10 @@ bool KubernetesAcceptsNoDigits(const quantity_internal::SuffixMeaning& m) {
   return m.base == 2 ? m.exponent <= 40 : m.exponent >= -9;
 }
 
-QuantityError OutOfRange() {
+QuantityError Unrepresentable() {
   QuantityError e;
-  e.code = QuantityError::Code::kOutOfRange;
-  e.message =
-      "quantity is too large to evaluate exactly (magnitudes of 10^29 or more are not supported)";
+  e.code = QuantityError::Code::kUnrepresentable;
+  e.message = "quantity is too large to evaluate exactly (a magnitude of 10^29 or more)";
   return e;
 }
 
@@ -220,7 +219,7 @@ bool Quantity::Parse(std::string_view text, Quantity* out, QuantityError* error)
     // Kubernetes: "This avoids rounding and hopefully confusion, too."
     if (magnitude > 0 && magnitude < uint128(kNanoPerUnit)) format = QuantityFormat::kDecimalSI;
   } else if (!fits || magnitude >= kParseLimitNano) {
-    if (error) *error = OutOfRange();
+    if (error) *error = Unrepresentable();
     return false;
   }
   if (out) {

@@ -13,8 +13,13 @@
 // The value is held as a signed count of nano-units (10^-9) in 128 bits, which is
 // Kubernetes' own precision: anything finer is rounded up, away from zero, as
 // ParseQuantity does. Binary-SI values are capped at 2^63-1 as Kubernetes caps them.
-// Magnitudes of 10^29 or more (which Kubernetes would keep in a big decimal) are
-// refused with kOutOfRange rather than evaluated inexactly.
+// Magnitudes of 10^29 or more, which Kubernetes accepts and keeps in a big
+// decimal, are not evaluated inexactly: Parse answers kUnrepresentable, and
+// callers treat that text as accepted but unknown (see ReadQuantityField).
+//
+// Parse is ParseQuantity: it refuses surrounding spaces. The API server decodes
+// a manifest's field through UnmarshalJSON, which trims them first and reads
+// null as zero; ReadQuantityField (engine/quantity_field.h) does the same.
 #ifndef GPULINT_ENGINE_QUANTITY_H_
 #define GPULINT_ENGINE_QUANTITY_H_
 
@@ -35,7 +40,10 @@ struct QuantityError {
     kFormat,         // does not match the grammar at all ("abc", "1.5.0", " 1")
     kSuffix,         // a number with a suffix Kubernetes does not know ("500GB", "40g", "1K")
     kNumeric,        // the number part is malformed ("1e", "--1")
-    kOutOfRange,     // too large for exact evaluation here
+    kOutOfRange,     // an exponent outside int32, which Kubernetes refuses ("1e4294967297")
+    // Kubernetes accepts it, but its magnitude (10^29 or more) is too large to
+    // evaluate exactly here ("1e30").
+    kUnrepresentable,
   };
   Code code = Code::kNone;
   std::string message;     // why, in a sentence a person can act on

@@ -43,7 +43,7 @@ struct SuffixMeaning {
 bool InterpretSuffix(std::string_view suffix, SuffixMeaning* meaning);
 
 // Why Parse refused `text`, in words a person can act on. Only meaningful for
-// text that Parse refused on grammar (not for kOutOfRange).
+// text that Parse refused on grammar (not for kUnrepresentable).
 QuantityError Diagnose(std::string_view text);
 
 // Decimal digits of `v`.

@@ -11,6 +11,9 @@ extern const Rule kParseErrorRule;
 extern const Rule kQuantityInvalidRule;
 extern const Rule kQuantityMilliMemoryRule;
 extern const Rule kQuantityMixedUnitsRule;
+extern const Rule kQuantityCpuUnitsRule;
+extern const Rule kQuantitySuspiciousRule;
+extern const Rule kLimitBelowRequestRule;
 extern const Rule kGpuLimitMissingRule;
 extern const Rule kGpuRequestLimitMismatchRule;
 extern const Rule kGpuFractionalRule;
@@ -27,7 +30,8 @@ extern const Rule kInvalidIgnoreRule;
 const std::vector<const Rule*>& AllRules() {
   static const std::vector<const Rule*> kRules = {
       &kParseErrorRule,          &kQuantityInvalidRule,    &kQuantityMilliMemoryRule,
-      &kQuantityMixedUnitsRule,  &kGpuLimitMissingRule,    &kGpuRequestLimitMismatchRule,
+      &kQuantityMixedUnitsRule,  &kQuantityCpuUnitsRule,   &kQuantitySuspiciousRule,
+      &kLimitBelowRequestRule,   &kGpuLimitMissingRule,    &kGpuRequestLimitMismatchRule,
       &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kExceedsAllocatableRule,
       &kNoMatchingNodeRule,      &kVramExceedsGpuRule,     &kSharedGpuMultipleReplicasRule,
       &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,  &kRemovedAnnotationRule,

@@ -4,6 +4,7 @@
 
 #include "engine/loader.h"
 #include "engine/path.h"
+#include "engine/quantity_field.h"
 
 namespace gpulint {
 namespace {
@@ -17,14 +18,7 @@ std::vector<ResourceEntry> ParseResources(const Value* list, const std::string& 
     e.name = name;
     e.value = &value;
     e.path = AppendKey(path, name);
-    if (value.is_null()) {
-      // A null quantity decodes to zero in Kubernetes.
-      e.valid = true;
-    } else if (!value.is_scalar() || value.type() == Value::Type::kBool) {
-      e.error.code = QuantityError::Code::kFormat;
-      e.error.message =
-          std::string("a quantity must be a number or a string, not a ") + TypeName(value.type());
-    } else if (Quantity::Parse(value.text(), &e.quantity, &e.error)) {
+    if (ReadQuantityField(value, &e.quantity, &e.error)) {
       e.valid = true;
       e.quantity = e.quantity.Stored();
     }

@@ -1,6 +1,12 @@
 // quantity-invalid: resource values Kubernetes would refuse (incident 3's
-// "40g", "500GB"), negative requests, and VRAM annotations that do not parse.
+// "40g", "500GB"), negative requests, hugepages that are no whole number of
+// pages, claims for no storage, and VRAM annotations that do not parse; in
+// container resources, claims' storage and emptyDir size limits alike.
+#include <vector>
+
 #include "engine/path.h"
+#include "engine/quantity_field.h"
+#include "engine/quantity_volumes.h"
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
@@ -13,20 +19,77 @@ bool LooksLikePlaceholder(std::string_view text) {
   return text.find('$') != std::string_view::npos || text.find("{{") != std::string_view::npos;
 }
 
-void CheckEntry(const ResourceEntry& e, Reporter& out) {
-  if (!e.valid) {
-    std::string msg = e.name + ": " +
-                      (e.value->is_scalar() ? e.value->text() + " is not a valid quantity: " : "") +
-                      e.error.message;
-    if (!e.error.suggestion.empty()) msg += "; " + e.error.suggestion;
-    if (LooksLikePlaceholder(e.value->text()))
-      msg += " (an unsubstituted template placeholder? lint the rendered manifest)";
-    out.Report(e.value, e.path, msg);
-  } else if (e.quantity.sign() < 0) {
+std::string Refused(const ResourceEntry& e) {
+  std::string msg = e.name + ": " +
+                    (e.value->is_scalar() ? e.value->text() + " is not a valid quantity: " : "") +
+                    e.error.message;
+  if (!e.error.suggestion.empty()) msg += "; " + e.error.suggestion;
+  if (LooksLikePlaceholder(e.value->text()))
+    msg += " (an unsubstituted template placeholder? lint the rendered manifest)";
+  return msg;
+}
+
+// Whether the API server stores the entry's text; reports it when not. Values
+// too large to evaluate are accepted (quantity-suspicious warns about them).
+bool CheckParsed(const ResourceEntry& e, Reporter& out) {
+  if (e.valid) return true;
+  if (!AcceptedByApiServer(e.error)) out.Report(e.value, e.path, Refused(e));
+  return false;
+}
+
+void CheckNegative(const ResourceEntry& e, Reporter& out) {
+  if (e.quantity.sign() < 0)
     out.Report(e.value, e.path,
                e.name + ": " + e.quantity.Canonical() +
                    " is negative; the API server requires resource values >= 0");
+}
+
+// Kubernetes' IsHugePageResourceValueDivisible: the value (rounded up to a
+// whole byte) must be a multiple of the page size named in the resource.
+void CheckHugePages(const ResourceEntry& e, Reporter& out) {
+  constexpr std::string_view kPrefix = "hugepages-";
+  if (e.name.rfind(kPrefix, 0) != 0 || e.quantity.sign() < 0) return;
+  const std::string size = e.name.substr(kPrefix.size());
+  const std::string refusal = "the API server refuses it (\"" + e.quantity.Canonical() +
+                              " is not positive integer multiple of " + e.name + "\")";
+  Quantity page;
+  QuantityError error;
+  if (!Quantity::Parse(size, &page, &error) || page.sign() <= 0 || !page.is_whole()) {
+    out.Report(e.value, e.path,
+               e.name + ": \"" + size + "\" is not a page size such as 2Mi or 1Gi; " + refusal);
+    return;
   }
+  const int64_t bytes = e.quantity.Value();
+  const int64_t page_bytes = page.Value();
+  if (bytes % page_bytes == 0) return;
+  std::vector<std::string> near;
+  const int64_t below = bytes / page_bytes * page_bytes;
+  if (below > 0) near.push_back(Quantity::FromInt(below, QuantityFormat::kBinarySI).Canonical());
+  near.push_back(Quantity::FromInt(below + page_bytes, QuantityFormat::kBinarySI).Canonical());
+  std::string msg = e.name + ": " + DescribeBytes(e.quantity) + " is not a whole number of " +
+                    size + " pages; " + refusal + "; did you mean " + near[0];
+  if (near.size() > 1) msg += " or " + near[1];
+  out.Report(e.value, e.path, msg + "?");
+}
+
+void CheckEntry(const ResourceEntry& e, Reporter& out) {
+  if (!CheckParsed(e, out)) return;
+  CheckNegative(e, out);
+  CheckHugePages(e, out);
+}
+
+// A claim's storage request must be positive (ValidatePersistentVolumeClaimSpec);
+// an emptyDir's sizeLimit and a storage limit must not be negative.
+void CheckVolume(const VolumeQuantity& v, Reporter& out) {
+  const ResourceEntry& e = v.entry;
+  if (!CheckParsed(e, out)) return;
+  if (v.kind == VolumeQuantity::Kind::kClaimRequest && e.quantity.sign() <= 0) {
+    out.Report(e.value, e.path,
+               e.name + ": " + e.quantity.Canonical() +
+                   " must be greater than zero; the API server refuses a claim for no storage");
+    return;
+  }
+  CheckNegative(e, out);
 }
 
 void CheckVramAnnotations(const PodInfo& pod, const Policy& policy, Reporter& out) {
@@ -59,6 +122,7 @@ void Check(const ObjectContext& ctx, Reporter& out) {
       for (const ResourceEntry& e : c.limits) CheckEntry(e, out);
     }
   }
+  for (const VolumeQuantity& v : VolumeQuantities(ctx.object, ctx.pods)) CheckVolume(v, out);
 }
 
 }  // namespace
@@ -67,7 +131,10 @@ extern const Rule kQuantityInvalidRule = {
     {"quantity-invalid", Severity::kError, "A resource quantity that Kubernetes refuses",
      "Kubernetes reads quantities with a strict grammar: 500GB, 40g, 1K or 5MiB are rejected by "
      "the API server (or, worse, fixed by hand under pressure into the wrong unit system: 500Gi "
-     "is 536.9 GB, not 500 GB). Negative requests are refused too.",
+     "is 536.9 GB, not 500 GB). The same grammar holds wherever the API server reads a size: a "
+     "PersistentVolumeClaim's or volumeClaimTemplate's `storage: 500GB` and an emptyDir's "
+     "`sizeLimit: 16GB` are refused alike. Negative values are refused, a claim for no storage "
+     "too, and hugepages must be a whole number of pages (`hugepages-2Mi: 3Mi` is not).",
      "Use a Kubernetes suffix: decimal k M G T P E (powers of 1000) or binary Ki Mi Gi Ti Pi Ei "
      "(powers of 1024), e.g. 500G or 465Gi. `gpulint quantity VALUE` shows the exact value.",
      RuleExample("quantity-invalid")},

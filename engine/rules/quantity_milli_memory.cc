@@ -1,5 +1,7 @@
-// quantity-milli-memory: `memory: 500m` is half a byte. Kubernetes accepts it;
-// nobody means it.
+// quantity-milli-memory: `memory: 500m` is half a byte (and `storage: 500m`
+// half a byte of disk). Kubernetes accepts it; nobody means it.
+#include "engine/quantity_field.h"
+#include "engine/quantity_volumes.h"
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
@@ -15,9 +17,10 @@ std::string_view SubUnitSuffix(std::string_view text) {
   return {};
 }
 
-void CheckEntry(const ResourceEntry& e, Reporter& out) {
-  if (!e.valid || !IsByteResource(e.name) || !e.value->is_scalar() || e.value->is_null()) return;
-  std::string_view text = e.Text();
+// `e` holds a byte count.
+void CheckBytes(const ResourceEntry& e, Reporter& out) {
+  if (!e.valid || !e.value->is_scalar() || e.value->is_null()) return;
+  std::string_view text = TrimGoSpace(e.Text());
   std::string_view suffix = SubUnitSuffix(text);
   if (suffix.empty() && e.quantity.is_whole()) return;
   std::string msg =
@@ -39,9 +42,12 @@ void CheckEntry(const ResourceEntry& e, Reporter& out) {
 void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods)
     for (const ContainerInfo& c : pod.containers) {
-      for (const ResourceEntry& e : c.requests) CheckEntry(e, out);
-      for (const ResourceEntry& e : c.limits) CheckEntry(e, out);
+      for (const auto* list : {&c.requests, &c.limits})
+        for (const ResourceEntry& e : *list)
+          if (IsByteResource(e.name)) CheckBytes(e, out);
     }
+  // Claims' storage and emptyDir size limits are byte counts too.
+  for (const VolumeQuantity& v : VolumeQuantities(ctx.object, ctx.pods)) CheckBytes(v.entry, out);
 }
 
 }  // namespace
