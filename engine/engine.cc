@@ -106,10 +106,10 @@ void Reporter::Add(const Value* at, std::string path, std::string message, Sever
 }
 
 Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes) {
-  Inventory inv;
-  inv.classes = policy.node_classes;
-  for (NodeClass& n : nodes) inv.classes.push_back(std::move(n));
-  return inv;
+  NodeGroups groups;
+  for (size_t i = 0; i < policy.node_classes.size(); ++i) groups.Add(policy.node_classes[i], i);
+  for (size_t i = 0; i < nodes.size(); ++i) groups.Add(std::move(nodes[i]), kFileNodeOrder + i);
+  return groups.inventory();
 }
 
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,

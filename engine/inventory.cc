@@ -250,27 +250,45 @@ bool MatchesRequirement(const Value& requirement, const std::string* label) {
   return false;
 }
 
+// A node as the filters read it: a whole NodeClass, or a group's shape with
+// one member's name and per-node labels.
+struct NodeView {
+  const NodeClass& shape;
+  std::string_view name;
+  const std::map<std::string, std::string>* own_labels = nullptr;
+
+  // A class from the policy stands for nodes whose names are unknown.
+  bool is_class() const { return shape.source == "policy"; }
+  const std::string* Label(const std::string& key) const {
+    if (own_labels) {
+      auto it = own_labels->find(key);
+      if (it != own_labels->end()) return &it->second;
+    }
+    auto it = shape.labels.find(key);
+    return it == shape.labels.end() ? nullptr : &it->second;
+  }
+};
+
 // matchFields can only name metadata.name, with In or NotIn and exactly one
-// value. A class from the policy stands for nodes whose names are unknown, so
-// it is not filtered.
-bool MatchesField(const Value& requirement, const NodeClass& node) {
+// value. A class from the policy is not filtered by it.
+bool MatchesField(const Value& requirement, const NodeView& node) {
   std::string_view op = requirement.StringAt("operator");
   if (requirement.StringAt("key") != "metadata.name" || (op != "In" && op != "NotIn") ||
       ValuesOf(requirement).size() != 1)
     return false;
-  return node.source == "policy" || MatchesRequirement(requirement, &node.name);
+  std::string name(node.name);
+  return node.is_class() || MatchesRequirement(requirement, &name);
 }
 
 // Requirements within a term are ANDed; a term with none matches nothing.
-bool MatchesTerm(const Value& term, const NodeClass& node) {
+bool MatchesTerm(const Value& term, const NodeView& node) {
   const Value* expressions = term.Find("matchExpressions");
   const Value* fields = term.Find("matchFields");
   size_t count = 0;
   if (expressions && expressions->is_sequence()) {
     for (const Value& r : expressions->items()) {
       ++count;
-      auto it = node.labels.find(std::string(r.StringAt("key")));
-      if (!MatchesRequirement(r, it == node.labels.end() ? nullptr : &it->second)) return false;
+      if (!MatchesRequirement(r, node.Label(std::string(r.StringAt("key"))))) return false;
     }
   }
   if (fields && fields->is_sequence()) {
@@ -283,11 +301,84 @@ bool MatchesTerm(const Value& term, const NodeClass& node) {
 }
 
 // nodeSelectorTerms are ORed.
-bool MatchesNodeSelector(const Value& selector, const NodeClass& node) {
+bool MatchesNodeSelector(const Value& selector, const NodeView& node) {
   const Value* terms = selector.Find("nodeSelectorTerms");
   if (!terms || !terms->is_sequence()) return false;
   return std::any_of(terms->items().begin(), terms->items().end(),
                      [&](const Value& term) { return MatchesTerm(term, node); });
+}
+
+// Why a node is ruled out, without building the words: most nodes of a large
+// inventory are ruled out, and for the same few reasons.
+struct Verdict {
+  enum class Why { kNone, kName, kSelector, kTaint } why = Why::kNone;
+  const Taint* taint = nullptr;
+  bool operator==(const Verdict&) const = default;
+};
+
+Verdict Judge(const Placement& p, const NodeView& node) {
+  using Why = Verdict::Why;
+  bool named = !p.node_name.empty();
+  if (named && !node.is_class() && p.node_name != node.name) return {Why::kName};
+  for (const auto& [key, value] : p.node_selector) {
+    const std::string* label = node.Label(key);
+    if (!label || *label != value) return {Why::kSelector};
+  }
+  if (p.required_affinity && !MatchesNodeSelector(*p.required_affinity, node))
+    return {Why::kSelector};
+  for (const Taint& taint : node.shape.taints) {
+    // A pod with nodeName skips the scheduler; kubelet admits it past every
+    // taint but NoExecute.
+    if (named && taint.effect != "NoExecute") continue;
+    if (!Tolerates(p, taint)) return {Why::kTaint, &taint};
+  }
+  return {};
+}
+
+std::string ReasonText(const Verdict& v) {
+  switch (v.why) {
+    case Verdict::Why::kName:
+      return "node(s) didn't match the requested node name";
+    case Verdict::Why::kSelector:
+      return "node(s) didn't match Pod's node affinity/selector";
+    case Verdict::Why::kTaint:
+      return "node(s) had untolerated taint {" + v.taint->key + ": " + v.taint->value + "}";
+    case Verdict::Why::kNone:
+      break;
+  }
+  return "";
+}
+
+// Whether nodes of one group can differ for `p`: it names nodes, or reads a
+// label that each node has its own value of.
+bool ReadsNodeIdentity(const Placement& p) {
+  if (!p.node_name.empty()) return true;
+  for (const auto& [key, value] : p.node_selector)
+    if (IsPerNodeLabel(key)) return true;
+  const Value* terms = p.required_affinity ? p.required_affinity->Find("nodeSelectorTerms") : nullptr;
+  if (!terms || !terms->is_sequence()) return false;
+  for (const Value& term : terms->items()) {
+    if (const Value* fields = term.Find("matchFields"); fields && fields->is_sequence() &&
+                                                        !fields->items().empty())
+      return true;
+    if (const Value* exprs = term.Find("matchExpressions"); exprs && exprs->is_sequence())
+      for (const Value& e : exprs->items())
+        if (IsPerNodeLabel(e.StringAt("key"))) return true;
+  }
+  return false;
+}
+
+// Calls visit(member, verdict, count) for the nodes of `group`: once for the
+// whole group when no node of it can differ for `p`, else node by node.
+template <typename Visit>
+void JudgeGroup(const Placement& p, bool per_node, const NodeGroup& group, Visit visit) {
+  if (group.members.empty()) return;
+  if (!per_node || group.members.size() == 1) {
+    const NodeMember& first = *group.members.front();
+    visit(first, Judge(p, {group.shape, first.name, &first.own_labels}), group.members.size());
+    return;
+  }
+  for (const auto& m : group.members) visit(*m, Judge(p, {group.shape, m->name, &m->own_labels}), 1);
 }
 
 }  // namespace
@@ -312,56 +403,66 @@ bool Tolerates(const Placement& p, const Taint& t) {
 }
 
 std::string ExclusionReason(const Placement& p, const NodeClass& node) {
-  bool named = !p.node_name.empty();
-  // A class from the policy has no node names to compare.
-  if (named && node.source != "policy" && p.node_name != node.name)
-    return "node(s) didn't match the requested node name";
-  for (const auto& [key, value] : p.node_selector) {
-    auto it = node.labels.find(key);
-    if (it == node.labels.end() || it->second != value)
-      return "node(s) didn't match Pod's node affinity/selector";
-  }
-  if (p.required_affinity && !MatchesNodeSelector(*p.required_affinity, node))
-    return "node(s) didn't match Pod's node affinity/selector";
-  for (const Taint& taint : node.taints) {
-    // A pod with nodeName skips the scheduler; kubelet admits it past every
-    // taint but NoExecute.
-    if (named && taint.effect != "NoExecute") continue;
-    if (!Tolerates(p, taint))
-      return "node(s) had untolerated taint {" + taint.key + ": " + taint.value + "}";
-  }
-  return "";
+  return ReasonText(Judge(p, {node, node.name}));
 }
 
 bool CanLandOn(const Placement& p, const NodeClass& node) {
-  return ExclusionReason(p, node).empty();
+  return Judge(p, {node, node.name}).why == Verdict::Why::kNone;
 }
 
-std::vector<const NodeClass*> Candidates(const Placement& p, const Inventory& inv) {
-  std::vector<const NodeClass*> out;
-  for (const NodeClass& c : inv.classes)
-    if (CanLandOn(p, c)) out.push_back(&c);
+std::vector<Candidate> Candidates(const Placement& p, const Inventory& inv) {
+  bool per_node = ReadsNodeIdentity(p);
+  std::vector<std::pair<const NodeMember*, Candidate>> found;
+  for (const auto& group : inv.groups) {
+    const NodeMember* first = nullptr;
+    size_t count = 0;
+    JudgeGroup(p, per_node, *group, [&](const NodeMember& m, const Verdict& v, size_t n) {
+      if (v.why != Verdict::Why::kNone) return;
+      if (!first) first = &m;  // members are in inventory order
+      count += n;
+    });
+    if (first) found.push_back({first, Candidate{&group->shape, first->name, count}});
+  }
+  std::sort(found.begin(), found.end(),
+            [](const auto& a, const auto& b) { return Before(*a.first, *b.first); });
+  std::vector<Candidate> out;
+  out.reserve(found.size());
+  for (const auto& [first, candidate] : found) out.push_back(candidate);
   return out;
 }
 
 std::string ExclusionSummary(const Placement& p, const Inventory& inv) {
-  std::vector<std::pair<std::string, int>> counts;  // reason -> nodes, in first-seen order
-  for (const NodeClass& c : inv.classes) {
-    std::string reason = ExclusionReason(p, c);
-    if (reason.empty()) continue;
-    auto it = std::find_if(counts.begin(), counts.end(),
-                           [&](const auto& entry) { return entry.first == reason; });
-    if (it == counts.end())
-      counts.push_back({std::move(reason), 1});
-    else
-      ++it->second;
+  struct Count {
+    std::string reason;
+    size_t nodes;
+    const NodeMember* first;  // the first node ruled out for it, in inventory order
+  };
+  std::vector<Count> counts;
+  bool per_node = ReadsNodeIdentity(p);
+  for (const auto& group : inv.groups) {
+    Verdict last;
+    std::string text;
+    JudgeGroup(p, per_node, *group, [&](const NodeMember& m, const Verdict& v, size_t n) {
+      if (v.why == Verdict::Why::kNone) return;
+      if (text.empty() || !(v == last)) text = ReasonText(v), last = v;
+      auto it = std::find_if(counts.begin(), counts.end(),
+                             [&](const Count& c) { return c.reason == text; });
+      if (it == counts.end()) {
+        counts.push_back({text, n, &m});
+      } else {
+        it->nodes += n;
+        if (Before(m, *it->first)) it->first = &m;
+      }
+    });
   }
-  // The scheduler lists the commonest reason first.
+  // In the order the scheduler meets them, then the commonest reason first.
+  std::sort(counts.begin(), counts.end(),
+            [](const Count& a, const Count& b) { return Before(*a.first, *b.first); });
   std::stable_sort(counts.begin(), counts.end(),
-                   [](const auto& a, const auto& b) { return a.second > b.second; });
+                   [](const Count& a, const Count& b) { return a.nodes > b.nodes; });
   std::string out;
-  for (const auto& [reason, n] : counts)
-    out += (out.empty() ? "" : ", ") + std::to_string(n) + " " + reason;
+  for (const Count& c : counts)
+    out += (out.empty() ? "" : ", ") + std::to_string(c.nodes) + " " + c.reason;
   return out;
 }
 

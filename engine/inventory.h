@@ -4,6 +4,7 @@
 #define GPULINT_ENGINE_INVENTORY_H_
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -57,9 +58,72 @@ bool NodeClassFromNode(const Value& node, const std::string& file, NodeClass* ou
 // when the node has no GPU or no VRAM per GPU, or when the product overflows.
 std::optional<Quantity> AdvertisedVram(const NodeClass& node);
 
+// Labels that tell one node from the next and say nothing of its shape:
+// kubelet's kubernetes.io/hostname, GPU Feature Discovery's timestamp, a cloud
+// instance id. A group (below) keeps them per node, out of its key, so that
+// thousands of alike nodes stay one group; a pod that selects on one is judged
+// node by node.
+bool IsPerNodeLabel(std::string_view key);
+
+// One node of a group: what sets it apart from the others of its group.
+struct NodeMember {
+  std::string name;
+  std::string source;
+  std::map<std::string, std::string> own_labels;  // its per-node labels
+  uint64_t order = 0;  // place in the inventory; nodes of equal order go by name
+};
+bool Before(const NodeMember& a, const NodeMember& b);  // inventory order
+
+// Nodes that no rule can tell apart: the same labels (per-node ones aside),
+// taints, allocatable and GPUs. A class from the policy is a group of its own.
+struct NodeGroup {
+  NodeClass shape;  // what they all have; its labels leave out per-node ones
+  std::vector<std::shared_ptr<const NodeMember>> members;  // in inventory order
+};
+
+// Where pods can land: the policy's node classes and real nodes, in groups of
+// alike nodes so that a pod is judged once per group, not once per node.
+// Cheap to copy (groups are shared and never changed once published), so a
+// webhook can publish a fresh one per node event.
 struct Inventory {
-  std::vector<NodeClass> classes;
-  bool empty() const { return classes.empty(); }
+  std::vector<std::shared_ptr<const NodeGroup>> groups;  // in no particular order
+  size_t nodes = 0;  // classes and nodes, all groups together
+  bool empty() const { return nodes == 0; }
+  size_t size() const { return nodes; }
+  // Each node (or class) in inventory order, rebuilt whole: for tests and
+  // tools, not for the per-object path.
+  std::vector<NodeClass> Nodes() const;
+  // Adds the groups of `other`, whose nodes are others than these.
+  void Append(const Inventory& other);
+};
+
+// Orders (NodeMember::order) of the inventory's parts: the policy's classes
+// (0, 1, ...), then nodes as a nodes file lists them, then watched nodes by name.
+constexpr uint64_t kFileNodeOrder = uint64_t{1} << 32;
+constexpr uint64_t kWatchedNodeOrder = uint64_t{2} << 32;
+
+// Keeps an Inventory's groups up to date one node at a time, as a node watch
+// delivers them: a change touches the node's old and new group only, and a
+// node that changes nothing rules see (a kubelet heartbeat) touches nothing.
+class NodeGroups {
+ public:
+  // Adds `node` as a node of its own, even if one of that name is there
+  // (a nodes file is taken as written).
+  void Add(NodeClass node, uint64_t order);
+  // Adds `node`, or replaces the node of that name. False when nothing
+  // changed that a rule or a message could see.
+  bool Put(NodeClass node, uint64_t order);
+  bool Remove(const std::string& name);  // false when no node has that name
+  void Clear();
+  const Inventory& inventory() const { return inventory_; }
+
+ private:
+  void Insert(const std::string& key, NodeClass shape, std::shared_ptr<const NodeMember> member);
+  void Erase(const std::string& key, const NodeMember& member);
+
+  Inventory inventory_;
+  std::map<std::string, size_t> by_key_;  // group key -> index in inventory_.groups
+  std::map<std::string, std::string, std::less<>> key_of_;  // node name -> its group key
 };
 
 struct Toleration {
@@ -95,7 +159,16 @@ bool Tolerates(const Placement& p, const Taint& t);
 // DoesNotExist, Gt, Lt) and taints, in the scheduler's order.
 std::string ExclusionReason(const Placement& p, const NodeClass& node);
 bool CanLandOn(const Placement& p, const NodeClass& node);
-std::vector<const NodeClass*> Candidates(const Placement& p, const Inventory& inv);
+
+// Alike nodes of one group that a pod can land on.
+struct Candidate {
+  const NodeClass* node;  // what they all have; its name is not theirs
+  std::string_view name;  // the first of them, in inventory order
+  size_t count;           // how many they are
+};
+// The groups a pod can land on, by their first such node in inventory order:
+// "the first candidate with a GPU" is the one it was node by node.
+std::vector<Candidate> Candidates(const Placement& p, const Inventory& inv);
 // "3 node(s) had untolerated taint {nvidia.com/gpu: present}, 1 node(s) didn't
 // match Pod's node affinity/selector": the inventory's nodes that `p` rules
 // out, counted by reason as the scheduler counts them; "" when none is.

@@ -446,14 +446,14 @@ TEST_CASE("CanLandOn: nodeName, nodeSelector and taints", "[inventory]") {
 }
 
 TEST_CASE("Candidates on the recorded nodes", "[inventory]") {
-  Inventory inv;
-  inv.classes = NodesOf(Yaml(ReadFile(kAdmission + "nodes-list.json")), "nodes-list.json");
-  REQUIRE(inv.classes.size() == 3);
+  Inventory inv = BuildInventory(
+      Policy(), NodesOf(Yaml(ReadFile(kAdmission + "nodes-list.json")), "nodes-list.json"));
+  REQUIRE(inv.size() == 3);
   auto names = [&](const std::string& pod_spec) {
     Value spec;
     std::vector<std::string> out;
-    for (const NodeClass* n : Candidates(PlacementOfYaml(pod_spec, &spec), inv))
-      out.push_back(n->name);
+    for (const Candidate& n : Candidates(PlacementOfYaml(pod_spec, &spec), inv))
+      out.emplace_back(n.name);
     return out;
   };
   using Names = std::vector<std::string>;

@@ -57,7 +57,8 @@ bool CountGpus(const ContainerInfo& c, const Policy& policy, int64_t* count) {
 std::optional<Quantity> VramFromNodes(const PodInfo& pod, const Policy& policy, int64_t gpus) {
   std::optional<Quantity> smallest;
   int64_t pod_gpus = pod.GpuCount(policy);
-  for (const NodeClass* node : pod.candidates) {
+  for (const Candidate& candidate : pod.candidates) {
+    const NodeClass* node = candidate.node;
     if (!node->has_gpu() || !node->gpu.vram_per_gpu) continue;
     bool shared = node->gpu.sharing != GpuSharing::kNone && node->gpu.replicas > 1;
     int64_t slices = shared ? node->gpu.replicas : 1;
@@ -77,7 +78,8 @@ std::optional<Quantity> VramFromNodes(const PodInfo& pod, const Policy& policy, 
 // request would leave the pod Pending for good, so none is added.
 bool VramAdvertised(const PodInfo& pod, const Policy& policy, Quantity* most) {
   bool any = false;
-  for (const NodeClass* node : pod.candidates) {
+  for (const Candidate& candidate : pod.candidates) {
+    const NodeClass* node = candidate.node;
     if (!node->has_gpu()) continue;
     auto it = node->allocatable.find(policy.vram_resource);
     if (it == node->allocatable.end() || it->second.sign() <= 0) return false;
@@ -129,7 +131,8 @@ void VramEdits(const PodInfo& pod, const ContainerInfo& c, const Policy& policy,
 // for the largest share it may be; 1 when any has whole GPUs or none is known.
 int64_t ReplicasPerGpu(const PodInfo& pod) {
   int64_t fewest = 0;
-  for (const NodeClass* node : pod.candidates) {
+  for (const Candidate& candidate : pod.candidates) {
+    const NodeClass* node = candidate.node;
     if (!node->has_gpu()) continue;
     bool shared = node->gpu.sharing != GpuSharing::kNone && node->gpu.replicas > 1;
     int64_t replicas = shared ? node->gpu.replicas : 1;

@@ -29,7 +29,7 @@ std::vector<std::string> CandidateNames(const Value& object, const Policy& polic
   std::vector<PodInfo> pods = ExtractPods(object, policy, IncidentNodes());
   REQUIRE(pods.size() == 1);
   std::vector<std::string> names;
-  for (const NodeClass* n : pods[0].candidates) names.push_back(n->name);
+  for (const Candidate& n : pods[0].candidates) names.emplace_back(n.name);
   return names;
 }
 
@@ -84,8 +84,9 @@ TEST_CASE("exclusion reasons in the scheduler's words, commonest first", "[inven
 containers: [{name: a, image: x}]
 )"));
   // rtx8000 and t4-mps match; t4 matches but is tainted; v100 and cpu do not match.
-  CHECK(ExclusionReason(p, IncidentNodes().classes[1]).empty());
-  CHECK(ExclusionReason(p, IncidentNodes().classes[2]) ==
+  std::vector<NodeClass> nodes = IncidentNodes().Nodes();
+  CHECK(ExclusionReason(p, nodes[1]).empty());
+  CHECK(ExclusionReason(p, nodes[2]) ==
         "node(s) had untolerated taint {nvidia.com/gpu: present}");
   CHECK(ExclusionSummary(p, IncidentNodes()) ==
         "2 node(s) didn't match Pod's node affinity/selector, 1 node(s) had untolerated taint "

@@ -89,8 +89,8 @@ std::vector<std::string> AffinityKeys(const Placement& placement) {
 std::string GpuReachReason(const PodInfo& pod, const Policy& policy) {
   for (const ContainerInfo& c : pod.containers)
     if (c.HasGpuLimit(policy)) return "its pod requests GPUs";
-  for (const NodeClass* n : pod.candidates)
-    if (n->has_gpu()) return "its pod can be scheduled on GPU node " + n->name;
+  for (const Candidate& n : pod.candidates)
+    if (n.node->has_gpu()) return "its pod can be scheduled on GPU node " + std::string(n.name);
   // Any toleration of a GPU taint key counts, whatever its value or effect.
   for (const Toleration& t : pod.placement.tolerations) {
     if (t.key.empty() && t.op == "Exists") return "its pod tolerates every taint";

@@ -68,8 +68,8 @@ struct PodInfo {
   std::vector<ContainerInfo> containers;
   Placement placement;
   // Candidate nodes of the inventory (all that pass nodeName, selector,
-  // affinity and taints).
-  std::vector<const NodeClass*> candidates;
+  // affinity and taints), a group of alike nodes per entry.
+  std::vector<Candidate> candidates;
   bool can_reach_gpu_node = false;  // see Policy: inventory, else taints/labels/images
   std::string gpu_reach_reason;     // why: "tolerates the nvidia.com/gpu taint", ...
 

@@ -173,7 +173,7 @@ void WebhookServer::Publish() {
   std::vector<NodeClass> nodes = file_nodes_;
   nodes.insert(nodes.end(), watched_nodes_.begin(), watched_nodes_.end());
   auto inventory = std::make_shared<const Inventory>(BuildInventory(*policy_, std::move(nodes)));
-  metrics_.SetInventoryNodes(inventory->classes.size());
+  metrics_.SetInventoryNodes(inventory->size());
   snapshot_ = Snapshot{policy_, std::move(inventory)};
 }
 

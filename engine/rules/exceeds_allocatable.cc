@@ -65,9 +65,10 @@ std::string Computed(const std::string& resource, const Quantity& q) {
   return IsByteResource(resource) ? FormatBytes(q) : DescribeCount(q);
 }
 
-std::string Explain(const Shortfall& s, const NodeClass& node, const Policy& policy) {
+std::string Explain(const Shortfall& s, const Candidate& candidate, const Policy& policy) {
+  const NodeClass& node = *candidate.node;
   Quantity available = s.allocatable - s.reserved;
-  std::string msg = "node \"" + node.name + "\": " + s.resource + " " + s.what + " " +
+  std::string msg = "node \"" + std::string(candidate.name) + "\": " + s.resource + " " + s.what + " " +
                     Describe(s.resource, s.wanted) + " > allocatable " +
                     Describe(s.resource, s.allocatable);
   if (!s.reserved.is_zero()) {
@@ -94,22 +95,27 @@ const ResourceEntry* EntryFor(const PodInfo& pod, const Shortfall& s) {
 // the first of each group with its arithmetic, then the nodes the pod cannot
 // reach, as the scheduler counts them. Short enough for kubectl to show whole
 // however many nodes there are.
-std::string Misses(const std::vector<std::pair<const NodeClass*, Shortfall>>& misses,
+std::string Misses(const std::vector<std::pair<const Candidate*, Shortfall>>& misses,
                    const PodInfo& pod, const ObjectContext& ctx) {
-  std::vector<std::pair<std::string, std::vector<size_t>>> groups;  // "memory request" -> misses
+  struct Group {
+    std::string key;  // "memory request"
+    size_t first;     // index in misses
+    size_t nodes;
+  };
+  std::vector<Group> groups;
   for (size_t i = 0; i < misses.size(); ++i) {
     std::string key = misses[i].second.resource + " " + misses[i].second.what;
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == key; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {key, {}});
-    it->second.push_back(i);
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.key == key; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {key, i, 0});
+    it->nodes += misses[i].first->count;
   }
   std::string msg;
-  for (const auto& [key, members] : groups) {
-    const auto& [node, shortfall] = misses[members.front()];
-    msg += (msg.empty() ? "" : "; ") + std::to_string(members.size()) + " insufficient " +
+  for (const Group& g : groups) {
+    const auto& [candidate, shortfall] = misses[g.first];
+    msg += (msg.empty() ? "" : "; ") + std::to_string(g.nodes) + " insufficient " +
            shortfall.resource + (shortfall.what == "limit" ? " (limit)" : "") + ": " +
-           Explain(shortfall, *node, ctx.policy);
-    if (members.size() > 1) msg += " (and " + std::to_string(members.size() - 1) + " more)";
+           Explain(shortfall, *candidate, ctx.policy);
+    if (g.nodes > 1) msg += " (and " + std::to_string(g.nodes - 1) + " more)";
   }
   std::string excluded = ExclusionSummary(pod.placement, ctx.inventory);
   if (!excluded.empty()) msg += "; " + excluded;
@@ -122,15 +128,17 @@ void CheckPod(const PodInfo& pod, const ObjectContext& ctx, Reporter& out) {
     for (const ResourceEntry& e : c.requests) resources.insert(e.name);
     for (const ResourceEntry& e : c.limits) resources.insert(e.name);
   }
-  std::vector<std::pair<const NodeClass*, Shortfall>> misses;
-  for (const NodeClass* node : pod.candidates) {
+  std::vector<std::pair<const Candidate*, Shortfall>> misses;
+  size_t nodes = 0;
+  for (const Candidate& candidate : pod.candidates) {
     Shortfall s;
-    if (!FindShortfall(pod, *node, ctx.policy, resources, &s)) return;  // fits somewhere
-    misses.push_back({node, s});
+    if (!FindShortfall(pod, *candidate.node, ctx.policy, resources, &s)) return;  // fits somewhere
+    misses.push_back({&candidate, s});
+    nodes += candidate.count;
   }
   if (misses.empty()) return;
-  std::string msg = "the pod fits on none of its " + std::to_string(misses.size()) +
-                    " candidate node" + (misses.size() == 1 ? "" : "s") + ": " +
+  std::string msg = "the pod fits on none of its " + std::to_string(nodes) +
+                    " candidate node" + (nodes == 1 ? "" : "s") + ": " +
                     Misses(misses, pod, ctx);
   const ResourceEntry* at = EntryFor(pod, misses.front().second);
   out.Report(at ? at->value : nullptr, at ? at->path : pod.path, msg);

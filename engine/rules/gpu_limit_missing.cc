@@ -16,8 +16,8 @@ bool HidesGpus(const ContainerInfo& c) {
 // With an inventory whose candidates are all CPU nodes, the pod cannot reach a GPU.
 bool OnlyCpuCandidates(const PodInfo& pod) {
   if (pod.candidates.empty()) return false;
-  for (const NodeClass* n : pod.candidates)
-    if (n->has_gpu()) return false;
+  for (const Candidate& n : pod.candidates)
+    if (n.node->has_gpu()) return false;
   return true;
 }
 

@@ -11,7 +11,7 @@ void Check(const ObjectContext& ctx, Reporter& out) {
   if (ctx.inventory.empty()) return;
   for (const PodInfo& pod : ctx.pods) {
     if (!pod.candidates.empty()) continue;
-    size_t n = ctx.inventory.classes.size();
+    size_t n = ctx.inventory.size();
     out.Report(pod.spec, pod.path,
                "0/" + std::to_string(n) + " node" + (n == 1 ? "" : "s") +
                    " in the inventory can run the pod: " +

@@ -17,12 +17,13 @@ struct Sharing {
 Sharing SharingOf(const PodInfo& pod) {
   Sharing sharing;
   bool all_mps = true, any_gpu = false;
-  for (const NodeClass* n : pod.candidates) {
+  for (const Candidate& candidate : pod.candidates) {
+    const NodeClass* n = candidate.node;
     if (!n->has_gpu()) continue;
     any_gpu = true;
     all_mps = all_mps && n->gpu.sharing == GpuSharing::kMps;
     if (sharing.reason.empty() && n->gpu.sharing != GpuSharing::kNone)
-      sharing.reason = "node \"" + n->name + "\" shares each GPU (" +
+      sharing.reason = "node \"" + std::string(candidate.name) + "\" shares each GPU (" +
                        GpuSharingName(n->gpu.sharing) + ", " + std::to_string(n->gpu.replicas) +
                        " replicas)";
   }

@@ -39,25 +39,27 @@ void CheckContainer(const PodInfo& pod, const ContainerInfo& c, const Policy& po
                  Severity::kWarning);
     return;
   }
-  const NodeClass* best = nullptr;
+  const Candidate* best = nullptr;
   Quantity best_vram;
-  for (const NodeClass* node : pod.candidates) {
+  for (const Candidate& candidate : pod.candidates) {
+    const NodeClass* node = candidate.node;
     if (!node->has_gpu() || !node->gpu.vram_per_gpu) continue;
     Quantity have = VramOf(*node, gpus);
     if (vram <= have) return;  // fits on this one
-    if (!best || have > best_vram) best = node, best_vram = have;
+    if (!best || have > best_vram) best = &candidate, best_vram = have;
   }
   if (!best) return;  // no candidate with known VRAM: nothing to compare with
-  std::string share = best->gpu.sharing != GpuSharing::kNone
-                          ? " (" + std::string(GpuSharingName(best->gpu.sharing)) + ", " +
-                                std::to_string(best->gpu.replicas) + " replicas per GPU)"
+  const GpuInfo& gpu = best->node->gpu;
+  std::string share = gpu.sharing != GpuSharing::kNone
+                          ? " (" + std::string(GpuSharingName(gpu.sharing)) + ", " +
+                                std::to_string(gpu.replicas) + " replicas per GPU)"
                           : "";
   out.Report(at, path,
              ContainerLabel(c) + " declares " + DescribeBytes(vram) + " of VRAM but " +
                  std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + " on node \"" +
-                 best->name + "\"" + share + (gpus == 1 ? " gives" : " give") + " at most " +
+                 std::string(best->name) + "\"" + share + (gpus == 1 ? " gives" : " give") + " at most " +
                  FormatBytes(best_vram) + " (" +
-                 best->gpu.vram_per_gpu->Canonical() + " per GPU)");
+                 gpu.vram_per_gpu->Canonical() + " per GPU)");
 }
 
 void Check(const ObjectContext& ctx, Reporter& out) {
