@@ -29,13 +29,6 @@ bool IsBytesResource(std::string_view name, const Policy& policy) {
          name.rfind("hugepages-", 0) == 0 || name == policy.vram_resource;
 }
 
-bool Exempt(const Value& object, const Policy& policy) {
-  const Value* metadata = object.Find("metadata");
-  std::string_view ns = metadata ? metadata->StringAt("namespace") : std::string_view();
-  return !ns.empty() && std::find(policy.exempt_namespaces.begin(), policy.exempt_namespaces.end(),
-                                  ns) != policy.exempt_namespaces.end();
-}
-
 void Add(const Value& value, std::string pointer, std::string field, std::vector<UnitFix>* out) {
   if (!value.is_string()) return;
   std::string fixed, why;
@@ -88,7 +81,7 @@ bool CertainUnitFix(std::string_view text, std::string* fixed, std::string* why)
 std::vector<UnitFix> UnitFixes(const Value& object, const Policy& policy,
                                const Inventory& inventory) {
   std::vector<UnitFix> out;
-  if (!object.is_mapping() || Exempt(object, policy)) return out;
+  if (!object.is_mapping() || policy.ExemptObject(object)) return out;
   for (const PodInfo& pod : ExtractPods(object, policy, inventory)) {
     if (pod.metadata) {
       if (const Value* annotations = pod.metadata->Find("annotations")) {
