@@ -15,6 +15,9 @@
 
 namespace gpulint {
 
+// What standard input ("-" on a command line) is called in marks and errors.
+inline constexpr char kStdinName[] = "<stdin>";
+
 // Bounds that keep hostile input from taking time or memory without end.
 struct LoadLimits {
   size_t max_depth = 256;                 // nesting of mappings/sequences
