@@ -15,8 +15,8 @@ std::string_view SubUnitSuffix(std::string_view text) {
   return {};
 }
 
-void CheckEntry(const ResourceEntry& e, Reporter& out) {
-  if (!e.valid || !IsByteResource(e.name) || !e.value->is_scalar() || e.value->is_null()) return;
+void CheckEntry(const ResourceEntry& e, const Policy& policy, Reporter& out) {
+  if (!e.valid || !IsByteResource(e.name, policy) || !e.value->is_scalar() || e.value->is_null()) return;
   std::string_view text = e.Text();
   std::string_view suffix = SubUnitSuffix(text);
   if (suffix.empty() && e.quantity.is_whole()) return;
@@ -39,8 +39,8 @@ void CheckEntry(const ResourceEntry& e, Reporter& out) {
 void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods)
     for (const ContainerInfo& c : pod.containers) {
-      for (const ResourceEntry& e : c.requests) CheckEntry(e, out);
-      for (const ResourceEntry& e : c.limits) CheckEntry(e, out);
+      for (const ResourceEntry& e : c.requests) CheckEntry(e, ctx.policy, out);
+      for (const ResourceEntry& e : c.limits) CheckEntry(e, ctx.policy, out);
     }
 }
 
