@@ -76,12 +76,6 @@ const std::string* ContainerAt(const ObjectContext& ctx, std::string_view path) 
   return nullptr;
 }
 
-bool Exempt(const ObjectRef& ref, const Policy& policy) {
-  return !ref.namespace_name.empty() &&
-         std::find(policy.exempt_namespaces.begin(), policy.exempt_namespaces.end(),
-                   ref.namespace_name) != policy.exempt_namespaces.end();
-}
-
 }  // namespace
 
 void Reporter::Report(const Value* at, std::string path, std::string message) {
@@ -117,7 +111,7 @@ std::vector<Finding> Evaluate(const Value& object, const std::string& file, cons
   std::vector<Finding> findings;
   if (!object.is_mapping()) return findings;
   ObjectContext ctx{object, RefOf(object), file, policy, inventory, {}};
-  if (Exempt(ctx.ref, policy)) return findings;
+  if (policy.ExemptNamespace(ctx.ref.namespace_name)) return findings;
   ctx.pods = ExtractPods(object, policy, inventory);
   const Ignores ignores(ctx);
   for (const Rule* rule : AllRules()) {

@@ -194,10 +194,10 @@ bool LoadInput(const InputFile& input, const LoadLimits& limits, const DocumentS
     // ends endless input.
     struct stat st;
     if (fstat(0, &st) == 0 && S_ISDIR(st.st_mode)) {
-      *error = Error{"<stdin>", {}, "is a directory"};
+      *error = Error{kStdinName, {}, "is a directory"};
       return false;
     }
-    return LoadYamlFd(0, "<stdin>", limits, sink, error);
+    return LoadYamlFd(0, kStdinName, limits, sink, error);
   }
   // Look before opening: opening a device can block or have effects.
   struct stat st;

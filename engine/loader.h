@@ -15,6 +15,9 @@
 
 namespace gpulint {
 
+// What standard input ("-" on a command line) is called in marks and errors.
+inline constexpr char kStdinName[] = "<stdin>";
+
 // Bounds that keep hostile input from taking time or memory without end.
 struct LoadLimits {
   size_t max_depth = 256;                 // nesting of mappings/sequences
@@ -32,6 +35,14 @@ struct Document {
   std::string file;
   size_t index = 0;
   Mark start;
+  // The document's text in the stream: bytes [begin, end), its "---" and "..."
+  // markers and directives included, from 0-based line `first_line`. The bytes
+  // between one document and the next hold only blank lines, comments and
+  // markers. `gpulint fix` edits these stretches, so that it cuts a stream
+  // where `gpulint check` does.
+  size_t begin = 0;
+  size_t end = 0;
+  uint32_t first_line = 0;
   Value root;
   bool ok = true;
   Error error;

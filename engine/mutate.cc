@@ -281,13 +281,6 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
     AnnotationOp(pod, policy.headroom_annotation, ToJson(recorded), ops);
 }
 
-bool NamespaceExempt(const Value& object, const Policy& policy) {
-  const Value* metadata = object.Find("metadata");
-  std::string_view ns = metadata ? metadata->StringAt("namespace") : std::string_view();
-  return !ns.empty() && std::find(policy.exempt_namespaces.begin(), policy.exempt_namespaces.end(),
-                                  ns) != policy.exempt_namespaces.end();
-}
-
 }  // namespace
 
 void AddHideGpusOp(const Value& container, const std::string& pointer, std::vector<PatchOp>* ops) {
@@ -307,7 +300,7 @@ std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inv
   std::vector<PatchOp> ops;
   // Exempt namespaces are left alone here as Evaluate leaves them alone, so
   // `gpulint fix` and the webhook agree.
-  if (!object.is_mapping() || NamespaceExempt(object, policy)) return ops;
+  if (!object.is_mapping() || policy.ExemptObject(object)) return ops;
   for (const PodInfo& pod : ExtractPods(object, policy, inventory)) MutatePod(pod, policy, &ops);
   return ops;
 }

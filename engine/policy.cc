@@ -3,6 +3,7 @@
 #include <re2/re2.h>
 #include <re2/set.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 
@@ -94,6 +95,16 @@ Severity Policy::RuleSeverity(std::string_view rule, Severity fallback) const {
   auto it = rules.find(rule);
   if (it == rules.end() || !it->second.severity) return fallback;
   return *it->second.severity;
+}
+
+bool Policy::ExemptNamespace(std::string_view ns) const {
+  return !ns.empty() &&
+         std::find(exempt_namespaces.begin(), exempt_namespaces.end(), ns) != exempt_namespaces.end();
+}
+
+bool Policy::ExemptObject(const Value& object) const {
+  const Value* metadata = object.Find("metadata");
+  return metadata && ExemptNamespace(metadata->StringAt("namespace"));
 }
 
 Quantity Policy::ReservedOn(const std::string& resource, const NodeClass& node) const {

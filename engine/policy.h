@@ -93,7 +93,7 @@ class Policy {
   std::vector<WorkloadKind> workloads;
   std::map<std::string, RuleSetting, std::less<>> rules;  // looked up by string_view
   Mutations mutations;
-  std::vector<std::string> exempt_namespaces;
+  std::vector<std::string> exempt_namespaces;  // read through ExemptNamespace / ExemptObject
   std::string ignore_annotation_prefix = "ignore.gpulint.io/";
 
   // How to tell, with no node inventory, that a pod can reach a GPU node.
@@ -117,6 +117,13 @@ class Policy {
   // The effective setting for a rule (enabled, severity).
   bool RuleEnabled(std::string_view rule) const;
   Severity RuleSeverity(std::string_view rule, Severity fallback) const;
+  // Whether nothing in namespace `ns` is judged or mutated: validation, the
+  // mutation, `gpulint fix` and the webhook's log all ask here. The empty
+  // namespace (a cluster-scoped object, or a manifest that names none) is
+  // never exempt.
+  bool ExemptNamespace(std::string_view ns) const;
+  // The same for an object, by its metadata.namespace.
+  bool ExemptObject(const Value& object) const;
   // Headroom to keep on `node` for `resource`.
   Quantity ReservedOn(const std::string& resource, const NodeClass& node) const;
 };

@@ -200,6 +200,29 @@ TEST_CASE("a policy file with node classes, rules and workloads", "[policy]") {
   CHECK(p.rules.at("removed-annotation").mark.line == 25);
 }
 
+TEST_CASE("ExemptNamespace and ExemptObject: listed namespaces only, never the empty one",
+          "[policy]") {
+  Policy p = MustLoad(kHeader + "spec:\n  exemptions:\n    namespaces: [kube-system]\n");
+  CHECK(p.ExemptNamespace("kube-system"));
+  CHECK_FALSE(p.ExemptNamespace("kube-system-2"));
+  CHECK_FALSE(p.ExemptNamespace("default"));
+  // A cluster-scoped object, or a manifest that names no namespace, is judged.
+  CHECK_FALSE(p.ExemptNamespace(""));
+
+  auto object = [](std::string ns) {
+    Value metadata = Value(Value::Type::kMapping);
+    metadata.mutable_members().emplace_back("namespace", Value::String(std::move(ns)));
+    Value o = Value(Value::Type::kMapping);
+    o.mutable_members().emplace_back("metadata", std::move(metadata));
+    return o;
+  };
+  CHECK(p.ExemptObject(object("kube-system")));
+  CHECK_FALSE(p.ExemptObject(object("ml")));
+  CHECK_FALSE(p.ExemptObject(object("")));
+  CHECK_FALSE(p.ExemptObject(Value(Value::Type::kMapping)));  // no metadata
+  CHECK_FALSE(DefaultPolicy().ExemptNamespace("ml"));
+}
+
 TEST_CASE("a count without the GPU resource fills allocatable", "[policy]") {
   Policy p = MustLoad(kHeader + R"(spec:
   nodeClasses:

@@ -321,49 +321,6 @@ bool Fail(Error* error, Mark mark, std::string message) {
 
 }  // namespace
 
-std::vector<DocumentSpan> SplitYamlStream(std::string_view text) {
-  auto is_marker = [](std::string_view line, std::string_view marker) {
-    return line.substr(0, 3) == marker &&
-           (line.size() == 3 || line[3] == ' ' || line[3] == '\t' || line[3] == '\r');
-  };
-  auto has_content = [](std::string_view line) {
-    size_t i = line.find_first_not_of(" \t\r");
-    return i != std::string_view::npos && line[i] != '#';
-  };
-  std::vector<DocumentSpan> spans;
-  DocumentSpan current;
-  bool marked = false, content = false;
-  auto cut = [&](size_t at, uint32_t line) {
-    if (at > current.begin) {
-      current.end = at;
-      spans.push_back(current);
-    }
-    current = DocumentSpan{at, at, line};
-    marked = content = false;
-  };
-  size_t pos = text.substr(0, 3) == kBom ? 3 : 0;
-  for (uint32_t line_no = 0; pos < text.size(); ++line_no) {
-    size_t nl = text.find('\n', pos);
-    size_t next = nl == std::string_view::npos ? text.size() : nl + 1;
-    std::string_view line =
-        text.substr(pos, (nl == std::string_view::npos ? text.size() : nl) - pos);
-    if (is_marker(line, "---")) {
-      if (content || marked) cut(pos, line_no);
-      marked = true;
-      content = content || has_content(line.substr(3));
-    } else if (is_marker(line, "...")) {
-      cut(next, line_no + 1);
-    } else if (!line.empty() && line[0] == '%') {
-      if (content) cut(pos, line_no);
-    } else if (!content && has_content(line)) {
-      content = true;
-    }
-    pos = next;
-  }
-  cut(text.size(), 0);
-  return spans;
-}
-
 bool EditYamlDocument(std::string_view text, const std::vector<PatchOp>& ops, std::string* out,
                       Error* error) {
   // The tree first: an op that does not apply is refused with ApplyPatch's

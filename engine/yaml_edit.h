@@ -1,7 +1,8 @@
 // JSONPatch applied to YAML text rather than to a tree: each operation edits
 // the text at the position of the node it touches, so comments, key order,
 // quoting, indentation and every untouched line stay as they were, byte for
-// byte. This is how `gpulint fix` writes the engine's mutations back to files.
+// byte. This is how `gpulint fix` writes the engine's mutations back to files,
+// one document at a time, where the loader cuts the stream (Document::begin).
 #ifndef GPULINT_ENGINE_YAML_EDIT_H_
 #define GPULINT_ENGINE_YAML_EDIT_H_
 
@@ -15,19 +16,6 @@
 #include "engine/mutate.h"
 
 namespace gpulint {
-
-// One stretch of a YAML stream that holds at most one document.
-struct DocumentSpan {
-  size_t begin = 0;  // byte offsets in the stream
-  size_t end = 0;
-  uint32_t first_line = 0;  // 0-based line of `begin`
-};
-
-// Cuts a stream into consecutive spans that together cover every byte of it,
-// at the lines where the loader cuts documents ("---" and "..." markers, "%"
-// directives). Stretches of comments and blank lines may form spans of their
-// own, which hold no document.
-std::vector<DocumentSpan> SplitYamlStream(std::string_view text);
 
 // Applies `ops` (RFC 6902, in order) to `text`, which holds one YAML document
 // (JSON is YAML), by editing the text:

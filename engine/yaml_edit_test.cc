@@ -222,34 +222,5 @@ TEST_CASE("yaml edit: an anchor that no alias uses can be edited", "[yaml-edit]"
   CHECK(Edit("a: &x {b: 1}\n", {Op("replace", "/a/b", "2")}) == "a: &x {b: 2}\n");
 }
 
-TEST_CASE("SplitYamlStream covers every byte, one document per span", "[yaml-edit]") {
-  const std::string text =
-      "# leading comment\n"
-      "a: 1\n"
-      "---\n"
-      "b: 2\n"
-      "...\n"
-      "# between\n"
-      "--- c: 3\n"
-      "...\n"
-      "%YAML 1.1\n"
-      "---\n"
-      "d: 4\n";
-  std::vector<DocumentSpan> spans = SplitYamlStream(text);
-  std::vector<std::string> parts;
-  size_t at = 0;
-  for (const DocumentSpan& s : spans) {
-    CHECK(s.begin == at);
-    at = s.end;
-    parts.push_back(text.substr(s.begin, s.end - s.begin));
-  }
-  CHECK(at == text.size());
-  CHECK(parts == std::vector<std::string>{"# leading comment\na: 1\n", "---\nb: 2\n...\n",
-                                          "# between\n--- c: 3\n...\n", "%YAML 1.1\n---\nd: 4\n"});
-  CHECK(spans[1].first_line == 2);
-  CHECK(spans[2].first_line == 5);
-  CHECK(spans[3].first_line == 8);
-}
-
 }  // namespace
 }  // namespace gpulint

@@ -4,6 +4,8 @@
 // scalar cannot contain one, and inside a quoted scalar it is an error). Each
 // document then gets its own libyaml parser, so one broken document does not
 // hide the next, every document has a size limit, and memory stays flat.
+// This is the only splitter: `gpulint fix` edits the documents where this cuts
+// them (Document::begin, end), so check and fix cannot disagree on a stream.
 #include <errno.h>
 #include <string.h>
 #include <unistd.h>
@@ -141,6 +143,7 @@ class Splitter {
   const LoadLimits& limits_;
   const DocumentSink& sink_;
   size_t begin_ = 0;   // offset of the pending document's text in the buffer
+  size_t dropped_ = 0;  // bytes of the stream before the buffer's first
   uint32_t line_ = 0;  // 0-based line of the line being scanned
   size_t documents_ = 0;
   Pending doc_;
@@ -167,6 +170,7 @@ bool Splitter::Run(Error* error) {
         return false;
       }
       pos -= consumed;
+      dropped_ += consumed;
       scanned = size - consumed;
       begin_ = 0;
       continue;
@@ -217,7 +221,9 @@ Splitter::Next Splitter::Line(std::string_view line, size_t line_begin, size_t n
   }
   if (first == '%') {
     // A directive opens the next document; in a body it could only be an error.
-    if (doc_.content) {
+    // After a "---" that opened no content it still opens the next one, so
+    // that the "---" after it does not cut the directive off its document.
+    if (doc_.content || doc_.marked) {
       if (Finish(line_begin) == Next::kStop) return Next::kStop;
       Begin(line_begin, line_);
     }
@@ -245,6 +251,9 @@ Splitter::Next Splitter::Finish(size_t end) {
   doc.file = name_;
   doc.index = documents_++;
   doc.start = doc_.start;
+  doc.begin = dropped_ + begin_;
+  doc.end = dropped_ + end;
+  doc.first_line = doc_.line;
   std::string_view text(in_->data() + begin_, end - begin_);
   if (!ParseYamlDocument(text, doc_.line, limits_, &doc.root, &doc.error)) {
     doc.ok = false;
@@ -261,6 +270,8 @@ Splitter::Next Splitter::Refuse(std::string message) {
   doc.file = name_;
   doc.index = documents_++;
   doc.start = doc_.start.line ? doc_.start : Mark{doc_.line + 1, 1};
+  doc.begin = doc.end = dropped_ + begin_;  // none of it was read as a document
+  doc.first_line = doc_.line;
   doc.ok = false;
   doc.error = Error{name_, doc.start, std::move(message)};
   sink_(std::move(doc));

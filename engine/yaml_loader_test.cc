@@ -97,9 +97,43 @@ TEST_CASE("documents: what is a marker and what is not", "[loader][yaml]") {
                            });
 }
 
+// The stretches `gpulint fix` edits: each document's own text, the bytes
+// between them only comments, blank lines and markers.
+TEST_CASE("documents: where each one's text begins and ends", "[loader][yaml]") {
+  const std::string text =
+      "# leading comment\n"
+      "a: 1\n"
+      "---\n"
+      "b: 2\n"
+      "...\n"
+      "# between\n"
+      "--- c: 3\n"
+      "...\n"
+      "---\n"
+      "# a document of comments only is none\n"
+      "%YAML 1.1\n"
+      "---\n"
+      "d: 4";
+  Loaded loaded = Load(text);
+  REQUIRE(loaded.ok);
+  std::vector<std::string> parts;
+  std::vector<uint32_t> lines;
+  for (const Document& d : loaded.docs) {
+    parts.push_back(text.substr(d.begin, d.end - d.begin));
+    lines.push_back(d.first_line);
+  }
+  CHECK(parts == std::vector<std::string>{"# leading comment\na: 1\n", "---\nb: 2\n...\n",
+                                          "# between\n--- c: 3\n...\n", "%YAML 1.1\n---\nd: 4"});
+  CHECK(lines == std::vector<uint32_t>{0, 2, 5, 10});
+}
+
 TEST_CASE("documents: a directive after a document opens the next one", "[loader][yaml]") {
   CHECK(Summaries("a: 1\n%YAML 1.1\n---\nb: 2\n") ==
         std::vector<std::string>{R"(0@1:1 {"a":1})", R"(1@3:1 {"b":2})"});
+  // Also after a "---" that opened nothing: the directive stays with the
+  // document it precedes, whose tag it defines.
+  CHECK(Summaries("---\n# nothing\n%TAG !e! tag:example.com,2024:\n---\nb: !e!x 2\n") ==
+        std::vector<std::string>{R"(0@4:1 {"b":"2"})"});
 }
 
 TEST_CASE("documents: nothing at all", "[loader][yaml]") {
@@ -346,6 +380,9 @@ TEST_CASE("file descriptors: a stream larger than the read buffer", "[loader][ya
     Document& b = from_pipe.docs[i];
     a.error.file = b.error.file = "";
     REQUIRE(Summary(a) == Summary(b));
+    REQUIRE(a.begin == b.begin);  // offsets in the stream, not in a read buffer
+    REQUIRE(a.end == b.end);
+    REQUIRE(a.first_line == b.first_line);
   }
   CHECK_FALSE(from_pipe.docs[20000].ok);
   CHECK(from_pipe.docs[30000].root.Find("last")->text().size() == size_t{3} << 20);

@@ -4,7 +4,6 @@
 // With several files and --jobs above 1, a small pool checks files side by
 // side and the findings are replayed in input order, so the output is the same
 // byte for byte whatever the number of jobs.
-#include <sched.h>
 
 #include <algorithm>
 #include <condition_variable>
@@ -21,6 +20,7 @@
 #include <variant>
 #include <vector>
 
+#include "common/cpus.h"
 #include "engine/engine.h"
 #include "engine/loader.h"
 #include "engine/workload.h"
@@ -149,12 +149,6 @@ std::string PolicyText(const std::vector<std::string>& names) {
   return out;
 }
 
-int CoresAvailable() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
-
 // Where one file's objects and findings go: straight to the writer, or into a
 // FileResult to be replayed in input order.
 class FileSink {
@@ -241,7 +235,7 @@ class CheckRun {
     } else {
       writer_ = NewFindingWriter(writer_options, io_.out);
     }
-    int jobs = std::min<int>(options_.jobs > 0 ? options_.jobs : CoresAvailable(),
+    int jobs = std::min<int>(options_.jobs > 0 ? options_.jobs : UsableCpus(),
                              static_cast<int>(inputs.size()));
     if (jobs > 1) {
       CheckInParallel(inputs, jobs);

@@ -49,10 +49,11 @@ Located Locate(const Value& root, std::string_view pointer) {
   return out;
 }
 
-std::string Position(const std::string& file, const Value& value, uint32_t first_line) {
+// Marks are positions in the file: the loader reads each document in place.
+std::string Position(const std::string& file, const Value& value) {
   std::string out = file;
   if (value.mark().line > 0) {
-    out += ":" + std::to_string(value.mark().line + first_line);
+    out += ":" + std::to_string(value.mark().line);
     if (value.mark().column > 0) out += ":" + std::to_string(value.mark().column);
   }
   return out;
@@ -68,10 +69,9 @@ bool Selected(const FixOptions& options, std::string_view rule) {
 
 class DocumentFixer {
  public:
-  DocumentFixer(const std::string& file, uint32_t first_line, const Policy& policy,
-                const Inventory& inventory, const FixOptions& options)
+  DocumentFixer(const std::string& file, const Policy& policy, const Inventory& inventory,
+                const FixOptions& options)
       : file_(file),
-        first_line_(first_line),
         policy_(policy),
         inventory_(inventory),
         options_(options) {}
@@ -83,7 +83,7 @@ class DocumentFixer {
     std::vector<PatchOp> unit_ops;
     if (Selected(options_, kUnitRule)) {
       for (UnitFix& f : UnitFixes(object, policy_, inventory_)) {
-        changes_.push_back(Position(file_, *f.at, first_line_) + ": " + f.field + ": " +
+        changes_.push_back(Position(file_, *f.at) + ": " + f.field + ": " +
                            f.at->text() + " -> " + f.op.value.text() + " (" + f.reason + ") [" +
                            std::string(kUnitRule) + "]");
         unit_ops.push_back(f.op);
@@ -98,7 +98,7 @@ class DocumentFixer {
     if (!options_.mutations) return;
     for (PatchOp& op : Mutate(fixed, policy_, inventory_)) {
       Located where = Locate(object, op.path);
-      std::string change = Position(file_, *where.value, first_line_) + ": ";
+      std::string change = Position(file_, *where.value) + ": ";
       const Value* old = op.op == "replace" ? Locate(fixed, op.path).value : nullptr;
       if (old && old->is_scalar()) {
         change +=
@@ -128,13 +128,13 @@ class DocumentFixer {
               [](const Unrepaired& a, const Unrepaired& b) { return a.finding < b.finding; });
     for (const Unrepaired& u : left) {
       Value at = Value::String("", u.finding->mark);
-      unfixed_.push_back(Position(file_, at, first_line_) + ": not fixed: " +
+      unfixed_.push_back(Position(file_, at) + ": not fixed: " +
                          JoinPath(shown_prefix, u.finding->path) + ": " + u.why + " [" +
                          u.finding->rule + "]");
     }
     std::vector<PatchOp> ops;
     for (Repair& r : repairs) {
-      changes_.push_back(Position(file_, *r.at, first_line_) + ": " +
+      changes_.push_back(Position(file_, *r.at) + ": " +
                          JoinPath(shown_prefix, r.path) + ": " + r.what + " [" + r.rule + "]");
       ops.push_back(r.op);
       ops_.push_back(PatchOp{r.op.op, prefix + r.op.path, std::move(r.op.value)});
@@ -143,7 +143,6 @@ class DocumentFixer {
   }
 
   const std::string& file_;
-  uint32_t first_line_;
   const Policy& policy_;
   const Inventory& inventory_;
   const FixOptions& options_;
@@ -152,63 +151,65 @@ class DocumentFixer {
   std::vector<std::string> unfixed_;
 };
 
-Error Shifted(Error error, const std::string& file, uint32_t first_line) {
+Error LeftAsItWas(Error error, const std::string& file) {
   error.file = file;
-  if (error.mark.line > 0) error.mark.line += first_line;
   error.message = "not fixed, left as it was: " + error.message;
   return error;
 }
 
+// One document's fixes, edited into its text; the text as it was when there
+// is nothing to change or it cannot be edited in place.
+std::string FixDocument(const Document& doc, std::string_view doc_text, const Policy& policy,
+                        const Inventory& inventory, const FixOptions& options, FixedFile* out) {
+  const Value& root = doc.root;
+  DocumentFixer fixer(doc.file, policy, inventory, options);
+  const Value* items = root.Find("items");
+  ForEachObject(root, [&](const Value& object) {
+    if (&object == &root) return fixer.AddObject(object, "", "");
+    std::string index = std::to_string(&object - &items->items()[0]);
+    fixer.AddObject(object, "/items/" + index, "items[" + index + "]");
+  });
+  for (std::string& u : fixer.unfixed()) out->unfixed.push_back(std::move(u));
+  if (fixer.ops().empty()) return std::string(doc_text);
+  std::string edited;
+  Error error;
+  if (!EditYamlDocument(doc_text, fixer.ops(), &edited, &error)) {
+    // The edit's positions are in the document's text.
+    if (error.mark.line > 0) error.mark.line += doc.first_line;
+    out->problems.push_back(LeftAsItWas(std::move(error), doc.file));
+    return std::string(doc_text);
+  }
+  ++out->documents_changed;
+  for (std::string& c : fixer.changes()) out->changes.push_back(std::move(c));
+  return edited;
+}
+
 }  // namespace
 
+// The documents are cut where `gpulint check` cuts them, by the one loader;
+// what lies between them (comments, markers) is copied as it is.
 FixedFile FixText(std::string_view text, const std::string& file, const Policy& policy,
                   const Inventory& inventory, const FixOptions& options) {
   FixedFile out;
   out.text.reserve(text.size());
-  for (const DocumentSpan& span : SplitYamlStream(text)) {
-    std::string_view doc_text = text.substr(span.begin, span.end - span.begin);
-    std::vector<Document> docs;
-    Error io_error;
-    LoadYamlString(
-        doc_text, file, LoadLimits{},
-        [&](Document&& d) {
-          docs.push_back(std::move(d));
+  size_t copied = 0;
+  Error io_error;
+  LoadYamlString(
+      text, file, LoadLimits{},
+      [&](Document&& doc) {
+        if (!doc.ok) {
+          out.problems.push_back(LeftAsItWas(std::move(doc.error), file));
           return true;
-        },
-        &io_error);
-    if (docs.size() != 1 || !docs[0].ok || docs[0].root.is_null()) {
-      if (docs.size() > 1)
-        out.problems.push_back(Shifted(Error{file, docs[1].start,
-                                             "a document the fixer could "
-                                             "not tell apart"},
-                                       file, span.first_line));
-      if (docs.size() == 1 && !docs[0].ok)
-        out.problems.push_back(Shifted(docs[0].error, file, span.first_line));
-      out.text += doc_text;
-      continue;
-    }
-    const Value& root = docs[0].root;
-    DocumentFixer fixer(file, span.first_line, policy, inventory, options);
-    const Value* items = root.Find("items");
-    ForEachObject(root, [&](const Value& object) {
-      if (&object == &root) return fixer.AddObject(object, "", "");
-      std::string index = std::to_string(&object - &items->items()[0]);
-      fixer.AddObject(object, "/items/" + index, "items[" + index + "]");
-    });
-    for (std::string& u : fixer.unfixed()) out.unfixed.push_back(std::move(u));
-    std::string edited;
-    Error error;
-    if (fixer.ops().empty()) {
-      out.text += doc_text;
-    } else if (!EditYamlDocument(doc_text, fixer.ops(), &edited, &error)) {
-      out.problems.push_back(Shifted(error, file, span.first_line));
-      out.text += doc_text;
-    } else {
-      out.text += edited;
-      ++out.documents_changed;
-      for (std::string& c : fixer.changes()) out.changes.push_back(std::move(c));
-    }
-  }
+        }
+        if (doc.root.is_null()) return true;
+        out.text += text.substr(copied, doc.begin - copied);
+        out.text += FixDocument(doc, text.substr(doc.begin, doc.end - doc.begin), policy,
+                                inventory, options, &out);
+        copied = doc.end;
+        return true;
+      },
+      &io_error);
+  out.text += text.substr(copied);
   return out;
 }
 

@@ -68,38 +68,6 @@ bool LoadPath(const std::string& path, int stdin_fd, const LoadLimits& limits,
   return LoadInput(InputFile{path}, limits, sink, error);
 }
 
-bool LoadNodesFile(const std::string& path, int stdin_fd, std::vector<NodeClass>* nodes,
-                   Error* error) {
-  bool ok = true;
-  auto add = [&](const Value& object, const std::string& file) {
-    std::string_view kind = object.StringAt("kind");
-    if (kind != "Node") {
-      *error = Error{file, object.mark(),
-                     (kind.empty() ? std::string("not a Node (no kind)")
-                                   : "not a Node (kind: " + std::string(kind) + ")") +
-                         "; --nodes reads the output of 'kubectl get nodes -o yaml'"};
-      return false;
-    }
-    NodeClass node;
-    if (!NodeClassFromNode(object, file, &node, error)) return false;
-    nodes->push_back(std::move(node));
-    return true;
-  };
-  DocumentSink sink = [&](Document&& doc) {
-    if (!doc.ok) {
-      *error = doc.error;
-      ok = false;
-    } else if (!doc.root.is_null()) {
-      const std::string file = doc.file.empty() ? DisplayName(path) : doc.file;
-      ForEachObject(doc.root, [&](const Value& object) {
-        if (ok) ok = add(object, file);
-      });
-    }
-    return ok;
-  };
-  return LoadPath(path, stdin_fd, LoadLimits{}, sink, error) && ok;
-}
-
 std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
                                       std::vector<Error>* errors) {
   std::vector<InputFile> inputs = ExpandPaths(paths, errors);

@@ -12,11 +12,10 @@
 #include "engine/finding.h"
 #include "engine/inventory.h"
 #include "engine/loader.h"
+#include "engine/nodes_file.h"
 #include "engine/policy.h"
 
 namespace gpulint {
-
-inline constexpr char kStdinName[] = "<stdin>";
 
 // "<stdin>" for "-", else the path itself.
 std::string DisplayName(const std::string& path);
@@ -29,12 +28,6 @@ bool ReadWhole(const std::string& path, int stdin_fd, size_t max_bytes, std::str
 // Streams the documents of `path` (a file, or "-" for `stdin_fd`).
 bool LoadPath(const std::string& path, int stdin_fd, const LoadLimits& limits,
               const DocumentSink& sink, Error* error);
-
-// Every Node of a nodes file ('kubectl get nodes -o yaml': a List, a NodeList
-// or Node documents). Anything else in it is an error: a Pod there means the
-// wrong file was passed.
-bool LoadNodesFile(const std::string& path, int stdin_fd, std::vector<NodeClass>* nodes,
-                   Error* error);
 
 // ExpandPaths, less the .gpulint.yaml files found in directories: a policy
 // is not a manifest. One named on the command line is read all the same.

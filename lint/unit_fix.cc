@@ -5,6 +5,7 @@
 
 #include "engine/path.h"
 #include "engine/quantity.h"
+#include "engine/rules/rule_util.h"
 #include "engine/workload.h"
 
 namespace gpulint {
@@ -22,18 +23,6 @@ bool BinarySuffix(std::string_view s, char* letter) {
   if (std::string_view("KMGTPE").find(upper) == std::string_view::npos) return false;
   *letter = upper;
   return true;
-}
-
-bool IsBytesResource(std::string_view name, const Policy& policy) {
-  return name == "memory" || name == "ephemeral-storage" || name == "storage" ||
-         name.rfind("hugepages-", 0) == 0 || name == policy.vram_resource;
-}
-
-bool Exempt(const Value& object, const Policy& policy) {
-  const Value* metadata = object.Find("metadata");
-  std::string_view ns = metadata ? metadata->StringAt("namespace") : std::string_view();
-  return !ns.empty() && std::find(policy.exempt_namespaces.begin(), policy.exempt_namespaces.end(),
-                                  ns) != policy.exempt_namespaces.end();
 }
 
 void Add(const Value& value, std::string pointer, std::string field, std::vector<UnitFix>* out) {
@@ -88,7 +77,7 @@ bool CertainUnitFix(std::string_view text, std::string* fixed, std::string* why)
 std::vector<UnitFix> UnitFixes(const Value& object, const Policy& policy,
                                const Inventory& inventory) {
   std::vector<UnitFix> out;
-  if (!object.is_mapping() || Exempt(object, policy)) return out;
+  if (!object.is_mapping() || policy.ExemptObject(object)) return out;
   for (const PodInfo& pod : ExtractPods(object, policy, inventory)) {
     if (pod.metadata) {
       if (const Value* annotations = pod.metadata->Find("annotations")) {
@@ -104,7 +93,7 @@ std::vector<UnitFix> UnitFixes(const Value& object, const Policy& policy,
       for (const char* list : {"requests", "limits"}) {
         const auto& entries = std::string_view(list) == "requests" ? c.requests : c.limits;
         for (const ResourceEntry& e : entries) {
-          if (e.valid || !IsBytesResource(e.name, policy)) continue;
+          if (e.valid || !IsByteResource(e.name, policy)) continue;
           Add(*e.value, c.pointer + "/resources/" + list + "/" + EscapePointerSegment(e.name),
               e.name, &out);
         }

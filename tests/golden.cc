@@ -8,6 +8,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "engine/nodes_file.h"
+
 namespace gpulint::testing {
 
 std::string SourceDir() {
@@ -25,21 +27,7 @@ std::string ReadFile(const std::string& path) {
 std::vector<NodeClass> LoadNodes(const std::string& path) {
   std::vector<NodeClass> nodes;
   Error error;
-  bool ok = LoadInput(
-      InputFile{path}, LoadLimits(),
-      [&](Document&& doc) {
-        INFO(path << ": " << doc.error.ToString());
-        REQUIRE(doc.ok);
-        ForEachObject(doc.root, [&](const Value& object) {
-          NodeClass node;
-          Error node_error;
-          INFO(node_error.ToString());
-          REQUIRE(NodeClassFromNode(object, path, &node, &node_error));
-          nodes.push_back(std::move(node));
-        });
-        return true;
-      },
-      &error);
+  bool ok = LoadNodesFile(path, STDIN_FILENO, &nodes, &error);
   INFO(error.ToString());
   REQUIRE(ok);
   return nodes;

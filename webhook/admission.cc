@@ -174,11 +174,6 @@ const Value& WithNamespace(const Value& object, std::string_view ns, Value* copy
   return *copy;
 }
 
-bool NamespaceExempt(const Policy& policy, std::string_view ns) {
-  return !ns.empty() && std::find(policy.exempt_namespaces.begin(), policy.exempt_namespaces.end(),
-                                  ns) != policy.exempt_namespaces.end();
-}
-
 std::string FindingText(const Finding& f) {
   std::string s = f.rule;
   if (!f.path.empty()) s += " (" + f.path + ")";
@@ -230,7 +225,7 @@ bool PodSpecFrozen(const Value& object) {
 
 void MutateObject(const Value& object, const Snapshot& snap, Answer* a, ReviewLog* log) {
   log->decision = "allowed";
-  if (NamespaceExempt(*snap.policy, log->namespace_name)) {
+  if (snap.policy->ExemptNamespace(log->namespace_name)) {
     log->reason = "namespace " + Quoted(log->namespace_name) + " is exempt";
     return;
   }

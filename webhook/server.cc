@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "common/cpus.h"
 #include "webhook/http1_connection.h"
 #include "webhook/http_message.h"
 
@@ -18,15 +19,6 @@ using httplib::Request;
 using httplib::Response;
 
 constexpr const char* kText = "text/plain; charset=utf-8";
-
-// The CPUs this process may run on (a cpuset or taskset counts; a CPU quota
-// does not: set --workers for that).
-size_t UsableCpus() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof(set), &set) == 0 && CPU_COUNT(&set) > 0)
-    return static_cast<size_t>(CPU_COUNT(&set));
-  return std::max(1u, std::thread::hardware_concurrency());
-}
 
 std::string Lower(std::string_view s) {
   std::string out(s);
@@ -125,7 +117,8 @@ bool WebhookServer::Start(std::string* error) {
   ReloadNodesFile();
   Publish();
 
-  size_t threads = options_.workers > 0 ? static_cast<size_t>(options_.workers) : UsableCpus();
+  size_t threads = options_.workers > 0 ? static_cast<size_t>(options_.workers)
+                                        : static_cast<size_t>(UsableCpus());
   port_ = http_->Bind(options_.host, options_.port, threads, error);
   if (port_ < 0) {
     std::lock_guard<std::mutex> lock(stop_mu_);

@@ -10,7 +10,7 @@
 #include <ctime>
 
 #include "engine/engine.h"
-#include "engine/loader.h"
+#include "engine/nodes_file.h"
 #include "webhook/server.h"
 
 namespace gpulint {
@@ -23,38 +23,6 @@ std::string TimeText(int64_t unix_seconds) {
   char buf[32];
   std::strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
   return buf;
-}
-
-// Reads a Node list (or single Nodes) from `path`. Any object that is not a
-// usable Node refuses the whole file: a partial inventory would make pods look
-// unschedulable.
-bool LoadNodesFile(const std::string& path, std::vector<NodeClass>* out, std::string* problem) {
-  std::vector<NodeClass> nodes;
-  Error error;
-  bool read = LoadInput(
-      InputFile{path}, LoadLimits{},
-      [&](Document&& doc) {
-        if (!doc.ok) {
-          *problem = doc.error.ToString();
-          return false;
-        }
-        if (doc.root.is_null()) return true;
-        ForEachObject(doc.root, [&](const Value& object) {
-          if (!problem->empty()) return;
-          NodeClass node;
-          Error e;
-          if (NodeClassFromNode(object, path, &node, &e))
-            nodes.push_back(std::move(node));
-          else
-            *problem = e.ToString();
-        });
-        return problem->empty();
-      },
-      &error);
-  if (!read && problem->empty()) *problem = error.ToString();
-  if (!problem->empty()) return false;
-  *out = std::move(nodes);
-  return true;
 }
 
 }  // namespace
@@ -135,12 +103,12 @@ void WebhookServer::ReloadNodesFile() {
   if (!nodes_watch_.enabled()) return;
   nodes_watch_.Mark();
   std::vector<NodeClass> nodes;
-  std::string problem;
-  if (!LoadNodesFile(nodes_watch_.path(), &nodes, &problem)) {
+  Error problem;
+  if (!LoadNodesFile(nodes_watch_.path(), STDIN_FILENO, &nodes, &problem)) {
     metrics_.CountReload("nodes", false);
     LogLine("error", "nodes file refused, the last good one keeps serving")
         .Add("file", nodes_watch_.path())
-        .Add("error", problem)
+        .Add("error", problem.ToString())
         .Emit(options_.log);
     return;
   }

@@ -61,21 +61,21 @@ bool FindShortfall(const PodInfo& pod, const NodeClass& node, const Policy& poli
 }
 
 // A figure gpulint computed (no text of the user's to echo).
-std::string Computed(const std::string& resource, const Quantity& q) {
-  return IsByteResource(resource) ? FormatBytes(q) : DescribeCount(q);
+std::string Computed(const std::string& resource, const Quantity& q, const Policy& policy) {
+  return IsByteResource(resource, policy) ? FormatBytes(q) : DescribeCount(q);
 }
 
 std::string Explain(const Shortfall& s, const Candidate& candidate, const Policy& policy) {
   const NodeClass& node = *candidate.node;
   Quantity available = s.allocatable - s.reserved;
   std::string msg = "node \"" + std::string(candidate.name) + "\": " + s.resource + " " + s.what + " " +
-                    Describe(s.resource, s.wanted) + " > allocatable " +
-                    Describe(s.resource, s.allocatable);
+                    Describe(s.resource, s.wanted, policy) + " > allocatable " +
+                    Describe(s.resource, s.allocatable, policy);
   if (!s.reserved.is_zero()) {
     std::string terms = ReserveTerms(policy, s.resource, node);
-    msg += " - reserved " + Computed(s.resource, s.reserved);
+    msg += " - reserved " + Computed(s.resource, s.reserved, policy);
     if (!terms.empty()) msg += " [" + terms + "]";
-    msg += " = " + Computed(s.resource, available);
+    msg += " = " + Computed(s.resource, available, policy);
   }
   return msg;
 }

@@ -12,11 +12,12 @@ namespace {
 
 bool IsHugePages(std::string_view name) { return name.rfind("hugepages-", 0) == 0; }
 
-void CheckRequest(const ContainerInfo& c, const ResourceEntry& req, Reporter& out) {
+void CheckRequest(const ContainerInfo& c, const ResourceEntry& req, const Policy& policy,
+                  Reporter& out) {
   if (!req.valid || IsExtendedResource(req.name)) return;
   const ResourceEntry* lim = c.Limit(req.name);
   const std::string who =
-      ContainerLabel(c) + ": " + req.name + " request " + Describe(req.name, req.quantity);
+      ContainerLabel(c) + ": " + req.name + " request " + Describe(req.name, req.quantity, policy);
   if (!lim) {
     if (IsHugePages(req.name))
       out.Report(req.value, req.path,
@@ -26,7 +27,7 @@ void CheckRequest(const ContainerInfo& c, const ResourceEntry& req, Reporter& ou
     return;
   }
   if (!lim->valid) return;
-  const std::string limit = Describe(req.name, lim->quantity);
+  const std::string limit = Describe(req.name, lim->quantity, policy);
   const std::string quoted = req.name + " limit of " + lim->quantity.Canonical();
   if (IsHugePages(req.name) && req.quantity != lim->quantity) {
     out.Report(req.value, req.path,
@@ -45,7 +46,7 @@ void CheckRequest(const ContainerInfo& c, const ResourceEntry& req, Reporter& ou
 void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods)
     for (const ContainerInfo& c : pod.containers)
-      for (const ResourceEntry& req : c.requests) CheckRequest(c, req, out);
+      for (const ResourceEntry& req : c.requests) CheckRequest(c, req, ctx.policy, out);
 }
 
 }  // namespace

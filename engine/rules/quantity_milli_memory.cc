@@ -44,7 +44,7 @@ void Check(const ObjectContext& ctx, Reporter& out) {
     for (const ContainerInfo& c : pod.containers) {
       for (const auto* list : {&c.requests, &c.limits})
         for (const ResourceEntry& e : *list)
-          if (IsByteResource(e.name)) CheckBytes(e, out);
+          if (IsByteResource(e.name, ctx.policy)) CheckBytes(e, out);
     }
   // Claims' storage and emptyDir size limits are byte counts too.
   for (const VolumeQuantity& v : VolumeQuantities(ctx.object, ctx.pods)) CheckBytes(v.entry, out);

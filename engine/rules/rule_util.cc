@@ -4,8 +4,9 @@
 
 namespace gpulint {
 
-bool IsByteResource(std::string_view name) {
-  return name == "memory" || name == "ephemeral-storage" || name.substr(0, 10) == "hugepages-";
+bool IsByteResource(std::string_view name, const Policy& policy) {
+  return name == "memory" || name == "ephemeral-storage" || name == "storage" ||
+         name.substr(0, 10) == "hugepages-" || name == policy.vram_resource;
 }
 
 bool IsGpuResource(const Policy& policy, std::string_view name) {
@@ -14,8 +15,8 @@ bool IsGpuResource(const Policy& policy, std::string_view name) {
   return false;
 }
 
-std::string Describe(std::string_view resource, const Quantity& q) {
-  return IsByteResource(resource) ? DescribeBytes(q) : DescribeCount(q);
+std::string Describe(std::string_view resource, const Quantity& q, const Policy& policy) {
+  return IsByteResource(resource, policy) ? DescribeBytes(q) : DescribeCount(q);
 }
 
 std::string MetadataPath(const PodInfo& pod) {

@@ -10,11 +10,13 @@
 
 namespace gpulint {
 
-// Resources counted in bytes: memory, ephemeral-storage, hugepages-*.
-bool IsByteResource(std::string_view name);
+// Resources counted in bytes, the one list that the rules, the messages and
+// `gpulint fix`'s unit repairs read: Kubernetes' memory, ephemeral-storage,
+// storage and hugepages-<size>, and the policy's VRAM resource.
+bool IsByteResource(std::string_view name, const Policy& policy);
 bool IsGpuResource(const Policy& policy, std::string_view name);
 // A quantity for a message: bytes in both unit systems, counts plainly.
-std::string Describe(std::string_view resource, const Quantity& q);
+std::string Describe(std::string_view resource, const Quantity& q, const Policy& policy);
 // Path of the pod's metadata: "metadata" for a Pod, "spec.template.metadata"...
 std::string MetadataPath(const PodInfo& pod);
 // "container \"cuda\"", "initContainer \"setup\"", "sidecar \"proxy\"".
