@@ -69,6 +69,26 @@ void ReadContainers(const Value& spec, PodInfo* pod) {
   read("containers", [](const Value&) { return ContainerRole::kApp; });
 }
 
+// The resources Kubernetes accepts at pod level (resourcehelper's
+// IsSupportedPodLevelResource); others are refused by validation.
+bool IsPodLevelResource(std::string_view name) {
+  return name == "cpu" || name == "memory" || name.substr(0, 10) == "hugepages-";
+}
+
+// spec.resources: the pod-level requests and limits.
+void ReadPodResources(const Value& spec, PodInfo* pod) {
+  const Value* res = spec.Find("resources");
+  if (!res || !res->is_mapping()) return;
+  auto read = [&](const char* list, std::vector<ResourceEntry>* out) {
+    *out = ParseResources(res->Find(list), JoinPath(pod->path, std::string("resources.") + list));
+    out->erase(std::remove_if(out->begin(), out->end(),
+                              [](const ResourceEntry& e) { return !IsPodLevelResource(e.name); }),
+               out->end());
+  };
+  read("requests", &pod->requests);
+  read("limits", &pod->limits);
+}
+
 bool Contains(const std::vector<std::string>& list, std::string_view key) {
   return std::find(list.begin(), list.end(), key) != list.end();
 }
@@ -175,6 +195,7 @@ void AddPod(const Value* tmpl, const FieldRef& tmpl_at, const Value& spec, const
   pod.path = spec_at.path;
   pod.pointer = spec_at.pointer;
   ReadContainers(spec, &pod);
+  ReadPodResources(spec, &pod);
   TakeOutHeadroom(policy, &pod);
   pod.placement = PlacementOf(spec);
   if (policy.extended_resource_toleration)
@@ -268,11 +289,26 @@ Quantity PodTotal(const std::vector<ContainerInfo>& containers, Measure measure)
 
 }  // namespace
 
+const ResourceEntry* PodInfo::PodRequest(std::string_view resource) const {
+  return FindEntry(requests, resource);
+}
+const ResourceEntry* PodInfo::PodLimit(std::string_view resource) const {
+  return FindEntry(limits, resource);
+}
+
 Quantity PodInfo::EffectiveRequest(std::string_view resource) const {
+  if (const ResourceEntry* r = PodRequest(resource); r && r->valid) return r->quantity;
+  bool containers_ask = false;
+  for (const ContainerInfo& c : containers)
+    containers_ask = containers_ask || c.Request(resource) || c.Limit(resource);
+  // Defaulting gives the pod a request equal to its limit when no container asks.
+  if (const ResourceEntry* l = PodLimit(resource); l && l->valid && !containers_ask)
+    return l->quantity;
   return PodTotal(containers, [&](const ContainerInfo& c) { return c.EffectiveRequest(resource); });
 }
 
 Quantity PodInfo::EffectiveLimit(std::string_view resource) const {
+  if (const ResourceEntry* l = PodLimit(resource); l && l->valid) return l->quantity;
   return PodTotal(containers, [&](const ContainerInfo& c) {
     const ResourceEntry* l = c.Limit(resource);
     return l && l->valid ? l->quantity : Quantity();

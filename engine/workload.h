@@ -66,6 +66,10 @@ struct PodInfo {
   std::string path;     // path of the pod spec: "spec", "spec.template.spec", ...
   std::string pointer;  // JSON pointer of the pod spec: "/spec", "/spec/template/spec"
   std::vector<ContainerInfo> containers;
+  // Pod-level resources (spec.resources; beta, on by default, since 1.34).
+  // Only the supported ones are kept: cpu, memory, hugepages-*.
+  std::vector<ResourceEntry> requests;
+  std::vector<ResourceEntry> limits;
   Placement placement;
   // Candidate nodes of the inventory (all that pass nodeName, selector,
   // affinity and taints).
@@ -75,9 +79,15 @@ struct PodInfo {
 
   // Kubernetes' effective pod request for `resource`: the larger of
   // sum(app containers) + sum(sidecars) and, for each init container, its own
-  // request plus the sidecars started before it. Limits alike.
+  // request plus the sidecars started before it; a pod-level request replaces
+  // that sum, and with none, a pod-level limit stands for a request no
+  // container makes (the API server's defaulting). Limits alike: a pod-level
+  // limit replaces the containers' sum.
   Quantity EffectiveRequest(std::string_view resource) const;
   Quantity EffectiveLimit(std::string_view resource) const;
+  // The pod-level entry for `resource` (valid or not), or null.
+  const ResourceEntry* PodRequest(std::string_view resource) const;
+  const ResourceEntry* PodLimit(std::string_view resource) const;
   // Annotation on the pod template (or Pod), else nullptr.
   const Value* Annotation(std::string_view key) const;
   int64_t GpuCount(const Policy& policy) const;  // effective GPU request, whole GPUs
