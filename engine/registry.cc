@@ -15,6 +15,7 @@ extern const Rule kGpuLimitMissingRule;
 extern const Rule kGpuRequestLimitMismatchRule;
 extern const Rule kGpuFractionalRule;
 extern const Rule kMemoryLimitMissingRule;
+extern const Rule kDraClaimUnresolvedRule;
 extern const Rule kExceedsAllocatableRule;
 extern const Rule kNoMatchingNodeRule;
 extern const Rule kVramExceedsGpuRule;
@@ -28,11 +29,12 @@ const std::vector<const Rule*>& AllRules() {
   static const std::vector<const Rule*> kRules = {
       &kParseErrorRule,          &kQuantityInvalidRule,    &kQuantityMilliMemoryRule,
       &kQuantityMixedUnitsRule,  &kGpuLimitMissingRule,    &kGpuRequestLimitMismatchRule,
-      &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kExceedsAllocatableRule,
-      &kNoMatchingNodeRule,      &kVramExceedsGpuRule,     &kSharedGpuMultipleReplicasRule,
-      &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,  &kRemovedAnnotationRule,
-      &kInvalidIgnoreRule,
+      &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kDraClaimUnresolvedRule,
+      &kExceedsAllocatableRule,  &kNoMatchingNodeRule,     &kVramExceedsGpuRule,
+      &kSharedGpuMultipleReplicasRule, &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,
+      &kRemovedAnnotationRule,   &kInvalidIgnoreRule,
   };
+
   return kRules;
 }
 

@@ -13,10 +13,11 @@ void Check(const ObjectContext& ctx, Reporter& out) {
     for (const ContainerInfo& c : pod.containers) {
       if (!c.HasGpuLimit(ctx.policy) || c.Limit("memory")) continue;
       const Value* at = c.node->Find("resources");
+      std::string claims = DescribeGpuClaims(c);
       out.Report(
           at ? at : c.node, c.path + ".resources.limits",
-          ContainerLabel(c) +
-              " uses GPUs but sets no memory limit; the driver's host "
+          ContainerLabel(c) + " uses GPUs" + (claims.empty() ? "" : " (" + claims + ")") +
+              " but sets no memory limit; the driver's host "
               "memory is not charged to the pod, so an unbounded container can hang the node");
     }
   }
