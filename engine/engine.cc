@@ -107,12 +107,12 @@ Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes) {
 }
 
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,
-                              const Inventory& inventory) {
+                              const Inventory& inventory, const DeviceClaims* claims) {
   std::vector<Finding> findings;
   if (!object.is_mapping()) return findings;
   ObjectContext ctx{object, RefOf(object), file, policy, inventory, {}};
   if (policy.ExemptNamespace(ctx.ref.namespace_name)) return findings;
-  ctx.pods = ExtractPods(object, policy, inventory);
+  ctx.pods = ExtractPods(object, policy, inventory, claims);
   const Ignores ignores(ctx);
   for (const Rule* rule : AllRules()) {
     std::string_view name = rule->info.name;

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/dra.h"
 #include "engine/finding.h"
 #include "engine/inventory.h"
 #include "engine/loader.h"
@@ -21,8 +22,10 @@ Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes);
 // policy's rule settings, exempt namespaces and ignore annotations. `file` is
 // copied into each finding (empty for webhook input). Findings are ordered by
 // position, then rule name.
+// `claims`: the DRA ResourceClaims and ResourceClaimTemplates seen before
+// `object` in its input, which resolve its pods' claims; null: none in view.
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,
-                              const Inventory& inventory);
+                              const Inventory& inventory, const DeviceClaims* claims = nullptr);
 
 // The finding for a document that could not be read (rule "parse-error").
 Finding ParseErrorFinding(const Error& error);

@@ -274,7 +274,7 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
     }
     ResourceOps(*c.node, c.pointer, edits, ops);
     if (!counted && policy.mutations.hide_gpus && pod.can_reach_gpu_node &&
-        !c.HasGpuLimit(policy) && !SetsEnv(*c.node, kVisibleDevices))
+        !c.HasGpuLimit(policy) && !c.HasClaims() && !SetsEnv(*c.node, kVisibleDevices))
       AddHideGpusOp(*c.node, c.pointer, ops);
   }
   if (!recorded.members().empty())

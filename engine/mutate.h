@@ -28,8 +28,9 @@ struct PatchOp {
 //    shared GPUs.
 //  - Headroom: GPU containers' memory request (and limit, where set) grows by the
 //    per-GPU headroom; an annotation records it so a second pass adds nothing.
-//  - Hide GPUs: containers with no GPU limit in a pod that can reach a GPU node
-//    get NVIDIA_VISIBLE_DEVICES=void unless they set it themselves.
+//  - Hide GPUs: containers with no GPU limit and no DRA claim (whose devices
+//    the DRA driver injects) in a pod that can reach a GPU node get
+//    NVIDIA_VISIBLE_DEVICES=void unless they set it themselves.
 // Missing maps are created (resources, limits, annotations, env). Applying the
 // result and mutating again yields no operations.
 std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory);

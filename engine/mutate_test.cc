@@ -357,6 +357,24 @@ spec:
             R"({"op":"add","path":"/spec/containers/3/env","value":[)" + v + "]}]");
 }
 
+TEST_CASE("hide GPUs: a container with a DRA claim keeps the devices its driver injects",
+          "[mutate][hide]") {
+  // The webhook sees no ResourceClaimTemplate: the claim is not known to hold
+  // GPUs, but hiding them would take away what the DRA driver gives.
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: single-gpu}]
+  containers:
+  - {name: dra, image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04, resources: {claims: [{name: gpu}]}}
+  - {name: plain, image: busybox}
+)";
+  CHECK(PatchFor(pod) ==
+        R"([{"op":"add","path":"/spec/containers/1/env","value":[)" + std::string(kVoid) + "]}]");
+}
+
 TEST_CASE("hide GPUs: only where the pod can reach a GPU node", "[mutate][hide][nodes]") {
   const char* plain =
       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n%s"

@@ -110,7 +110,10 @@ bool ReadGpuNodes(PolicyDecoder& d, const Value& v, const std::string& path, Pol
 
 bool ReadOtherGpuAssignments(PolicyDecoder& d, const Value& v, const std::string& path,
                              Policy* p) {
-  if (!d.ExpectFields(v, path, {"resources", "podKeys"})) return false;
+  if (!d.ExpectFields(v, path, {"resources", "podKeys", "deviceClasses"})) return false;
+  ForField(v, path, "deviceClasses", [&](const Value& f, const std::string& fp) {
+    d.ReadStringList(f, fp, &p->gpu_device_classes);
+  });
   ForField(v, path, "resources", [&](const Value& f, const std::string& fp) {
     ReadPatterns(d, f, fp, &p->gpu_assignment_resources);
   });

@@ -18,6 +18,7 @@ extern const Rule kGpuLimitMissingRule;
 extern const Rule kGpuRequestLimitMismatchRule;
 extern const Rule kGpuFractionalRule;
 extern const Rule kMemoryLimitMissingRule;
+extern const Rule kDraClaimUnresolvedRule;
 extern const Rule kExceedsAllocatableRule;
 extern const Rule kNoMatchingNodeRule;
 extern const Rule kVramExceedsGpuRule;
@@ -32,10 +33,10 @@ const std::vector<const Rule*>& AllRules() {
       &kParseErrorRule,          &kQuantityInvalidRule,    &kQuantityMilliMemoryRule,
       &kQuantityMixedUnitsRule,  &kQuantityCpuUnitsRule,   &kQuantitySuspiciousRule,
       &kLimitBelowRequestRule,   &kGpuLimitMissingRule,    &kGpuRequestLimitMismatchRule,
-      &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kExceedsAllocatableRule,
-      &kNoMatchingNodeRule,      &kVramExceedsGpuRule,     &kSharedGpuMultipleReplicasRule,
-      &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,  &kRemovedAnnotationRule,
-      &kInvalidIgnoreRule,
+      &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kDraClaimUnresolvedRule,
+      &kExceedsAllocatableRule,  &kNoMatchingNodeRule,     &kVramExceedsGpuRule,
+      &kSharedGpuMultipleReplicasRule, &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,
+      &kRemovedAnnotationRule,   &kInvalidIgnoreRule,
   };
   return kRules;
 }

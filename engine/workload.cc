@@ -63,8 +63,85 @@ void ReadContainers(const Value& spec, PodInfo* pod) {
   read("containers", [](const Value&) { return ContainerRole::kApp; });
 }
 
+// The resources Kubernetes accepts at pod level (resourcehelper's
+// IsSupportedPodLevelResource); others are refused by validation.
+bool IsPodLevelResource(std::string_view name) {
+  return name == "cpu" || name == "memory" || name.substr(0, 10) == "hugepages-";
+}
+
+// spec.resources: the pod-level requests and limits.
+void ReadPodResources(const Value& spec, PodInfo* pod) {
+  const Value* res = spec.Find("resources");
+  if (!res || !res->is_mapping()) return;
+  auto read = [&](const char* list, std::vector<ResourceEntry>* out) {
+    *out = ParseResources(res->Find(list), JoinPath(pod->path, std::string("resources.") + list));
+    out->erase(std::remove_if(out->begin(), out->end(),
+                              [](const ResourceEntry& e) { return !IsPodLevelResource(e.name); }),
+               out->end());
+  };
+  read("requests", &pod->requests);
+  read("limits", &pod->limits);
+}
+
 bool Contains(const std::vector<std::string>& list, std::string_view key) {
   return std::find(list.begin(), list.end(), key) != list.end();
+}
+
+// Whether a request (or, for firstAvailable, any of its alternatives) asks
+// for a device of a GPU class.
+bool IsGpuRequest(const DeviceRequest& r, const Policy& policy) {
+  if (Contains(policy.gpu_device_classes, r.device_class)) return true;
+  for (const std::string& other : r.other_classes)
+    if (Contains(policy.gpu_device_classes, other)) return true;
+  return false;
+}
+
+// The names of the pod's claims that `c` uses, each with the one request it
+// names ("" for all of the claim's requests; a firstAvailable subrequest
+// "gpu/a100" counts as its request "gpu").
+std::vector<std::pair<std::string, std::string>> ClaimsUsed(const ContainerInfo& c) {
+  std::vector<std::pair<std::string, std::string>> used;
+  const Value* res = c.node->Find("resources");
+  const Value* claims = res ? res->Find("claims") : nullptr;
+  if (!claims || !claims->is_sequence()) return used;
+  for (const Value& claim : claims->items()) {
+    std::string request(claim.StringAt("request"));
+    used.emplace_back(claim.StringAt("name"), request.substr(0, request.find('/')));
+  }
+  return used;
+}
+
+// Gives each container the GPU device requests its DRA claims reach, and
+// records the used claims whose spec is not in view (see PodInfo).
+void ResolveClaims(const Value& spec, std::string_view ns, const Policy& policy,
+                   const DeviceClaims* catalog, PodInfo* pod) {
+  ForEachAtPath(spec, "resourceClaims.*", [&](const Value& claim, const FieldRef& at) {
+    std::string name(claim.StringAt("name"));
+    std::string_view from_template = claim.StringAt("resourceClaimTemplateName");
+    std::string_view from_claim = claim.StringAt("resourceClaimName");
+    if (name.empty() || (from_template.empty() && from_claim.empty())) return;
+    const std::vector<DeviceRequest>* requests = nullptr;
+    if (catalog)
+      requests = from_template.empty() ? catalog->Claim(ns, from_claim)
+                                       : catalog->Template(ns, from_template);
+    bool used = false;
+    for (ContainerInfo& c : pod->containers) {
+      for (const auto& [claim_name, request] : ClaimsUsed(c)) {
+        if (claim_name != name) continue;
+        used = true;
+        if (!requests) continue;
+        for (const DeviceRequest& r : *requests)
+          if ((request.empty() || r.name == request) && IsGpuRequest(r, policy))
+            c.gpu_claims.push_back({name, r});
+      }
+    }
+    if (used && !requests) {
+      std::string source = from_template.empty()
+                               ? "ResourceClaim \"" + std::string(from_claim) + "\""
+                               : "ResourceClaimTemplate \"" + std::string(from_template) + "\"";
+      pod->unresolved_claims.push_back({&claim, JoinPath(pod->path, at.path), name, source});
+    }
+  });
 }
 
 // Keys that required node affinity selects on (NotIn and DoesNotExist select away).
@@ -155,7 +232,8 @@ void TakeOutHeadroom(const Policy& policy, PodInfo* pod) {
 
 // `tmpl` is the template holding `spec` (with `tmpl_at` its place), or null.
 void AddPod(const Value* tmpl, const FieldRef& tmpl_at, const Value& spec, const FieldRef& spec_at,
-            const Policy& policy, const Inventory& inventory, std::vector<PodInfo>* out) {
+            const Policy& policy, const Inventory& inventory, std::string_view ns,
+            const DeviceClaims* claims, std::vector<PodInfo>* out) {
   if (!spec.is_mapping()) return;
   // A spec reached by two template paths is one pod.
   for (const PodInfo& p : *out)
@@ -169,6 +247,8 @@ void AddPod(const Value* tmpl, const FieldRef& tmpl_at, const Value& spec, const
   pod.path = spec_at.path;
   pod.pointer = spec_at.pointer;
   ReadContainers(spec, &pod);
+  ReadPodResources(spec, &pod);
+  ResolveClaims(spec, ns, policy, claims, &pod);
   TakeOutHeadroom(policy, &pod);
   pod.placement = PlacementOf(spec);
   if (policy.extended_resource_toleration)
@@ -219,10 +299,17 @@ Quantity ContainerInfo::GpuCount(const Policy& policy) const {
 }
 
 bool ContainerInfo::HasGpuLimit(const Policy& policy) const {
+  if (!gpu_claims.empty()) return true;
   for (const std::string& gpu : policy.gpu_resources)
     if (const ResourceEntry* l = Limit(gpu); l && (!l->valid || l->quantity.sign() > 0))
       return true;
   return false;
+}
+
+bool ContainerInfo::HasClaims() const {
+  const Value* res = node ? node->Find("resources") : nullptr;
+  const Value* claims = res ? res->Find("claims") : nullptr;
+  return claims && claims->is_sequence() && !claims->items().empty();
 }
 
 const Value* ContainerInfo::Env(std::string_view name) const {
@@ -262,11 +349,26 @@ Quantity PodTotal(const std::vector<ContainerInfo>& containers, Measure measure)
 
 }  // namespace
 
+const ResourceEntry* PodInfo::PodRequest(std::string_view resource) const {
+  return FindEntry(requests, resource);
+}
+const ResourceEntry* PodInfo::PodLimit(std::string_view resource) const {
+  return FindEntry(limits, resource);
+}
+
 Quantity PodInfo::EffectiveRequest(std::string_view resource) const {
+  if (const ResourceEntry* r = PodRequest(resource); r && r->valid) return r->quantity;
+  bool containers_ask = false;
+  for (const ContainerInfo& c : containers)
+    containers_ask = containers_ask || c.Request(resource) || c.Limit(resource);
+  // Defaulting gives the pod a request equal to its limit when no container asks.
+  if (const ResourceEntry* l = PodLimit(resource); l && l->valid && !containers_ask)
+    return l->quantity;
   return PodTotal(containers, [&](const ContainerInfo& c) { return c.EffectiveRequest(resource); });
 }
 
 Quantity PodInfo::EffectiveLimit(std::string_view resource) const {
+  if (const ResourceEntry* l = PodLimit(resource); l && l->valid) return l->quantity;
   return PodTotal(containers, [&](const ContainerInfo& c) {
     const ResourceEntry* l = c.Limit(resource);
     return l && l->valid ? l->quantity : Quantity();
@@ -316,8 +418,9 @@ ObjectRef RefOf(const Value& object) {
 }
 
 std::vector<PodInfo> ExtractPods(const Value& object, const Policy& policy,
-                                 const Inventory& inventory) {
+                                 const Inventory& inventory, const DeviceClaims* claims) {
   std::vector<PodInfo> pods;
+  const std::string ns = RefOf(object).namespace_name;
   const WorkloadKind* kind =
       policy.FindWorkload(object.StringAt("apiVersion"), object.StringAt("kind"));
   if (!kind) return pods;
@@ -325,12 +428,12 @@ std::vector<PodInfo> ExtractPods(const Value& object, const Policy& policy,
     ForEachAtPath(object, path, [&](const Value& tmpl, const FieldRef& at) {
       if (const Value* spec = tmpl.Find("spec"))
         AddPod(&tmpl, at, *spec, {JoinPath(at.path, "spec"), at.pointer + "/spec"}, policy,
-               inventory, &pods);
+               inventory, ns, claims, &pods);
     });
   }
   for (const std::string& path : kind->pod_specs) {
     ForEachAtPath(object, path, [&](const Value& spec, const FieldRef& at) {
-      AddPod(nullptr, FieldRef{}, spec, at, policy, inventory, &pods);
+      AddPod(nullptr, FieldRef{}, spec, at, policy, inventory, ns, claims, &pods);
     });
   }
   return pods;

@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/dra.h"
 #include "engine/finding.h"
 #include "engine/inventory.h"
 #include "engine/policy.h"
@@ -43,6 +44,14 @@ struct ContainerInfo {
   std::string image;
   std::vector<ResourceEntry> requests;
   std::vector<ResourceEntry> limits;
+  // The GPU device requests (of the policy's GPU device classes) that the
+  // container's DRA claims (resources.claims) reach, where the claim or its
+  // template is in view; `claim` names the pod's claim for each.
+  struct GpuClaim {
+    std::string claim;
+    DeviceRequest request;
+  };
+  std::vector<GpuClaim> gpu_claims;
 
   const ResourceEntry* Request(std::string_view resource) const;
   const ResourceEntry* Limit(std::string_view resource) const;
@@ -50,8 +59,14 @@ struct ContainerInfo {
   // (valid entries only); zero when neither is set.
   Quantity EffectiveRequest(std::string_view resource) const;
   // Sum over the policy's GPU resources of the (valid) limit, else request.
+  // Device-plugin GPUs only: DRA devices are not counted here (a MIG slice
+  // is not a GPU's VRAM, and a claim may ask for All devices).
   Quantity GpuCount(const Policy& policy) const;
+  // Whether the container uses GPUs: a GPU limit (valid or not, above zero),
+  // or a DRA claim that reaches a GPU device class.
   bool HasGpuLimit(const Policy& policy) const;
+  // Whether resources.claims names any DRA claim, GPU or not, resolved or not.
+  bool HasClaims() const;
   // The value of env var `name` when set with a plain value; nullptr otherwise.
   const Value* Env(std::string_view name) const;
 };
@@ -66,6 +81,20 @@ struct PodInfo {
   std::string path;     // path of the pod spec: "spec", "spec.template.spec", ...
   std::string pointer;  // JSON pointer of the pod spec: "/spec", "/spec/template/spec"
   std::vector<ContainerInfo> containers;
+  // Pod-level resources (spec.resources; beta, on by default, since 1.34).
+  // Only the supported ones are kept: cpu, memory, hugepages-*.
+  std::vector<ResourceEntry> requests;
+  std::vector<ResourceEntry> limits;
+  // The pod's DRA claims (spec.resourceClaims) that its containers use but
+  // whose ResourceClaim or ResourceClaimTemplate is not in view: gpulint
+  // cannot tell what devices they bring, and counts none.
+  struct UnresolvedClaim {
+    const Value* node;
+    std::string path;    // spec.resourceClaims[0]
+    std::string name;    // the pod's name for the claim
+    std::string source;  // "ResourceClaimTemplate \"gpu-template\""
+  };
+  std::vector<UnresolvedClaim> unresolved_claims;
   Placement placement;
   // Candidate nodes of the inventory (all that pass nodeName, selector,
   // affinity and taints), a group of alike nodes per entry.
@@ -75,9 +104,15 @@ struct PodInfo {
 
   // Kubernetes' effective pod request for `resource`: the larger of
   // sum(app containers) + sum(sidecars) and, for each init container, its own
-  // request plus the sidecars started before it. Limits alike.
+  // request plus the sidecars started before it; a pod-level request replaces
+  // that sum, and with none, a pod-level limit stands for a request no
+  // container makes (the API server's defaulting). Limits alike: a pod-level
+  // limit replaces the containers' sum.
   Quantity EffectiveRequest(std::string_view resource) const;
   Quantity EffectiveLimit(std::string_view resource) const;
+  // The pod-level entry for `resource` (valid or not), or null.
+  const ResourceEntry* PodRequest(std::string_view resource) const;
+  const ResourceEntry* PodLimit(std::string_view resource) const;
   // Annotation on the pod template (or Pod), else nullptr.
   const Value* Annotation(std::string_view key) const;
   int64_t GpuCount(const Policy& policy) const;  // effective GPU request, whole GPUs
@@ -95,8 +130,10 @@ struct PodInfo {
 // container's memory request and limit less what was recorded for it, at most
 // the per-GPU headroom of its GPUs, so validating a mutated pod gives the
 // verdict its original gets and messages quote the user's numbers.
+// `claims`, when given, resolves the pods' DRA claims (else every claim a
+// container uses is unresolved).
 std::vector<PodInfo> ExtractPods(const Value& object, const Policy& policy,
-                                 const Inventory& inventory);
+                                 const Inventory& inventory, const DeviceClaims* claims = nullptr);
 
 // "apps/v1" -> "apps"; "v1" -> "".
 std::string_view ApiGroupOf(std::string_view api_version);

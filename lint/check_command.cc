@@ -324,6 +324,7 @@ class CheckRun {
   bool CheckFile(const InputFile& input, const PolicySetup& setup, FileSink& out,
                  Error* error) const {
     const Policy& policy = *setup.policy;
+    DeviceClaims claims;  // DRA claims and templates seen so far in this file
     DocumentSink sink = [&](Document&& doc) {
       if (!doc.ok) {
         out.Object(ObjectRef(), DisplayName(input.path), doc.error.mark, false);
@@ -335,7 +336,9 @@ class CheckRun {
       ForEachObject(doc.root, [&](const Value& object) {
         if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
         out.Object(RefOf(object), file, object.mark(), true);
-        for (Finding& f : Evaluate(object, file, policy, setup.inventory)) out.Add(std::move(f));
+        claims.Add(object);
+        for (Finding& f : Evaluate(object, file, policy, setup.inventory, &claims))
+          out.Add(std::move(f));
       });
       return true;
     };

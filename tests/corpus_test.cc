@@ -86,6 +86,14 @@ TEST_CASE("corpus files get the findings their notes call for", "[corpus]") {
   // Placeholders left for envsubst are not quantities.
   auto fsdp = RuleCounts(Lint("aws-samples__awsome-distributed-training/3.test_cases__pytorch__FSDP__kubernetes__llama3_1_8b-fsdp.yaml"));
   CHECK(fsdp["quantity-invalid"] == 4);
+  // DRA (resource.k8s.io/v1): the templates come first in each file, so the
+  // claims resolve; MIG slices and whole GPUs, none with a memory limit.
+  auto mig = RuleCounts(Lint("NVIDIA__k8s-dra-driver-gpu/demo__specs__quickstart__v1__gpu-test4.yaml"));
+  CHECK(mig["memory-limit-missing"] == 4);
+  CHECK(mig["dra-claim-unresolved"] == 0);
+  auto rct = RuleCounts(Lint("NVIDIA__k8s-dra-driver-gpu/tests__bats__specs__gpu-job-rct.yaml"));
+  CHECK(rct["memory-limit-missing"] == 1);
+  CHECK(rct["dra-claim-unresolved"] == 0);
   // The current static device plugin is clean of removed APIs.
   auto current = RuleCounts(Lint("NVIDIA__k8s-device-plugin/deployments__static__nvidia-device-plugin.yml"));
   CHECK(current["removed-api-version"] == 0);

@@ -36,6 +36,7 @@ std::vector<NodeClass> LoadNodes(const std::string& path) {
 std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
                               const Inventory& inventory) {
   std::vector<Finding> findings;
+  DeviceClaims claims;  // as the CLI reads a file: claims resolve from earlier documents
   Error error;
   bool ok = LoadInput(
       InputFile{path}, LoadLimits(),
@@ -45,7 +46,8 @@ std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
           return true;
         }
         ForEachObject(doc.root, [&](const Value& object) {
-          for (Finding& f : Evaluate(object, path, policy, inventory))
+          claims.Add(object);
+          for (Finding& f : Evaluate(object, path, policy, inventory, &claims))
             findings.push_back(std::move(f));
         });
         return true;

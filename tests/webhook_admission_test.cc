@@ -187,6 +187,23 @@ TEST_CASE("DELETE and CONNECT and subresources pass untouched", "[webhook][admis
   }
 }
 
+TEST_CASE("a resize is the one subresource /validate judges; /mutate leaves it alone",
+          "[webhook][admission]") {
+  Json resize = Request("UPDATE", BadPod(), GoodPod());
+  resize["subResource"] = "resize";
+  Json v = Answer(Endpoint::kValidate, Review(resize));
+  CHECK(v["allowed"] == false);
+  CHECK_THAT(v["status"]["message"].get<std::string>(),
+             Catch::StartsWith("gpu-request-limit-mismatch (spec.containers[0].resources."));
+  ReviewResult m = HandleReview(Endpoint::kMutate, Review(resize), DefaultSnapshot());
+  CHECK(Json::parse(m.body)["response"] ==
+        Json{{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"}, {"allowed", true}});
+  CHECK(m.log.reason == "subresource \"resize\" is not checked");
+  // Any other subresource of the same pod passes /validate untouched.
+  resize["subResource"] = "ephemeralcontainers";
+  CHECK(Answer(Endpoint::kValidate, Review(resize))["allowed"] == true);
+}
+
 TEST_CASE("UPDATE is judged on the new object and not the old one", "[webhook][admission]") {
   CHECK(Answer(Endpoint::kValidate, Review(Request("UPDATE", GoodPod(), BadPod())))["allowed"] ==
         true);

@@ -36,8 +36,9 @@ std::vector<std::string> Manifests() {
   return files;
 }
 
-Json RunCli(const std::string& file) {
-  std::string command = std::string(GPULINT_BINARY) + " check --format json '" + file + "' 2>/dev/null";
+Json RunCli(const std::string& file, const std::string& flags = "") {
+  std::string command = std::string(GPULINT_BINARY) + " check --format json " + flags + "'" + file +
+                        "' 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::string out;
@@ -93,7 +94,8 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
           "[webhook][parity]") {
   TestServer s;
   Inventory no_nodes = BuildInventory(DefaultPolicy(), {});
-  int objects = 0, with_findings = 0, patched = 0;
+  TempDir dir;
+  int objects = 0, with_findings = 0, patched = 0, alone_checked = 0;
   for (const std::string& file : Manifests()) {
     INFO(file);
     Json cli = RunCli(file);
@@ -115,10 +117,12 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
     // Objects are matched by kind/namespace/name; one named twice in a file
     // cannot be told apart in the CLI's output.
     std::map<std::string, int> seen;
+    bool has_claims = false;  // DRA claims or templates that resolve later objects' claims
     for (const Value& root : roots)
       ForEachObject(root, [&](const Value& object) {
         ObjectRef ref = RefOf(object);
         seen[Key(ref.kind, ref.namespace_name, ref.name)]++;
+        has_claims |= ApiGroupOf(ref.api_version) == "resource.k8s.io";
       });
     for (const Value& root : roots) {
       ForEachObject(root, [&](const Value& object) {
@@ -128,7 +132,16 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
         if (seen[key] > 1) return;
         INFO(key);
         std::string body = ReviewFor(object, ref, ++objects);
-        CheckSameFindings(s.Review("validate", body)["response"], by_object[key]);
+        // The webhook sees one object: a claim the file's templates resolve is
+        // unresolved there, as it is for the CLI given that object alone.
+        std::vector<Json> expected = by_object[key];
+        if (has_claims) {
+          std::string alone = dir / "object.json";
+          WriteFileAtomic(alone, ToJson(object));
+          expected = RunCli(alone)["findings"].get<std::vector<Json>>();
+          ++alone_checked;
+        }
+        CheckSameFindings(s.Review("validate", body)["response"], expected);
         with_findings += !by_object[key].empty();
 
         // /mutate gives the engine's patch, and the patch applies.
@@ -149,6 +162,51 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
   CHECK(objects >= 20);
   CHECK(with_findings >= 10);
   CHECK(patched >= 3);
+  CHECK(alone_checked >= 8);
+}
+
+// An in-place resize carries the whole resized Pod: /validate gives the
+// findings the CLI gives for that Pod with the same nodes, on the node it runs
+// on; only a memory limit the resize removes is worse than the CLI can know.
+TEST_CASE("a resize review gets the CLI's findings for the resized pod", "[webhook][parity]") {
+  // The same nodes for both: the API server's list for the webhook; for the
+  // CLI, its items with the kind that `kubectl get -o yaml` writes in.
+  std::string list = ReadFile(AdmissionDir() + "/nodes-list.json");
+  TestServer s([&](ServerOptions& o, const TempDir& dir) {
+    WriteFileAtomic(dir / "nodes.json", list);
+    o.nodes_file = dir / "nodes.json";
+  });
+  TempDir dir;
+  Json node_list = Json::parse(list);
+  for (Json& node : node_list["items"]) node["kind"] = "Node", node["apiVersion"] = "v1";
+  std::string nodes = dir / "nodes.json";
+  WriteFileAtomic(nodes, node_list.dump());
+  for (const std::string& file : CapturedReviews()) {
+    std::string body = ReadFile(file);
+    Json sent = Json::parse(body);
+    if (sent["request"].value("subResource", "") != "resize") continue;
+    INFO(file);
+    std::string pod = dir / "pod.json";
+    WriteFileAtomic(pod, sent["request"]["object"].dump());
+    std::vector<Json> cli = RunCli(pod, "--nodes '" + nodes + "' ")["findings"];
+    Json response = s.Review("validate", body)["response"];
+    if (file.find("drops-memory-limit") == std::string::npos) {
+      REQUIRE_FALSE(cli.empty());
+      CheckSameFindings(response, cli);
+      continue;
+    }
+    // The CLI warns of the missing limit; the resize that removed it is denied.
+    for (Json& f : cli)
+      if (f["rule"] == "memory-limit-missing") {
+        f["severity"] = "error";
+        f["message"] =
+            "container \"server\" uses GPUs, and the resize removes the memory limit that "
+            "bounded it (32Gi); the driver's host memory is not charged to the pod, so an "
+            "unbounded container can hang the node";
+      }
+    CheckSameFindings(response, cli);
+    CHECK(response["allowed"] == false);
+  }
 }
 
 }  // namespace

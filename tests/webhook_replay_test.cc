@@ -6,22 +6,29 @@
 #include "engine/engine.h"
 #include "engine/loader.h"
 #include "engine/mutate.h"
+#include "engine/resize.h"
 #include "tests/webhook_test_support.h"
 
 namespace gpulint::webhook_test {
 namespace {
 
-// The request.object of a captured body, as the engine reads it.
-Value ObjectOf(const std::string& body) {
+// The request.object (or another field of the request) of a captured body,
+// as the engine reads it.
+Value ObjectOf(const std::string& body, std::string_view field = "object") {
   Value root;
   Error error;
   REQUIRE(ParseJson(body, 128, &root, &error));
-  const Value* object = root.Find("request")->Find("object");
+  const Value* object = root.Find("request")->Find(field);
   REQUIRE(object != nullptr);
   return *object;
 }
 
 Inventory NoNodes() { return BuildInventory(DefaultPolicy(), {}); }
+
+// Allowed with nothing else: no patch, no status, no warnings.
+void CheckUntouched(const Json& response) {
+  CHECK(response == Json{{"uid", response["uid"]}, {"allowed", true}});
+}
 
 std::string Basename(const std::string& path) { return fs::path(path).filename().string(); }
 
@@ -69,7 +76,7 @@ TEST_CASE("every captured review is answered over HTTPS as the engine judges it"
           "[webhook][replay]") {
   TestServer s;
   std::vector<std::string> files = CapturedReviews();
-  REQUIRE(files.size() == 20);
+  REQUIRE(files.size() == 22);
   for (const std::string& file : files) {
     INFO(Basename(file));
     std::string body = ReadFile(file);
@@ -82,8 +89,14 @@ TEST_CASE("every captured review is answered over HTTPS as the engine judges it"
       CHECK(answer["apiVersion"] == sent["apiVersion"]);
       CHECK(answer["kind"] == "AdmissionReview");
       CHECK(answer["response"]["uid"] == sent["request"]["uid"]);
-      if (std::string(endpoint) == "validate")
+      bool resize = sent["request"].value("subResource", "") == "resize";
+      if (std::string(endpoint) == "validate" && resize)
+        CheckValidate(answer["response"], EvaluateResize(ObjectOf(body, "oldObject"), object,
+                                                         DefaultPolicy(), NoNodes()));
+      else if (std::string(endpoint) == "validate")
         CheckValidate(answer["response"], Evaluate(object, "", DefaultPolicy(), NoNodes()));
+      else if (resize)
+        CheckUntouched(answer["response"]);
       else
         CheckMutate(answer["response"], sent["request"], object);
     }
@@ -146,6 +159,40 @@ TEST_CASE("the README's verdicts for the captured reviews", "[webhook][replay]")
       }
     }
     CHECK(seen > 0);
+  }
+}
+
+TEST_CASE("21 and 22: an in-place resize is judged on the pod's own node", "[webhook][replay]") {
+  TestServer s([](ServerOptions& o, const TempDir& dir) {
+    WriteFileAtomic(dir / "nodes.json", ReadFile(AdmissionDir() + "/nodes-list.json"));
+    o.nodes_file = dir / "nodes.json";
+  });
+  SECTION("21: 1100Gi does not fit a100-80g-0, the node the pod runs on") {
+    Json r = ValidateCapture(s, "21-");
+    CHECK(r["allowed"] == false);
+    CHECK(r["status"]["code"] == 403);
+    CHECK_THAT(r["status"]["message"].get<std::string>(),
+               Catch::StartsWith("exceeds-allocatable (spec.containers[0].resources.requests.memory): "
+                                 "the pod fits on none of its 1 candidate node: 1 insufficient "
+                                 "memory: node \"a100-80g-0\": memory request 1100Gi"));
+  }
+  SECTION("22: removing the GPU container's memory limit is denied") {
+    Json r = ValidateCapture(s, "22-");
+    CHECK(r["allowed"] == false);
+    CHECK(r["status"]["message"] ==
+          "memory-limit-missing (spec.containers[0].resources.limits): container \"server\" uses "
+          "GPUs, and the resize removes the memory limit that bounded it (32Gi); the driver's host "
+          "memory is not charged to the pod, so an unbounded container can hang the node");
+  }
+  SECTION("the same pod before the resize is allowed") {
+    for (const char* n : {"21-", "22-"}) {
+      for (const std::string& file : CapturedReviews()) {
+        if (Basename(file).rfind(n, 0) != 0) continue;
+        Json sent = Json::parse(ReadFile(file));
+        sent["request"]["object"] = sent["request"]["oldObject"];
+        CHECK(s.Review("validate", sent.dump())["response"]["allowed"] == true);
+      }
+    }
   }
 }
 

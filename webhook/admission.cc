@@ -9,6 +9,7 @@
 #include "engine/finding.h"
 #include "engine/loader.h"
 #include "engine/mutate.h"
+#include "engine/resize.h"
 #include "engine/value.h"
 #include "engine/workload.h"
 
@@ -125,9 +126,18 @@ std::string ResponseJson(std::string_view api_version, std::string_view uid, con
   return out;
 }
 
+// An in-place resize (pods/resize, GA in Kubernetes 1.35) carries the whole
+// Pod as it would be after the resize; /validate judges it like any pod, on
+// its own node (spec.nodeName). /mutate leaves it alone: a running pod's
+// patch could only be refused.
+bool JudgedSubresource(Endpoint endpoint, std::string_view sub) {
+  return endpoint == Endpoint::kValidate && sub == "resize";
+}
+
 // Why the engine cannot be asked about this request; empty when it can.
 // *skip is set for requests that are allowed untouched by design.
-std::string Unevaluable(const Value& req, const Snapshot& snap, std::string* skip) {
+std::string Unevaluable(Endpoint endpoint, const Value& req, const Snapshot& snap,
+                        std::string* skip) {
   const Value* op = req.Find("operation");
   if (!op || !op->is_string()) return "request.operation is missing";
   const std::string& o = op->text();
@@ -135,7 +145,7 @@ std::string Unevaluable(const Value& req, const Snapshot& snap, std::string* ski
     return "request.operation must be CREATE, UPDATE, DELETE or CONNECT, not " + Quoted(o);
   const Value* sub = req.Find("subResource");
   if (sub && !sub->is_null() && !sub->is_string()) return "request.subResource must be a string";
-  if (sub && sub->is_string() && !sub->text().empty()) {
+  if (sub && sub->is_string() && !sub->text().empty() && !JudgedSubresource(endpoint, sub->text())) {
     *skip = "subresource " + Quoted(sub->text()) + " is not checked";
     return {};
   }
@@ -180,8 +190,12 @@ std::string FindingText(const Finding& f) {
   return s + ": " + f.message;
 }
 
-void Validate(const Value& object, const Snapshot& snap, Answer* a, ReviewLog* log) {
-  std::vector<Finding> findings = Evaluate(object, "", *snap.policy, *snap.inventory);
+// `resized_from` is the pod before an in-place resize, else null.
+void Validate(const Value& object, const Value* resized_from, const Snapshot& snap, Answer* a,
+              ReviewLog* log) {
+  std::vector<Finding> findings =
+      resized_from ? EvaluateResize(*resized_from, object, *snap.policy, *snap.inventory)
+                   : Evaluate(object, "", *snap.policy, *snap.inventory);
   std::string denial;
   size_t errors = 0, cut = 0;
   for (const Finding& f : findings) {
@@ -254,7 +268,7 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
 
   Answer answer;
   std::string skip;
-  std::string why = Unevaluable(*req, snap, &skip);
+  std::string why = Unevaluable(endpoint, *req, snap, &skip);
   if (!why.empty()) {
     log.reason = why;
     log.decision = "allowed";
@@ -271,8 +285,11 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
   } else {
     Value copy;
     const Value& object = WithNamespace(*req->Find("object"), log.namespace_name, &copy);
+    const Value* sub = req->Find("subResource");
+    const Value* old = req->Find("oldObject");
+    bool resize = sub && sub->is_string() && sub->text() == "resize" && old && old->is_mapping();
     if (endpoint == Endpoint::kValidate)
-      Validate(object, snap, &answer, &log);
+      Validate(object, resize ? old : nullptr, snap, &answer, &log);
     else
       MutateObject(object, snap, &answer, &log);
   }

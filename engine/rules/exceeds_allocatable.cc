@@ -80,14 +80,19 @@ std::string Explain(const Shortfall& s, const Candidate& candidate, const Policy
   return msg;
 }
 
-// Where to point: the first container entry for the resource.
+// Where to point: the pod-level entry that set the figure, else the first
+// container entry for the resource, else a pod-level limit that stood in for
+// the request no container makes.
 const ResourceEntry* EntryFor(const PodInfo& pod, const Shortfall& s) {
+  if (const ResourceEntry* e = s.what == "limit" ? pod.PodLimit(s.resource)
+                                                 : pod.PodRequest(s.resource))
+    return e;
   for (const ContainerInfo& c : pod.containers) {
     const ResourceEntry* e = s.what == "limit" ? c.Limit(s.resource) : c.Request(s.resource);
     if (!e) e = c.Limit(s.resource);
     if (e) return e;
   }
-  return nullptr;
+  return pod.PodLimit(s.resource);
 }
 
 // "2 insufficient memory: node "a": ... (and 1 more); 3 node(s) had
@@ -128,6 +133,8 @@ void CheckPod(const PodInfo& pod, const ObjectContext& ctx, Reporter& out) {
     for (const ResourceEntry& e : c.requests) resources.insert(e.name);
     for (const ResourceEntry& e : c.limits) resources.insert(e.name);
   }
+  for (const auto* list : {&pod.requests, &pod.limits})
+    for (const ResourceEntry& e : *list) resources.insert(e.name);
   std::vector<std::pair<const Candidate*, Shortfall>> misses;
   size_t nodes = 0;
   for (const Candidate& candidate : pod.candidates) {

@@ -25,9 +25,7 @@ bool OnlyCpuCandidates(const PodInfo& pod) {
 bool GpusAssignedOtherwise(const ContainerInfo& c, const Policy& policy) {
   for (const ResourceEntry& e : c.limits)
     if (policy.gpu_assignment_resources.Matches(e.name)) return true;
-  const Value* resources = c.node->Find("resources");
-  const Value* claims = resources ? resources->Find("claims") : nullptr;
-  return claims && claims->is_sequence() && !claims->items().empty();
+  return c.HasClaims();
 }
 
 // A scheduler that assigns GPUs itself (KAI's gpu-fraction, KubeShare) marks the pod.

@@ -7,16 +7,20 @@ namespace gpulint {
 namespace {
 
 void Check(const ObjectContext& ctx, Reporter& out) {
-  for (const PodInfo& pod : ctx.pods)
+  for (const PodInfo& pod : ctx.pods) {
+    // A pod-level memory limit bounds every container that sets none.
+    if (pod.PodLimit("memory")) continue;
     for (const ContainerInfo& c : pod.containers) {
       if (!c.HasGpuLimit(ctx.policy) || c.Limit("memory")) continue;
       const Value* at = c.node->Find("resources");
+      std::string claims = DescribeGpuClaims(c);
       out.Report(
           at ? at : c.node, c.path + ".resources.limits",
-          ContainerLabel(c) +
-              " uses GPUs but sets no memory limit; the driver's host "
+          ContainerLabel(c) + " uses GPUs" + (claims.empty() ? "" : " (" + claims + ")") +
+              " but sets no memory limit; the driver's host "
               "memory is not charged to the pod, so an unbounded container can hang the node");
     }
+  }
 }
 
 }  // namespace
@@ -28,8 +32,9 @@ extern const Rule kMemoryLimitMissingRule = {
      "memory limit the container and "
      "the driver together push the node into reclaim; it hangs instead of OOM-killing the pod, "
      "goes NotReady, and the pod moves on to the next GPU node.",
-     "Set resources.limits.memory on every GPU container, leaving the policy's per-GPU headroom "
-     "free on the node.",
+     "Set resources.limits.memory on every GPU container, or a pod-level limit "
+     "(spec.resources.limits.memory, Kubernetes 1.34+) that bounds them all, leaving the "
+     "policy's per-GPU headroom free on the node.",
      RuleExample("memory-limit-missing")},
     Check,
 };

@@ -52,4 +52,21 @@ bool DeclaredVram(const PodInfo& pod, const ContainerInfo& c, const Policy& poli
   return false;
 }
 
+std::string DescribeGpuClaims(const ContainerInfo& c) {
+  std::string out;
+  for (const ContainerInfo::GpuClaim& g : c.gpu_claims) {
+    const DeviceRequest& r = g.request;
+    out += out.empty() ? "DRA claim \"" : "; DRA claim \"";
+    out += g.claim + "\": ";
+    if (!r.count)
+      out += "all matching " + r.device_class + " devices";
+    else
+      out += std::to_string(*r.count) + " " + r.device_class +
+             (*r.count == 1 ? " device" : " devices");
+    for (const auto& [resource, quantity] : r.capacity)
+      out += ", " + resource + " " + quantity + (r.count == 1 ? "" : " each");
+  }
+  return out;
+}
+
 }  // namespace gpulint

@@ -21,6 +21,10 @@ std::string Describe(std::string_view resource, const Quantity& q, const Policy&
 std::string MetadataPath(const PodInfo& pod);
 // "container \"cuda\"", "initContainer \"setup\"", "sidecar \"proxy\"".
 std::string ContainerLabel(const ContainerInfo& c);
+// The GPU devices a container's DRA claims ask for, as the manifest states
+// them: "DRA claim \"gpus\": 2 gpu.nvidia.com devices, memory 20Gi each";
+// "" for none.
+std::string DescribeGpuClaims(const ContainerInfo& c);
 // The VRAM a GPU container declares per the policy: the container's VRAM
 // resource limit, else `<annotation>.<container>` on the pod, else the pod's
 // `<annotation>`. Sets *where to the node the value was read from.

@@ -145,6 +145,12 @@ void CheckWebhookConfigurations(const Rendered& r, const ValueSet& set) {
     CHECK(Covers(rules, group, resource, "CREATE"));
     CHECK(Covers(rules, group, resource, "UPDATE"));
   }
+  // An in-place resize is validated on the pod's node; a pod's other updates
+  // (a label, a finalizer) and its other subresources are not sent.
+  CHECK(Covers(rules, "", "pods/resize", "UPDATE"));
+  CHECK_FALSE(Covers(rules, "", "pods", "UPDATE"));
+  CHECK_FALSE(Covers(rules, "", "pods/status", "UPDATE"));
+  CHECK_FALSE(Covers(At(*mutating, "/webhooks/0/rules"), "", "pods/resize", "UPDATE"));
   CHECK(At(*mutating, "/webhooks/0/reinvocationPolicy") == "IfNeeded");
 }
 
