@@ -11,6 +11,7 @@
 #include "engine/loader.h"
 #include "engine/policy.h"
 #include "engine/value.h"
+#include "engine/workload_coverage.h"
 
 namespace gpulint {
 
@@ -21,8 +22,10 @@ Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes);
 // policy's rule settings, exempt namespaces and ignore annotations. `file` is
 // copied into each finding (empty for webhook input). Findings are ordered by
 // position, then rule name.
+// `coverage`, when given, is set to whether the object's workloads were
+// checked (engine/workload_coverage.h); an exempt object carries none.
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,
-                              const Inventory& inventory);
+                              const Inventory& inventory, Coverage* coverage = nullptr);
 
 // The finding for a document that could not be read (rule "parse-error").
 Finding ParseErrorFinding(const Error& error);

@@ -23,6 +23,7 @@ extern const Rule kGpuVisibilityBypassRule;
 extern const Rule kRemovedApiVersionRule;
 extern const Rule kRemovedAnnotationRule;
 extern const Rule kInvalidIgnoreRule;
+extern const Rule kWorkloadNotCheckedRule;
 
 const std::vector<const Rule*>& AllRules() {
   static const std::vector<const Rule*> kRules = {
@@ -31,7 +32,7 @@ const std::vector<const Rule*>& AllRules() {
       &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kExceedsAllocatableRule,
       &kNoMatchingNodeRule,      &kVramExceedsGpuRule,     &kSharedGpuMultipleReplicasRule,
       &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,  &kRemovedAnnotationRule,
-      &kInvalidIgnoreRule,
+      &kInvalidIgnoreRule,       &kWorkloadNotCheckedRule,
   };
   return kRules;
 }
