@@ -49,6 +49,9 @@ struct WorkloadKind {
   std::vector<std::string> pod_specs;
   std::vector<std::string> containers;
   std::vector<std::string> container_lists;
+  // The field of a `containers` container that holds its requests and limits
+  // (Kubeflow Trainer's trainer: resourcesPerNode, one pod per node).
+  std::string container_resources = "resources";
 };
 
 struct RuleSetting {

@@ -48,7 +48,9 @@ std::string ImageOf(const Value& node) {
   return out;
 }
 
-ContainerInfo ReadContainer(const Value& node, const FieldRef& at, ContainerRole role) {
+// `resources`: the field holding requests and limits.
+ContainerInfo ReadContainer(const Value& node, const FieldRef& at, ContainerRole role,
+                            std::string_view resources = "resources") {
   ContainerInfo c;
   c.node = &node;
   c.path = at.path;
@@ -56,9 +58,11 @@ ContainerInfo ReadContainer(const Value& node, const FieldRef& at, ContainerRole
   c.role = role;
   c.name = std::string(node.StringAt("name"));
   c.image = ImageOf(node);
-  if (const Value* res = node.Find("resources")) {
-    c.requests = ParseResources(res->Find("requests"), c.path + ".resources.requests");
-    c.limits = ParseResources(res->Find("limits"), c.path + ".resources.limits");
+  c.resources_field = std::string(resources);
+  if (const Value* res = node.Find(resources)) {
+    std::string at_resources = AppendKey(c.path, resources);
+    c.requests = ParseResources(res->Find("requests"), at_resources + ".requests");
+    c.limits = ParseResources(res->Find("limits"), at_resources + ".limits");
   }
   return c;
 }
@@ -245,8 +249,9 @@ FieldRef ParentOf(const FieldRef& at) {
           at.pointer.substr(0, q == std::string::npos ? 0 : q)};
 }
 
-void AddContainer(const Value& node, const FieldRef& at, PodInfo* pod) {
-  ContainerInfo c = ReadContainer(node, at, ContainerRole::kApp);
+void AddContainer(const Value& node, const FieldRef& at, std::string_view resources,
+                  PodInfo* pod) {
+  ContainerInfo c = ReadContainer(node, at, ContainerRole::kApp, resources);
   if (c.name.empty()) {
     // Unnamed (KServe's predictor.model, Argo's script): the field's name.
     size_t dot = at.path.find_last_of(".[");
@@ -434,7 +439,7 @@ std::vector<PodInfo> ExtractPods(const Value& object, const Policy& policy,
     PodInfo* pod = PodOf(c, at, holder, hat, &pods);
     for (const ContainerInfo& known : pod->containers)
       if (known.node == &c) return;  // reached by two paths
-    AddContainer(c, at, pod);
+    AddContainer(c, at, kind->container_resources, pod);
   };
   for (const std::string& path : kind->containers)
     ForEachWithHolder(object, path, [&](const Value& c, const FieldRef& at, const Value& holder) {
