@@ -107,12 +107,20 @@ Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes) {
 }
 
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,
-                              const Inventory& inventory, const DeviceClaims* claims) {
+                              const Inventory& inventory, const DeviceClaims* claims,
+                              Coverage* coverage) {
   std::vector<Finding> findings;
+  if (coverage) *coverage = Coverage::kNoWorkload;
   if (!object.is_mapping()) return findings;
-  ObjectContext ctx{object, RefOf(object), file, policy, inventory, {}};
+  ObjectContext ctx{object, RefOf(object), file, policy, inventory, {}, {}};
   if (policy.ExemptNamespace(ctx.ref.namespace_name)) return findings;
   ctx.pods = ExtractPods(object, policy, inventory, claims);
+  ctx.unchecked = FindUncheckedShapes(object, policy, ctx.pods);
+  if (coverage && !ctx.unchecked.empty()) {
+    *coverage = Coverage::kNotChecked;
+  } else if (coverage && !ctx.pods.empty()) {
+    *coverage = Coverage::kChecked;
+  }
   const Ignores ignores(ctx);
   for (const Rule* rule : AllRules()) {
     std::string_view name = rule->info.name;

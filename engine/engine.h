@@ -12,6 +12,7 @@
 #include "engine/loader.h"
 #include "engine/policy.h"
 #include "engine/value.h"
+#include "engine/workload_coverage.h"
 
 namespace gpulint {
 
@@ -24,8 +25,11 @@ Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes);
 // position, then rule name.
 // `claims`: the DRA ResourceClaims and ResourceClaimTemplates seen before
 // `object` in its input, which resolve its pods' claims; null: none in view.
+// `coverage`, when given, is set to whether the object's workloads were
+// checked (engine/workload_coverage.h); an exempt object carries none.
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,
-                              const Inventory& inventory, const DeviceClaims* claims = nullptr);
+                              const Inventory& inventory, const DeviceClaims* claims = nullptr,
+                              Coverage* coverage = nullptr);
 
 // The finding for a document that could not be read (rule "parse-error").
 Finding ParseErrorFinding(const Error& error);

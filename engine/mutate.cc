@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/path.h"
 #include "engine/workload.h"
 
 namespace gpulint {
@@ -177,7 +178,7 @@ bool HeadroomEdits(const ContainerInfo& c, const Quantity& headroom,
 // Adds `edits` (list name -> key: value) to a container's resources, creating
 // `resources`, `requests` and `limits` where they are missing with one op
 // each: one that adds the whole map with every key it needs.
-void ResourceOps(const Value& container, const std::string& pointer,
+void ResourceOps(const Value& container, const std::string& pointer, const std::string& field,
                  const std::vector<std::pair<std::string, Value::Member>>& edits,
                  std::vector<PatchOp>* ops) {
   if (edits.empty()) return;
@@ -191,13 +192,14 @@ void ResourceOps(const Value& container, const std::string& pointer,
     if (it == lists.end()) it = lists.insert(lists.end(), {list, Value(Value::Type::kMapping)});
     it->second.mutable_members().push_back(member);
   }
-  const Value* resources = container.Find("resources");
+  const Value* resources = container.Find(field);
+  std::string resources_pointer = pointer + "/" + EscapePointerSegment(field);
   if (!resources || !resources->is_mapping()) {
-    AddOp(ops, "add", pointer + "/resources", MapOf(std::move(lists)));
+    AddOp(ops, "add", resources_pointer, MapOf(std::move(lists)));
     return;
   }
   for (Value::Member& list : lists) {
-    std::string list_pointer = pointer + "/resources/" + list.first;
+    std::string list_pointer = resources_pointer + "/" + list.first;
     const Value* existing = resources->Find(list.first);
     if (!existing || !existing->is_mapping()) {
       AddOp(ops, "add", list_pointer, std::move(list.second));
@@ -272,7 +274,7 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
       if (headroom && HeadroomEdits(c, added, &edits, &record))
         recorded.mutable_members().push_back({c.name, std::move(record)});
     }
-    ResourceOps(*c.node, c.pointer, edits, ops);
+    ResourceOps(*c.node, c.pointer, c.resources_field, edits, ops);
     if (!counted && policy.mutations.hide_gpus && pod.can_reach_gpu_node &&
         !c.HasGpuLimit(policy) && !c.HasClaims() && !SetsEnv(*c.node, kVisibleDevices))
       AddHideGpusOp(*c.node, c.pointer, ops);

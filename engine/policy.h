@@ -35,12 +35,23 @@ struct Reserve {
 // value of a mapping or every item of a sequence, e.g.
 // "spec.pytorchReplicaSpecs.*.template" or "spec.workerGroupSpecs.*.template".
 // `templates` point at PodTemplateSpecs (metadata + spec); `pod_specs` point at
-// objects that are pod specs themselves (KServe predictors).
+// objects that are pod specs themselves (KServe predictors). `containers` point
+// at single containers (a mapping with image and resources: KServe
+// predictor.model, Argo templates[].container) and `container_lists` at lists
+// of them (Argo containerSet.containers). Such a container joins the pod whose
+// spec encloses it (predictor.model joins spec.predictor's pod); else it is a
+// pod of its own, placed by the mapping that holds it (its nodeSelector,
+// tolerations, affinity), or by the container itself when it carries those.
 struct WorkloadKind {
   std::string group;  // API group, "" for core; "*" any
   std::string kind;
   std::vector<std::string> templates;
   std::vector<std::string> pod_specs;
+  std::vector<std::string> containers;
+  std::vector<std::string> container_lists;
+  // The field of a `containers` container that holds its requests and limits
+  // (Kubeflow Trainer's trainer: resourcesPerNode, one pod per node).
+  std::string container_resources = "resources";
 };
 
 struct RuleSetting {

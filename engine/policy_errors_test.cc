@@ -114,6 +114,16 @@ TEST_CASE("LoadPolicyText refuses what Kubernetes' strict decoder would", "[poli
             "policy.yaml:5:27: spec.workloads[0].templates[0]: invalid path \"spec..template\": "
             "expected dotted field names such as spec.template (\"*\" for every key or item, \"\" "
             "for the object itself)"},
+           {kHeader + "spec:\n  workloads:\n  - {kind: A, containers: spec.model}\n",
+            "policy.yaml:5:27: spec.workloads[0].containers: expected a sequence, got string "
+            "\"spec.model\""},
+           {kHeader + "spec:\n  workloads:\n  - {kind: A, containerLists: [spec.set.]}\n",
+            "policy.yaml:5:32: spec.workloads[0].containerLists[0]: invalid path \"spec.set.\": "
+            "expected dotted field names such as spec.template (\"*\" for every key or item, \"\" "
+            "for the object itself)"},
+           {kHeader + "spec:\n  workloads:\n  - {kind: A, containerList: [spec.c]}\n",
+            "policy.yaml:5:30: spec.workloads[0]: unknown field \"containerList\" (did you mean "
+            "\"containerLists\"?)"},
            {kHeader + "spec:\n  workloads:\n  - {kind: A}\n  - {kind: A}\n",
             "policy.yaml:6:5: spec.workloads[1]: duplicate entry for kind A in group \"\""},
            {"",

@@ -326,7 +326,8 @@ bool ReadWorkloads(PolicyDecoder& d, const Value& v, const std::string& path, Po
   for (size_t i = 0; i < v.items().size(); ++i) {
     const Value& item = v.items()[i];
     std::string ip = Index(path, i);
-    if (!d.ExpectFields(item, ip, {"group", "kind", "templates", "podSpecs"})) return false;
+    if (!d.ExpectFields(item, ip, {"group", "kind", "templates", "podSpecs", "containers", "containerLists",
+                                        "containerResources"})) return false;
     WorkloadKind w;
     const Value* kind = item.Find("kind");
     if (!kind) return d.Fail(item, ip, "missing required field \"kind\"");
@@ -338,6 +339,15 @@ bool ReadWorkloads(PolicyDecoder& d, const Value& v, const std::string& path, Po
     });
     ForField(item, ip, "podSpecs", [&](const Value& f, const std::string& fp) {
       ReadTemplatePaths(d, f, fp, &w.pod_specs);
+    });
+    ForField(item, ip, "containers", [&](const Value& f, const std::string& fp) {
+      ReadTemplatePaths(d, f, fp, &w.containers);
+    });
+    ForField(item, ip, "containerLists", [&](const Value& f, const std::string& fp) {
+      ReadTemplatePaths(d, f, fp, &w.container_lists);
+    });
+    ForField(item, ip, "containerResources", [&](const Value& f, const std::string& fp) {
+      d.ReadNonEmptyString(f, fp, &w.container_resources);
     });
     if (d.failed()) return false;
     if (!seen.insert({w.group, w.kind}).second)

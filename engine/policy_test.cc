@@ -278,7 +278,7 @@ TEST_CASE("FindWorkload matches by API group and kind", "[policy][workloads]") {
            {"ray.io/v1",
             "RayJob",
             {"spec.rayClusterSpec.headGroupSpec.template",
-             "spec.rayClusterSpec.workerGroupSpecs.*.template"}},
+             "spec.rayClusterSpec.workerGroupSpecs.*.template", "spec.submitterPodTemplate"}},
            {"jobset.x-k8s.io/v1alpha2", "JobSet", {"spec.replicatedJobs.*.template.spec.template"}},
            {"leaderworkerset.x-k8s.io/v1",
             "LeaderWorkerSet",
@@ -301,8 +301,15 @@ TEST_CASE("FindWorkload matches by API group and kind", "[policy][workloads]") {
   const WorkloadKind* isvc = p.FindWorkload("serving.kserve.io/v1beta1", "InferenceService");
   REQUIRE(isvc);
   CHECK(isvc->templates.empty());
-  CHECK(isvc->pod_specs ==
-        std::vector<std::string>{"spec.predictor", "spec.transformer", "spec.explainer"});
+  CHECK(isvc->pod_specs == std::vector<std::string>{"spec.predictor", "spec.transformer",
+                                                     "spec.explainer", "spec.predictor.workerSpec"});
+  CHECK(isvc->containers.size() == 13);
+  CHECK(isvc->containers[0] == "spec.predictor.model");
+  const WorkloadKind* workflow = p.FindWorkload("argoproj.io/v1alpha1", "Workflow");
+  REQUIRE(workflow);
+  CHECK(workflow->container_lists == std::vector<std::string>{
+                                         "spec.templates.*.containerSet.containers",
+                                         "spec.templates.*.sidecars"});
 }
 
 // Pod specs anywhere under `v`: mappings with a containers list.

@@ -27,6 +27,7 @@ extern const Rule kGpuVisibilityBypassRule;
 extern const Rule kRemovedApiVersionRule;
 extern const Rule kRemovedAnnotationRule;
 extern const Rule kInvalidIgnoreRule;
+extern const Rule kWorkloadNotCheckedRule;
 
 const std::vector<const Rule*>& AllRules() {
   static const std::vector<const Rule*> kRules = {
@@ -36,7 +37,7 @@ const std::vector<const Rule*>& AllRules() {
       &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kDraClaimUnresolvedRule,
       &kExceedsAllocatableRule,  &kNoMatchingNodeRule,     &kVramExceedsGpuRule,
       &kSharedGpuMultipleReplicasRule, &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,
-      &kRemovedAnnotationRule,   &kInvalidIgnoreRule,
+      &kRemovedAnnotationRule,   &kInvalidIgnoreRule,      &kWorkloadNotCheckedRule,
   };
   return kRules;
 }

@@ -11,6 +11,7 @@
 #include "engine/inventory.h"
 #include "engine/policy.h"
 #include "engine/workload.h"
+#include "engine/workload_coverage.h"
 
 namespace gpulint {
 
@@ -37,6 +38,7 @@ struct ObjectContext {
   const Policy& policy;
   const Inventory& inventory;
   std::vector<PodInfo> pods;
+  std::vector<UncheckedShape> unchecked;  // containers the workload table missed
 };
 
 // Collects one rule's findings for one object.

@@ -33,17 +33,30 @@ const ResourceEntry* FindEntry(const std::vector<ResourceEntry>& list, std::stri
   return nullptr;
 }
 
-ContainerInfo ReadContainer(const Value& node, const FieldRef& at, ContainerRole role) {
+// "repository:tag" for an image written as a mapping (NVIDIA NIMService).
+std::string ImageOf(const Value& node) {
+  const Value* image = node.Find("image");
+  if (!image || !image->is_mapping()) return std::string(node.StringAt("image"));
+  std::string out(image->StringAt("repository"));
+  if (std::string_view tag = image->StringAt("tag"); !tag.empty()) out += ":" + std::string(tag);
+  return out;
+}
+
+// `resources`: the field holding requests and limits.
+ContainerInfo ReadContainer(const Value& node, const FieldRef& at, ContainerRole role,
+                            std::string_view resources = "resources") {
   ContainerInfo c;
   c.node = &node;
   c.path = at.path;
   c.pointer = at.pointer;
   c.role = role;
   c.name = std::string(node.StringAt("name"));
-  c.image = std::string(node.StringAt("image"));
-  if (const Value* res = node.Find("resources")) {
-    c.requests = ParseResources(res->Find("requests"), c.path + ".resources.requests");
-    c.limits = ParseResources(res->Find("limits"), c.path + ".resources.limits");
+  c.image = ImageOf(node);
+  c.resources_field = std::string(resources);
+  if (const Value* res = node.Find(resources)) {
+    std::string at_resources = AppendKey(c.path, resources);
+    c.requests = ParseResources(res->Find("requests"), at_resources + ".requests");
+    c.limits = ParseResources(res->Find("limits"), at_resources + ".limits");
   }
   return c;
 }
@@ -231,13 +244,13 @@ void TakeOutHeadroom(const Policy& policy, PodInfo* pod) {
 }
 
 // `tmpl` is the template holding `spec` (with `tmpl_at` its place), or null.
-void AddPod(const Value* tmpl, const FieldRef& tmpl_at, const Value& spec, const FieldRef& spec_at,
-            const Policy& policy, const Inventory& inventory, std::string_view ns,
-            const DeviceClaims* claims, std::vector<PodInfo>* out) {
-  if (!spec.is_mapping()) return;
+// Returns the pod added, or null when `spec` is not a mapping or is a pod already.
+PodInfo* AddPod(const Value* tmpl, const FieldRef& tmpl_at, const Value& spec,
+                const FieldRef& spec_at, std::vector<PodInfo>* out) {
+  if (!spec.is_mapping()) return nullptr;
   // A spec reached by two template paths is one pod.
   for (const PodInfo& p : *out)
-    if (p.spec == &spec) return;
+    if (p.spec == &spec) return nullptr;
   PodInfo pod;
   pod.template_node = tmpl;
   pod.template_pointer = tmpl_at.pointer;
@@ -247,16 +260,99 @@ void AddPod(const Value* tmpl, const FieldRef& tmpl_at, const Value& spec, const
   pod.path = spec_at.path;
   pod.pointer = spec_at.pointer;
   ReadContainers(spec, &pod);
-  ReadPodResources(spec, &pod);
-  ResolveClaims(spec, ns, policy, claims, &pod);
-  TakeOutHeadroom(policy, &pod);
   pod.placement = PlacementOf(spec);
+  out->push_back(std::move(pod));  // completed by Settle once all its containers are in
+  return &out->back();
+}
+
+// Calls fn(node, at, holder) for every value at `pattern` and the mapping or
+// list that holds it (the object itself for a one-segment path).
+void ForEachWithHolder(const Value& object, std::string_view pattern,
+                       const std::function<void(const Value&, const FieldRef&, const Value&)>& fn) {
+  size_t dot = pattern.rfind('.');
+  std::string_view parent = dot == std::string_view::npos ? "" : pattern.substr(0, dot);
+  std::string_view last = dot == std::string_view::npos ? pattern : pattern.substr(dot + 1);
+  ForEachAtPath(object, parent, [&](const Value& holder, const FieldRef& at) {
+    auto visit = [&](const Value& child, std::string_view key) {
+      fn(child, {AppendKey(at.path, key), at.pointer + "/" + EscapePointerSegment(key)}, holder);
+    };
+    if (last == "*" && holder.is_sequence()) {
+      for (size_t i = 0; i < holder.items().size(); ++i) {
+        std::string n = std::to_string(i);
+        fn(holder.items()[i], {at.path + "[" + n + "]", at.pointer + "/" + n}, holder);
+      }
+    } else if (last == "*" && holder.is_mapping()) {
+      for (const auto& [key, child] : holder.members()) visit(child, key);
+    } else if (const Value* child = holder.is_mapping() ? holder.Find(last) : nullptr) {
+      visit(*child, last);
+    }
+  });
+}
+
+bool HasPlacement(const Value& node) {
+  for (const char* key : {"nodeName", "nodeSelector", "affinity", "tolerations"})
+    if (node.Find(key)) return true;
+  return false;
+}
+
+// The pod a container found by a `containers` or `containerLists` path runs
+// in: the one whose spec encloses it (the deepest), else a new pod placed by
+// the container itself when it says where it runs (NIMService's spec), else
+// by the mapping that holds it (an Argo template beside its container).
+PodInfo* PodOf(const Value& container, const FieldRef& at, const Value& holder,
+               const FieldRef& holder_at, std::vector<PodInfo>* pods) {
+  PodInfo* best = nullptr;
+  for (PodInfo& p : *pods) {
+    bool encloses = at.pointer.compare(0, p.pointer.size(), p.pointer) == 0 &&
+                    (at.pointer.size() == p.pointer.size() || at.pointer[p.pointer.size()] == '/');
+    if (encloses && (!best || p.pointer.size() > best->pointer.size())) best = &p;
+  }
+  if (best) return best;
+  bool own = HasPlacement(container) || !holder.is_mapping();
+  return AddPod(nullptr, FieldRef{}, own ? container : holder, own ? at : holder_at, pods);
+}
+
+// The parent of a dotted path and pointer ("a.b[2]" -> "a.b"): where the
+// holder ForEachWithHolder passes sits.
+FieldRef ParentOf(const FieldRef& at) {
+  size_t p = at.path.find_last_of(".[");
+  size_t q = at.pointer.rfind('/');
+  return {at.path.substr(0, p == std::string::npos ? 0 : p),
+          at.pointer.substr(0, q == std::string::npos ? 0 : q)};
+}
+
+void AddContainer(const Value& node, const FieldRef& at, std::string_view resources,
+                  PodInfo* pod) {
+  ContainerInfo c = ReadContainer(node, at, ContainerRole::kApp, resources);
+  if (c.name.empty()) {
+    // Unnamed (KServe's predictor.model, Argo's script): the field's name.
+    size_t dot = at.path.find_last_of(".[");
+    c.name = at.path.substr(dot == std::string::npos ? 0 : dot + 1);
+  }
+  pod->containers.push_back(std::move(c));
+}
+
+// A pod that no container was found in and whose spec names no containers is
+// not a pod (an Argo steps template read as a pod spec).
+void DropEmptyPods(std::vector<PodInfo>* pods) {
+  pods->erase(std::remove_if(pods->begin(), pods->end(),
+                             [](const PodInfo& p) {
+                               return p.containers.empty() && !p.spec->Find("containers");
+                             }),
+              pods->end());
+}
+
+// What depends on all of a pod's containers: the memory as the user wrote it,
+// the tolerations admission adds, where it can run.
+void Settle(const Policy& policy, const Inventory& inventory, std::string_view ns,
+            const DeviceClaims* claims, PodInfo* pod) {
+  ResolveClaims(*pod->spec, ns, policy, claims, pod);
+  TakeOutHeadroom(policy, pod);
   if (policy.extended_resource_toleration)
-    pod.placement.tolerated_resources = ExtendedResourcesOf(pod.containers);
-  pod.candidates = Candidates(pod.placement, inventory);
-  pod.gpu_reach_reason = GpuReachReason(pod, policy);
-  pod.can_reach_gpu_node = !pod.gpu_reach_reason.empty();
-  out->push_back(std::move(pod));
+    pod->placement.tolerated_resources = ExtendedResourcesOf(pod->containers);
+  pod->candidates = Candidates(pod->placement, inventory);
+  pod->gpu_reach_reason = GpuReachReason(*pod, policy);
+  pod->can_reach_gpu_node = !pod->gpu_reach_reason.empty();
 }
 
 }  // namespace
@@ -427,15 +523,39 @@ std::vector<PodInfo> ExtractPods(const Value& object, const Policy& policy,
   for (const std::string& path : kind->templates) {
     ForEachAtPath(object, path, [&](const Value& tmpl, const FieldRef& at) {
       if (const Value* spec = tmpl.Find("spec"))
-        AddPod(&tmpl, at, *spec, {JoinPath(at.path, "spec"), at.pointer + "/spec"}, policy,
-               inventory, ns, claims, &pods);
+        if (PodInfo* pod =
+                AddPod(&tmpl, at, *spec, {JoinPath(at.path, "spec"), at.pointer + "/spec"}, &pods))
+          ReadPodResources(*spec, pod);  // pod-level resources: only a real pod spec has them
     });
   }
   for (const std::string& path : kind->pod_specs) {
     ForEachAtPath(object, path, [&](const Value& spec, const FieldRef& at) {
-      AddPod(nullptr, FieldRef{}, spec, at, policy, inventory, ns, claims, &pods);
+      if (PodInfo* pod = AddPod(nullptr, FieldRef{}, spec, at, &pods)) ReadPodResources(spec, pod);
     });
   }
+  auto add = [&](const Value& c, const FieldRef& at, const Value& holder, const FieldRef& hat) {
+    if (!c.is_mapping()) return;
+    PodInfo* pod = PodOf(c, at, holder, hat, &pods);
+    if (!pod) return;
+    for (const ContainerInfo& known : pod->containers)
+      if (known.node == &c) return;  // reached by two paths
+    AddContainer(c, at, kind->container_resources, pod);
+  };
+  for (const std::string& path : kind->containers)
+    ForEachWithHolder(object, path, [&](const Value& c, const FieldRef& at, const Value& holder) {
+      add(c, at, holder, ParentOf(at));
+    });
+  for (const std::string& path : kind->container_lists)
+    ForEachWithHolder(object, path, [&](const Value& list, const FieldRef& at, const Value& holder) {
+      if (!list.is_sequence()) return;
+      for (size_t i = 0; i < list.items().size(); ++i) {
+        std::string n = std::to_string(i);
+        add(list.items()[i], {at.path + "[" + n + "]", at.pointer + "/" + n}, holder,
+            ParentOf(at));
+      }
+    });
+  DropEmptyPods(&pods);
+  for (PodInfo& pod : pods) Settle(policy, inventory, ns, claims, &pod);
   return pods;
 }
 

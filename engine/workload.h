@@ -42,6 +42,9 @@ struct ContainerInfo {
   ContainerRole role = ContainerRole::kApp;
   std::string name;
   std::string image;
+  // The field holding requests and limits: "resources", or what the kind's
+  // workloads entry names (Kubeflow Trainer's "resourcesPerNode").
+  std::string resources_field = "resources";
   std::vector<ResourceEntry> requests;
   std::vector<ResourceEntry> limits;
   // The GPU device requests (of the policy's GPU device classes) that the

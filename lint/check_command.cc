@@ -56,6 +56,8 @@ Options:
                        (helm template --values FILE). Repeatable
   -j, --jobs N         check N files at a time (default: the number of
                        cores); the output is the same for any N
+  --strict             an object holding containers gpulint could not reach
+                       (workload-not-checked) is an error, not a warning
   -q, --quiet          leave out the summary line
   -h, --help           print this text
 
@@ -64,6 +66,8 @@ Output:
             file:line:col: severity: message [rule]
           stdin shows as <stdin>. The summary line, e.g.
             gpulint: 3 errors, 1 warning in 2 objects (5 files); policy: built-in
+          When an object holds containers gpulint could not reach, the
+          line adds "; 4 workloads checked, 1 not checked".
           goes to stderr, so stdout holds findings only. Colour only when
           stdout is a terminal and NO_COLOR is not set.
   json    one object on stdout (line and column are 1-based, 0 when unknown):
@@ -71,7 +75,9 @@ Output:
               "column", "object": {"apiVersion", "kind", "namespace", "name"},
               "path", "fingerprint"}],
              "summary": {"errors", "warnings", "infos", "objects", "files",
-                         "policy", "policies"}}
+                         "checked", "notChecked", "policy", "policies"}}
+          "checked" counts objects whose pods were checked, "notChecked"
+          those holding containers gpulint could not reach.
           "fingerprint" is the finding's identity across runs (as in a
           baseline); "summary" has "baselined" with --baseline. No
           summary line.
@@ -132,6 +138,7 @@ struct CheckOptions {
   OutputFormat format = OutputFormat::kText;
   Severity fail_on = Severity::kError;
   bool quiet = false;
+  bool strict = false;  // workload-not-checked is an error
   int jobs = 0;                    // 0: one per core this process may run on
   std::vector<std::string> paths;  // "-" is stdin
   std::string baseline_file;       // --baseline: report only findings not in it
@@ -155,7 +162,8 @@ class FileSink {
  public:
   virtual ~FileSink() = default;
   // `counted`: an object, not a document that could not be read.
-  virtual void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted) = 0;
+  virtual void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted,
+                      Coverage coverage) = 0;
   virtual void Add(Finding finding) = 0;
 };
 
@@ -164,11 +172,13 @@ struct ObjectStart {
   std::string file;
   Mark mark;
   bool counted;
+  Coverage coverage;
 };
 
 struct FileResult : FileSink {
-  void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted) override {
-    events.emplace_back(ObjectStart{std::move(ref), file, mark, counted});
+  void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted,
+              Coverage coverage) override {
+    events.emplace_back(ObjectStart{std::move(ref), file, mark, counted, coverage});
   }
   void Add(Finding finding) override { events.emplace_back(std::move(finding)); }
 
@@ -285,6 +295,8 @@ class CheckRun {
 
   // Not in the writers: a baseline hides findings before anything counts them.
   void Emit(Finding& finding) {
+    if (options_.strict && finding.rule == "workload-not-checked")
+      finding.severity = Severity::kError;
     finding.fingerprint = Fingerprint(finding, base_dir_);
     if (baseline_ && baseline_->Hide(finding.fingerprint)) {
       ++*summary_.baselined;
@@ -298,8 +310,9 @@ class CheckRun {
   class DirectSink : public FileSink {
    public:
     explicit DirectSink(CheckRun& run) : run_(run) {}
-    void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted) override {
-      if (counted) ++run_.summary_.objects;
+    void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted,
+                Coverage coverage) override {
+      if (counted) run_.CountObject(coverage);
       run_.writer_->BeginObject(ref, file, mark);
     }
     void Add(Finding finding) override { run_.Emit(finding); }
@@ -327,7 +340,8 @@ class CheckRun {
     DeviceClaims claims;  // DRA claims and templates seen so far in this file
     DocumentSink sink = [&](Document&& doc) {
       if (!doc.ok) {
-        out.Object(ObjectRef(), DisplayName(input.path), doc.error.mark, false);
+        out.Object(ObjectRef(), DisplayName(input.path), doc.error.mark, false,
+                   Coverage::kNoWorkload);
         out.Add(ParseErrorFinding(doc.error));
         return true;
       }
@@ -335,10 +349,12 @@ class CheckRun {
       const std::string& file = doc.file.empty() ? DisplayName(input.path) : doc.file;
       ForEachObject(doc.root, [&](const Value& object) {
         if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
-        out.Object(RefOf(object), file, object.mark(), true);
         claims.Add(object);
-        for (Finding& f : Evaluate(object, file, policy, setup.inventory, &claims))
-          out.Add(std::move(f));
+        Coverage coverage;
+        std::vector<Finding> findings =
+            Evaluate(object, file, policy, setup.inventory, &claims, &coverage);
+        out.Object(RefOf(object), file, object.mark(), true, coverage);
+        for (Finding& f : findings) out.Add(std::move(f));
       });
       return true;
     };
@@ -349,7 +365,7 @@ class CheckRun {
     writer_->BeginFile(DisplayName(input.path));
     for (auto& event : result.events) {
       if (auto* start = std::get_if<ObjectStart>(&event)) {
-        if (start->counted) ++summary_.objects;
+        if (start->counted) CountObject(start->coverage);
         writer_->BeginObject(start->ref, start->file, start->mark);
       } else {
         Emit(std::get<Finding>(event));
@@ -360,6 +376,12 @@ class CheckRun {
     } else {
       ReportError(result.error);
     }
+  }
+
+  void CountObject(Coverage coverage) {
+    ++summary_.objects;
+    if (coverage == Coverage::kChecked) ++summary_.checked;
+    if (coverage == Coverage::kNotChecked) ++summary_.not_checked;
   }
 
   // Files are taken in order by jobs - 1 workers and by this thread, which
@@ -459,6 +481,7 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
   options->policy_file = args.Get("--policy");
   options->nodes_files = args.All("--nodes");
   options->quiet = args.Has("--quiet");
+  options->strict = args.Has("--strict");
   options->baseline_file = args.Get("--baseline");
   options->output_file = args.Get("--output");
   options->render.values_files = args.All("--values");
@@ -514,7 +537,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
       {"--policy", "", true},  {"--nodes", "", true, true}, {"--format", "", true},
       {"--fail-on", "", true}, {"--quiet", "-q"},  {"--jobs", "-j", true},
-      {"--baseline", "", true}, {"--values", "-f", true, true},
+      {"--baseline", "", true}, {"--values", "-f", true, true}, {"--strict", ""},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, CheckCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;

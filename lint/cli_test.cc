@@ -180,6 +180,44 @@ TEST_CASE("exit status: 0 when clean, 1 with an error finding", "[cli]") {
   CHECK(dirty.err.find("in 1 object (1 file); policy: built-in\n") != std::string::npos);
 }
 
+constexpr char kUnknownGpuKind[] = R"(apiVersion: example.com/v1
+kind: ModelServer
+metadata: {name: llama}
+spec:
+  server:
+    image: vllm/vllm-openai:v0.6.3
+    resources:
+      limits: {memory: 32Gi, nvidia.com/gpu: 1}
+)";
+
+TEST_CASE("the summary counts objects not checked; --strict makes them errors", "[cli]") {
+  TempDir dir;
+  std::string unknown = dir.Write("server.yaml", kUnknownGpuKind);
+  std::string pod = dir.Write("pod.yaml", kWarningOnlyPod);
+  std::string cm = dir.Write("cm.yaml", kConfigMap);
+  Result r = Run({"check", "--jobs", "1", cm, pod, unknown});
+  CHECK(r.rc == 0);  // a warning
+  CHECK(r.out.find(unknown + ":6:5: warning: kind ModelServer (group example.com) is not in "
+                             "gpulint's workload table") != std::string::npos);
+  CHECK(r.err.find(" in 3 objects (3 files); 1 workload checked, 1 not checked; policy: "
+                   "built-in\n") != std::string::npos);
+
+  Result strict = Run({"check", "--strict", "--format", "json", cm, pod, unknown});
+  CHECK(strict.rc == 1);
+  nlohmann::json doc = nlohmann::json::parse(strict.out);
+  CHECK(doc.at("summary").at("checked") == 1);
+  CHECK(doc.at("summary").at("notChecked") == 1);
+  CHECK(doc.at("summary").at("errors") == 1);
+  bool found = false;
+  for (const auto& f : doc.at("findings"))
+    if (f.at("rule") == "workload-not-checked") {
+      found = true;
+      CHECK(f.at("severity") == "error");
+      CHECK(f.at("path") == "spec.server");
+    }
+  CHECK(found);
+}
+
 TEST_CASE("a FILE with no command means check", "[cli]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml", kFractionalPod);
@@ -264,7 +302,7 @@ TEST_CASE("JSON output with no findings is still a complete document", "[cli][js
   CHECK(nlohmann::json::parse(r.out) ==
         nlohmann::json::parse(R"({"findings": [], "summary": {"errors": 0, "warnings": 0,
                                   "infos": 0, "objects": 1, "files": 1,
-                                  "policy": "built-in", "policies": ["built-in"]}})"));
+                                  "checked": 0, "notChecked": 0, "policy": "built-in", "policies": ["built-in"]}})"));
 }
 
 TEST_CASE("a broken middle document is a parse-error; the others are still checked", "[cli]") {

@@ -82,7 +82,8 @@ class JsonWriter : public BufferedWriter {
     AppendKey("summary", &buf_);
     const std::pair<std::string_view, size_t> counts[] = {
         {"errors", s.errors},   {"warnings", s.warnings}, {"infos", s.infos},
-        {"objects", s.objects}, {"files", s.files},
+        {"objects", s.objects}, {"files", s.files},       {"checked", s.checked},
+        {"notChecked", s.not_checked},
     };
     char sep = '{';
     for (const auto& [key, n] : counts) {
@@ -198,6 +199,11 @@ std::string SummaryText(const Summary& s) {
   out.append(" (");
   AppendCount(s.files, "file", &out);
   out.push_back(')');
+  if (s.not_checked > 0) {
+    out.append("; ");
+    AppendCount(s.checked, "workload", &out);
+    out.append(" checked, " + std::to_string(s.not_checked) + " not checked");
+  }
   if (s.baselined) {
     out.append("; ");
     AppendCount(*s.baselined, "finding", &out);

@@ -31,13 +31,16 @@ struct Summary {
   size_t infos = 0;
   size_t objects = 0;  // objects evaluated (items of a List count one by one)
   size_t files = 0;    // inputs read (stdin counts as one)
+  size_t checked = 0;      // objects whose pods were found and checked
+  size_t not_checked = 0;  // objects holding containers gpulint could not reach
   // Findings a --baseline hid (not counted above); unset without a baseline.
   std::optional<size_t> baselined;
   void Count(Severity severity);
   // How many findings are at or above `threshold`.
   size_t AtLeast(Severity threshold) const;
 };
-// "3 errors, 1 warning in 2 objects (5 files)"; infos appear only when present.
+// "3 errors, 1 warning in 2 objects (5 files)"; infos appear only when present,
+// and "; 1 workload checked, 1 not checked" only when an object was not checked.
 std::string SummaryText(const Summary& summary);
 
 // file:line:col: severity: message [rule]   (unknown parts left out)

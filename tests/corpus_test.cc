@@ -66,6 +66,42 @@ TEST_CASE("every corpus file is linted", "[corpus]") {
   }
 }
 
+// No silent passes: every object that holds containers is checked. The
+// corpus's other kinds (Services, ConfigMaps, ResourceClaimTemplates,
+// DeviceClasses, ComputeDomains, Volcano Queues, HPAs, RBAC) hold none.
+TEST_CASE("every corpus object that holds containers is checked", "[corpus]") {
+  Inventory none = BuildInventory(Default(), {});
+  size_t objects = 0, checked = 0;
+  std::vector<std::string> not_checked;
+  for (const fs::path& file : CorpusFiles()) {
+    Error error;
+    bool ok = LoadInput(
+        InputFile{file.string()}, LoadLimits(),
+        [&](Document&& doc) {
+          if (!doc.ok) return true;
+          ForEachObject(doc.root, [&](const Value& object) {
+            if (!object.is_mapping()) return;
+            ++objects;
+            Coverage coverage;
+            Evaluate(object, file.string(), Default(), none, nullptr, &coverage);
+            if (coverage == Coverage::kChecked) ++checked;
+            if (coverage == Coverage::kNotChecked)
+              not_checked.push_back(file.filename().string() + ": " +
+                                    std::string(object.StringAt("kind")));
+          });
+          return true;
+        },
+        &error);
+    INFO(error.ToString());
+    REQUIRE(ok);
+  }
+  WARN("corpus: " << objects << " objects, " << checked << " checked, " << not_checked.size()
+                  << " not checked");
+  CHECK(not_checked == std::vector<std::string>{});
+  // Pods, workloads and every CRD that carries them (the TrainJob's trainer included).
+  CHECK(checked == 121);
+}
+
 TEST_CASE("corpus files get the findings their notes call for", "[corpus]") {
   INFO(CorpusDir().string());
   REQUIRE(fs::is_directory(CorpusDir()));

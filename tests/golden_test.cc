@@ -4,6 +4,10 @@
 //                   ("LINE:COL: SEVERITY: MESSAGE", one per line)
 //   policy.yaml     optional policy for the directory (else the default policy)
 //   nodes.yaml      optional node inventory (kubectl get nodes -o yaml)
+// and one directory per workload kind: testdata/workloads/<kind>/, the same
+// files judged by every rule, each expected finding with its rule and path
+//   ("LINE:COL: SEVERITY: [RULE] PATH: MESSAGE"): a finding in a CRD must point
+//   at the CRD's own line and field.
 // GPULINT_UPDATE_GOLDEN=1 rewrites the .expected files (review the diff!).
 #include <catch2/catch.hpp>
 #include <cstdlib>
@@ -56,6 +60,32 @@ DirSetup SetupFor(const fs::path& dir) {
 
 std::string Relative(const fs::path& p) { return fs::relative(p, SourceDir()).string(); }
 
+// `lines`, or the .expected file beside `file` when updating it.
+void CheckExpected(const fs::path& file, const std::vector<std::string>& got, bool update) {
+  fs::path expected_path = file;
+  expected_path.replace_extension(".expected");
+  if (update) {
+    std::ofstream out(expected_path);
+    for (const std::string& line : got) out << line << "\n";
+    return;
+  }
+  REQUIRE(fs::exists(expected_path));
+  std::vector<std::string> expected;
+  std::ifstream in(expected_path);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty()) expected.push_back(line);
+  CHECK(!got.empty());
+  CHECK(got == expected);
+}
+
+std::vector<std::string> RenderWithPaths(const std::vector<Finding>& findings) {
+  std::vector<std::string> lines;
+  for (const Finding& f : findings)
+    lines.push_back(std::to_string(f.mark.line) + ":" + std::to_string(f.mark.column) + ": " +
+                    SeverityName(f.severity) + ": [" + f.rule + "] " + f.path + ": " + f.message);
+  return lines;
+}
+
 }  // namespace
 
 TEST_CASE("every rule has passing and failing golden cases", "[golden]") {
@@ -101,23 +131,36 @@ TEST_CASE("golden cases give the expected findings", "[golden]") {
     }
     for (const fs::path& file : Cases(dir, "fail-")) {
       INFO(Relative(file));
-      auto got = Render(LintFile(file.string(), setup.policy, setup.inventory), name);
-      fs::path expected_path = file;
-      expected_path.replace_extension(".expected");
-      if (update) {
-        std::ofstream out(expected_path);
-        for (const std::string& line : got) out << line << "\n";
-        continue;
-      }
-      REQUIRE(fs::exists(expected_path));
-      std::vector<std::string> expected;
-      std::ifstream in(expected_path);
-      for (std::string line; std::getline(in, line);)
-        if (!line.empty()) expected.push_back(line);
-      CHECK(!got.empty());
-      CHECK(got == expected);
+      CheckExpected(file, Render(LintFile(file.string(), setup.policy, setup.inventory), name),
+                    update);
     }
   }
+}
+
+TEST_CASE("workload kinds give the expected findings at their own paths", "[golden][workloads]") {
+  const bool update = std::getenv("GPULINT_UPDATE_GOLDEN") != nullptr;
+  fs::path root = fs::path(SourceDir()) / "testdata" / "workloads";
+  REQUIRE(fs::is_directory(root));
+  size_t dirs = 0;
+  for (const auto& e : fs::directory_iterator(root)) {
+    if (!e.is_directory()) continue;
+    ++dirs;
+    INFO(Relative(e.path()));
+    CHECK(!Cases(e.path(), "pass-").empty());
+    CHECK(!Cases(e.path(), "fail-").empty());
+    DirSetup setup = SetupFor(e.path());
+    for (const fs::path& file : Cases(e.path(), "pass-")) {
+      INFO(Relative(file));
+      CHECK(RenderWithPaths(LintFile(file.string(), setup.policy, setup.inventory)) ==
+            std::vector<std::string>{});
+    }
+    for (const fs::path& file : Cases(e.path(), "fail-")) {
+      INFO(Relative(file));
+      CheckExpected(file, RenderWithPaths(LintFile(file.string(), setup.policy, setup.inventory)),
+                    update);
+    }
+  }
+  CHECK(dirs >= 15);
 }
 
 }  // namespace gpulint::testing

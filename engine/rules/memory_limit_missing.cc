@@ -1,5 +1,6 @@
 // memory-limit-missing: a GPU container with no memory limit (incident 3).
 #include "engine/rule.h"
+#include "engine/path.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 
@@ -12,10 +13,10 @@ void Check(const ObjectContext& ctx, Reporter& out) {
     if (pod.PodLimit("memory")) continue;
     for (const ContainerInfo& c : pod.containers) {
       if (!c.HasGpuLimit(ctx.policy) || c.Limit("memory")) continue;
-      const Value* at = c.node->Find("resources");
+      const Value* at = c.node->Find(c.resources_field);
       std::string claims = DescribeGpuClaims(c);
       out.Report(
-          at ? at : c.node, c.path + ".resources.limits",
+          at ? at : c.node, AppendKey(c.path, c.resources_field) + ".limits",
           ContainerLabel(c) + " uses GPUs" + (claims.empty() ? "" : " (" + claims + ")") +
               " but sets no memory limit; the driver's host "
               "memory is not charged to the pod, so an unbounded container can hang the node");
