@@ -89,6 +89,39 @@ TEST_CASE("production values narrow the network, add exclusions, CRD rules and c
   CHECK(client_ca_mounted);
 }
 
+// The deletion match condition costs the API server a conversion of the whole
+// object per call, and only an UPDATE (a finalizer removed) can need it.
+TEST_CASE("matchConditions are set only on a webhook whose rules reach past CREATE",
+          "[chart]") {
+  const json kCondition = json::parse(
+      R"j([{"name": "not-being-deleted",
+           "expression": "object == null || !has(object.metadata.deletionTimestamp)"}])j");
+  Rendered defaults = Render({}, "gpulint");
+  REQUIRE(defaults.helm.status == 0);
+  const json* validating = FindObject(defaults, "ValidatingWebhookConfiguration");
+  const json* mutating = FindObject(defaults, "MutatingWebhookConfiguration");
+  REQUIRE(validating != nullptr);
+  REQUIRE(mutating != nullptr);
+  CHECK(At(*validating, "/webhooks/0/matchConditions") == kCondition);
+  CHECK(At(*mutating, "/webhooks/0/matchConditions").is_null());
+
+  Rendered updates = Render({"--set", "webhook.mutating.extraRules[0].apiGroups[0]=kubeflow.org",
+                             "--set", "webhook.mutating.extraRules[0].apiVersions[0]=v1",
+                             "--set", "webhook.mutating.extraRules[0].resources[0]=notebooks",
+                             "--set", "webhook.mutating.extraRules[0].operations[0]=UPDATE"},
+                            "gpulint");
+  REQUIRE(updates.helm.status == 0);
+  mutating = FindObject(updates, "MutatingWebhookConfiguration");
+  REQUIRE(mutating != nullptr);
+  CHECK(At(*mutating, "/webhooks/0/matchConditions") == kCondition);
+
+  Rendered none = Render({"--set", "webhook.matchConditions=null"}, "gpulint");
+  REQUIRE(none.helm.status == 0);
+  validating = FindObject(none, "ValidatingWebhookConfiguration");
+  REQUIRE(validating != nullptr);
+  CHECK(At(*validating, "/webhooks/0/matchConditions").is_null());
+}
+
 TEST_CASE("one replica renders no PodDisruptionBudget", "[chart]") {
   // With one replica a budget protects nothing, or blocks every node drain.
   Rendered r = Render({"--set", "replicaCount=1"}, "gpu-system");

@@ -136,3 +136,18 @@ VRAM mutation against vram.enabled.
 {{- end }}
 {{- if .Values.vram.enabled }}true{{ end }}
 {{- end }}
+
+{{- /* The matchConditions of a webhook with these rules: (list $ RULES). */ -}}
+{{- define "gpulint-webhook.matchConditions" -}}
+{{- $root := index . 0 }}
+{{- $pastCreate := false }}
+{{- range index . 1 }}
+{{- range .operations }}
+{{- if ne . "CREATE" }}{{ $pastCreate = true }}{{ end }}
+{{- end }}
+{{- end }}
+{{- if and $pastCreate $root.Values.webhook.matchConditions }}
+matchConditions:
+  {{- toYaml $root.Values.webhook.matchConditions | nindent 2 }}
+{{- end }}
+{{- end }}
