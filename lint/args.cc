@@ -1,101 +1,18 @@
-// Option parsing shared by every command, so they all read options alike and
-// word their usage errors alike.
-#include <algorithm>
+// What lint's commands add to the common parser (common/flags.h): the help
+// text of the command and the "gpulint: error:" line.
 #include <ostream>
 
 #include "lint/commands.h"
 
 namespace gpulint {
-namespace {
-
-bool LooksLikeNumber(std::string_view arg) {
-  return arg.size() > 1 && arg[0] == '-' && ((arg[1] >= '0' && arg[1] <= '9') || arg[1] == '.');
-}
-
-const OptionSpec* FindSpec(const std::vector<OptionSpec>& specs, std::string_view name) {
-  for (const OptionSpec& spec : specs)
-    if (spec.name == name || (!spec.short_name.empty() && spec.short_name == name)) return &spec;
-  return nullptr;
-}
-
-}  // namespace
 
 void Fail(CliIo& io, std::string_view message) { io.err << "gpulint: error: " << message << '\n'; }
-
-bool ParsedArgs::Has(std::string_view name) const {
-  return std::any_of(options.begin(), options.end(),
-                     [&](const auto& o) { return o.first == name; });
-}
-
-std::string ParsedArgs::Get(std::string_view name, std::string fallback) const {
-  for (const auto& [option, value] : options)
-    if (option == name) return value;
-  return fallback;
-}
-
-std::vector<std::string> ParsedArgs::All(std::string_view name) const {
-  std::vector<std::string> out;
-  for (const auto& [option, value] : options)
-    if (option == name) out.push_back(value);
-  return out;
-}
-
-bool ParseArgs(const std::vector<std::string>& args, std::string_view command,
-               const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
-               std::string* error) {
-  bool options_done = false;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& arg = args[i];
-    if (options_done || arg == "-" || arg.empty() || arg[0] != '-' ||
-        (negative_numbers && LooksLikeNumber(arg))) {
-      out->positional.push_back(arg);
-      continue;
-    }
-    if (arg == "--") {
-      options_done = true;
-      continue;
-    }
-    if (arg == "-h" || arg == "--help") {
-      out->help = true;
-      return true;
-    }
-    size_t eq = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string::npos;
-    std::string name = arg.substr(0, eq);
-    const OptionSpec* spec = FindSpec(specs, name);
-    if (spec == nullptr) {
-      *error = "unknown option '" + name + "' (see 'gpulint " + std::string(command) + " --help')";
-      return false;
-    }
-    const std::string long_name(spec->name);
-    std::string value;
-    if (!spec->takes_value && eq != std::string::npos) {
-      *error = "option '" + long_name + "' takes no value";
-      return false;
-    }
-    if (spec->takes_value) {
-      if (eq != std::string::npos) {
-        value = arg.substr(eq + 1);
-      } else if (i + 1 < args.size()) {
-        value = args[++i];
-      } else {
-        *error = "option '" + long_name + "' needs a value";
-        return false;
-      }
-      if (!spec->repeatable && out->Has(long_name)) {
-        *error = "option '" + long_name + "' given twice";
-        return false;
-      }
-    }
-    out->options.emplace_back(long_name, std::move(value));
-  }
-  return true;
-}
 
 int ParseOrExit(const std::vector<std::string>& args, const Command& command,
                 const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
                 CliIo& io) {
   std::string error;
-  if (!ParseArgs(args, command.name, specs, negative_numbers, out, &error)) {
+  if (!ParseArgs(args, "gpulint " + std::string(command.name), specs, negative_numbers, out, &error)) {
     Fail(io, error);
     return kExitUsage;
   }

@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "common/flags.h"
 #include "lint/cli.h"
 
 namespace gpulint {
@@ -38,34 +39,6 @@ const std::vector<const Command*>& AllCommands();
 
 // "gpulint: error: MESSAGE" on stderr.
 void Fail(CliIo& io, std::string_view message);
-
-struct OptionSpec {
-  std::string_view name;        // "--policy"
-  std::string_view short_name;  // "-q", or empty
-  bool takes_value = false;
-  bool repeatable = false;
-};
-
-struct ParsedArgs {
-  bool help = false;
-  std::vector<std::string> positional;
-  // Options as given, by their long name; flags have an empty value.
-  std::vector<std::pair<std::string, std::string>> options;
-
-  bool Has(std::string_view name) const;
-  // The value of an option given once, or `fallback`.
-  std::string Get(std::string_view name, std::string fallback = "") const;
-  std::vector<std::string> All(std::string_view name) const;
-};
-
-// Reads `args`: options and positionals may be mixed; "--name=value" and
-// "--name value" both work; "-" is a positional (stdin); "--" ends the options.
-// -h/--help sets `help` and stops. With `negative_numbers`, "-1" and "-.5" are
-// positionals. On a usage error returns false with *error, worded as
-//   unknown option '--x' (see 'gpulint COMMAND --help')
-bool ParseArgs(const std::vector<std::string>& args, std::string_view command,
-               const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
-               std::string* error);
 
 // Parses, printing the help or the usage error. Returns -1 to go on, else the
 // exit code.

@@ -95,8 +95,14 @@ TEST_CASE("the help text teaches and bad flags say what is wrong", "[webhook][bi
     std::string message;
   } cases[] = {
       {{}, "--cert and --key are required: the API server only calls webhooks over HTTPS"},
-      {{"--bogus"}, "unknown flag --bogus"},
-      {{"--cert"}, "--cert needs a value"},
+      {{"--bogus"}, "unknown option '--bogus' (see 'gpulint-webhook --help')"},
+      {{"--cert"}, "option '--cert' needs a value"},
+      {{"--cert", "c", "--key", "k", "--nodes", "a.yaml", "--nodes=b.yaml"},
+       "option '--nodes' given twice"},
+      {{"--cert", "c", "--key", "k", "nodes.yaml"},
+       "unexpected argument 'nodes.yaml' (gpulint-webhook takes only flags; see "
+       "'gpulint-webhook --help')"},
+      {{"--cert", "c", "--key", "k", "--in-cluster=yes"}, "option '--in-cluster' takes no value"},
       {{"--workers=0", "--cert", "c", "--key", "k"}, "--workers 0: expected a number from 1 to 4096"},
       {{"--listen", "8443", "--cert", "c", "--key", "k"},
        "--listen 8443: expected ADDR:PORT, e.g. 0.0.0.0:8443"},
@@ -109,8 +115,7 @@ TEST_CASE("the help text teaches and bad flags say what is wrong", "[webhook][bi
   for (const Case& c : cases) {
     Child child(c.args);
     CHECK(child.Wait() == 2);
-    CHECK(child.err() ==
-          "gpulint-webhook: " + c.message + "\nRun 'gpulint-webhook --help' for usage.\n");
+    CHECK(child.err() == "gpulint-webhook: error: " + c.message + "\n");
   }
 }
 

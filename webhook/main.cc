@@ -1,16 +1,15 @@
-// gpulint-webhook: flags in, WebhookServer (and optionally a NodeWatcher, and
+// gpulint-webhook: flags in (flags.h), WebhookServer (and optionally a NodeWatcher, and
 // the VRAM advertiser it feeds) up, until SIGTERM or SIGINT.
 #include <pthread.h>
 #include <signal.h>
 
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <memory>
-#include <set>
 #include <string>
 #include <thread>
 
+#include "webhook/flags.h"
 #include "webhook/kube_client.h"
 #include "webhook/node_watch.h"
 #include "webhook/server.h"
@@ -75,119 +74,12 @@ Exit status: 0 after SIGTERM or SIGINT, 1 when it cannot serve, 2 on a usage
 error.
 )";
 
-struct Flags {
-  ServerOptions server;
-  std::string kubeconfig;
-  bool in_cluster = false;
-  bool advertise_vram = false;
-  bool help = false;
-};
-
-bool ParseInt(const std::string& text, int min, int max, int* out) {
-  char* end = nullptr;
-  long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end || v < min || v > max) return false;
-  *out = static_cast<int>(v);
-  return true;
-}
-
 // The policy's vram resource, or "" while no policy has loaded.
 std::string VramResourceOf(const Snapshot& snapshot) {
   return snapshot.policy ? snapshot.policy->vram_resource : std::string();
 }
 
-// One flag that takes a value.
-bool SetFlag(const std::string& flag, const std::string& value, Flags* f, std::string* error) {
-  int n = 0;
-  if (flag == "--listen") {
-    if (ParseListenAddress(value, &f->server.host, &f->server.port)) return true;
-    *error = "--listen " + value + ": expected ADDR:PORT, e.g. 0.0.0.0:8443";
-    return false;
-  }
-  if (flag == "--workers") {
-    if (!ParseInt(value, 1, 4096, &n)) {
-      *error = "--workers " + value + ": expected a number from 1 to 4096";
-      return false;
-    }
-    f->server.workers = n;
-    return true;
-  }
-  if (flag == "--drain-seconds") {
-    if (!ParseInt(value, 0, 300, &n)) {
-      *error = "--drain-seconds " + value + ": expected a number from 0 to 300";
-      return false;
-    }
-    f->server.drain = std::chrono::seconds(n);
-    return true;
-  }
-  std::string* target = flag == "--cert"        ? &f->server.tls.cert
-                        : flag == "--key"       ? &f->server.tls.key
-                        : flag == "--client-ca" ? &f->server.tls.client_ca
-                        : flag == "--policy"    ? &f->server.policy_file
-                        : flag == "--nodes"     ? &f->server.nodes_file
-                                                : &f->kubeconfig;
-  *target = value;
-  return true;
-}
-
-bool ParseFlags(int argc, char** argv, Flags* f, std::string* error) {
-  f->server.drain = std::chrono::seconds(5);
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    if (arg == "--help" || arg == "-h") {
-      f->help = true;
-      continue;
-    }
-    if (arg == "--in-cluster") {
-      f->in_cluster = true;
-      continue;
-    }
-    if (arg == "--advertise-vram") {
-      f->advertise_vram = true;
-      continue;
-    }
-    static const std::set<std::string> kValued = {
-        "--listen", "--cert", "--key", "--client-ca", "--policy",
-        "--nodes", "--kubeconfig", "--workers", "--drain-seconds"};
-    size_t eq = arg.find('=');
-    std::string value;
-    bool inline_value = arg.rfind("--", 0) == 0 && eq != std::string::npos;
-    if (inline_value) {
-      value = arg.substr(eq + 1);
-      arg = arg.substr(0, eq);
-    }
-    if (!kValued.count(arg)) {
-      *error = arg.rfind("-", 0) == 0 ? "unknown flag " + arg : "unexpected argument " + arg;
-      return false;
-    }
-    if (!inline_value) {
-      if (i + 1 >= argc) {
-        *error = arg + " needs a value";
-        return false;
-      }
-      value = argv[++i];
-    }
-    if (!SetFlag(arg, value, f, error)) return false;
-  }
-  if (f->help) return true;
-  if (f->server.tls.cert.empty() || f->server.tls.key.empty()) {
-    *error = "--cert and --key are required: the API server only calls webhooks over HTTPS";
-    return false;
-  }
-  if (f->in_cluster && !f->kubeconfig.empty()) {
-    *error = "--in-cluster and --kubeconfig are exclusive: pick one way to reach the API server";
-    return false;
-  }
-  if (f->advertise_vram && !f->in_cluster && f->kubeconfig.empty()) {
-    *error =
-        "--advertise-vram needs --kubeconfig or --in-cluster: it writes to the nodes the "
-        "node watch reads from the API server";
-    return false;
-  }
-  return true;
-}
-
-int Run(Flags flags) {
+int Run(WebhookFlags flags) {
   // Signals are taken by one thread with sigwait; every other thread, the
   // server's included, inherits this mask.
   sigset_t set;
@@ -251,11 +143,10 @@ int Run(Flags flags) {
 }  // namespace gpulint
 
 int main(int argc, char** argv) {
-  gpulint::Flags flags;
+  gpulint::WebhookFlags flags;
   std::string error;
-  if (!gpulint::ParseFlags(argc, argv, &flags, &error)) {
-    std::fprintf(stderr, "gpulint-webhook: %s\nRun 'gpulint-webhook --help' for usage.\n",
-                 error.c_str());
+  if (!gpulint::ParseWebhookFlags({argv + 1, argv + argc}, &flags, &error)) {
+    std::fprintf(stderr, "gpulint-webhook: error: %s\n", error.c_str());
     return 2;
   }
   if (flags.help) {

@@ -1,0 +1,46 @@
+// The one command-line parser of both binaries, so that `gpulint` and
+// `gpulint-webhook` read flags alike and word their usage errors alike.
+#ifndef GPULINT_COMMON_FLAGS_H_
+#define GPULINT_COMMON_FLAGS_H_
+
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace gpulint {
+
+struct OptionSpec {
+  std::string_view name;        // "--policy"
+  std::string_view short_name;  // "-q", or empty
+  bool takes_value = false;
+  bool repeatable = false;
+};
+
+struct ParsedArgs {
+  bool help = false;
+  std::vector<std::string> positional;
+  // Options as given, by their long name; flags have an empty value.
+  std::vector<std::pair<std::string, std::string>> options;
+
+  bool Has(std::string_view name) const;
+  // The value of an option given once, or `fallback`.
+  std::string Get(std::string_view name, std::string fallback = "") const;
+  std::vector<std::string> All(std::string_view name) const;
+};
+
+// Reads `args`: options and positionals may be mixed; "--name=value" and
+// "--name value" both work; "-" is a positional (stdin); "--" ends the options.
+// -h/--help sets `help` and stops. With `negative_numbers`, "-1" and "-.5" are
+// positionals. An option that is not `repeatable` may be given once. On a
+// usage error returns false with *error, worded as
+//   unknown option '--x' (see 'PROGRAM --help')
+// where `program` is what the user typed before the options ("gpulint check",
+// "gpulint-webhook").
+bool ParseArgs(const std::vector<std::string>& args, std::string_view program,
+               const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
+               std::string* error);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_COMMON_FLAGS_H_

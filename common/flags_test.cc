@@ -1,0 +1,88 @@
+// The parser both binaries share: what it accepts and its words, exactly.
+#include "common/flags.h"
+
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+namespace gpulint {
+namespace {
+
+const std::vector<OptionSpec> kSpecs = {
+    {"--policy", "", true},
+    {"--values", "-f", true, true},
+    {"--quiet", "-q", false},
+};
+
+struct Result {
+  bool ok = false;
+  ParsedArgs parsed;
+  std::string error;
+};
+
+Result Parse(const std::vector<std::string>& args, bool negative_numbers = false) {
+  Result r;
+  r.ok = ParseArgs(args, "gpulint check", kSpecs, negative_numbers, &r.parsed, &r.error);
+  return r;
+}
+
+TEST_CASE("flags: values, flags and positionals, mixed", "[flags]") {
+  Result r = Parse({"a.yaml", "--policy=p.yaml", "-q", "-f", "v1.yaml", "b.yaml",
+                    "--values", "v2.yaml", "-", "--", "--not-an-option"});
+  REQUIRE(r.ok);
+  CHECK_FALSE(r.parsed.help);
+  CHECK(r.parsed.positional ==
+        std::vector<std::string>{"a.yaml", "b.yaml", "-", "--not-an-option"});
+  CHECK(r.parsed.Get("--policy") == "p.yaml");
+  CHECK(r.parsed.Has("--quiet"));
+  CHECK(r.parsed.Get("--quiet", "x").empty());
+  CHECK(r.parsed.All("--values") == std::vector<std::string>{"v1.yaml", "v2.yaml"});
+  CHECK(r.parsed.Get("--missing", "fallback") == "fallback");
+  CHECK_FALSE(r.parsed.Has("--missing"));
+}
+
+TEST_CASE("flags: usage errors name the option and the help to read", "[flags]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  } cases[] = {
+      {{"--polcy", "p"}, "unknown option '--polcy' (see 'gpulint check --help')"},
+      {{"-x"}, "unknown option '-x' (see 'gpulint check --help')"},
+      {{"--policy"}, "option '--policy' needs a value"},
+      {{"--policy", "a", "--policy=b"}, "option '--policy' given twice"},
+      {{"--quiet=yes"}, "option '--quiet' takes no value"},
+      {{"-5"}, "unknown option '-5' (see 'gpulint check --help')"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args.front());
+    Result r = Parse(c.args);
+    CHECK_FALSE(r.ok);
+    CHECK(r.error == c.error);
+  }
+  std::string error;
+  ParsedArgs parsed;
+  CHECK_FALSE(ParseArgs({"--bogus"}, "gpulint-webhook", {}, false, &parsed, &error));
+  CHECK(error == "unknown option '--bogus' (see 'gpulint-webhook --help')");
+}
+
+TEST_CASE("flags: negative numbers are positionals only when asked for", "[flags]") {
+  Result r = Parse({"-5", "-.5", "--quiet"}, true);
+  REQUIRE(r.ok);
+  CHECK(r.parsed.positional == std::vector<std::string>{"-5", "-.5"});
+  CHECK(r.parsed.Has("--quiet"));
+}
+
+TEST_CASE("flags: --help stops reading, whatever follows", "[flags]") {
+  for (const char* help : {"--help", "-h"}) {
+    Result r = Parse({"a.yaml", help, "--bogus"});
+    CHECK(r.ok);
+    CHECK(r.parsed.help);
+  }
+  Result after_dashes = Parse({"--", "--help"});
+  REQUIRE(after_dashes.ok);
+  CHECK_FALSE(after_dashes.parsed.help);
+  CHECK(after_dashes.parsed.positional == std::vector<std::string>{"--help"});
+}
+
+}  // namespace
+}  // namespace gpulint

@@ -1,0 +1,100 @@
+// gpulint-webhook's flags (flags.h).
+#include "webhook/flags.h"
+
+#include <cstdlib>
+
+#include "common/flags.h"
+
+namespace gpulint {
+namespace {
+
+constexpr const char* kProgram = "gpulint-webhook";
+
+const std::vector<OptionSpec>& Specs() {
+  static const std::vector<OptionSpec> kSpecs = {
+      {"--listen", "", true},      {"--cert", "", true},           {"--key", "", true},
+      {"--client-ca", "", true},   {"--policy", "", true},         {"--nodes", "", true},
+      {"--kubeconfig", "", true},  {"--workers", "", true},        {"--drain-seconds", "", true},
+      {"--in-cluster", "", false}, {"--advertise-vram", "", false},
+  };
+  return kSpecs;
+}
+
+bool ParseInt(const std::string& text, int min, int max, int* out) {
+  char* end = nullptr;
+  long v = std::strtol(text.c_str(), &end, 10);
+  if (text.empty() || *end || v < min || v > max) return false;
+  *out = static_cast<int>(v);
+  return true;
+}
+
+// The numbers and the address: each refused with what it should look like.
+bool ReadValues(const ParsedArgs& args, WebhookFlags* f, std::string* error) {
+  if (args.Has("--listen")) {
+    std::string value = args.Get("--listen");
+    if (!ParseListenAddress(value, &f->server.host, &f->server.port)) {
+      *error = "--listen " + value + ": expected ADDR:PORT, e.g. 0.0.0.0:8443";
+      return false;
+    }
+  }
+  int n = 0;
+  if (args.Has("--workers")) {
+    std::string value = args.Get("--workers");
+    if (!ParseInt(value, 1, 4096, &n)) {
+      *error = "--workers " + value + ": expected a number from 1 to 4096";
+      return false;
+    }
+    f->server.workers = n;
+  }
+  f->server.drain = std::chrono::seconds(5);
+  if (args.Has("--drain-seconds")) {
+    std::string value = args.Get("--drain-seconds");
+    if (!ParseInt(value, 0, 300, &n)) {
+      *error = "--drain-seconds " + value + ": expected a number from 0 to 300";
+      return false;
+    }
+    f->server.drain = std::chrono::seconds(n);
+  }
+  f->server.tls.cert = args.Get("--cert");
+  f->server.tls.key = args.Get("--key");
+  f->server.tls.client_ca = args.Get("--client-ca");
+  f->server.policy_file = args.Get("--policy");
+  f->server.nodes_file = args.Get("--nodes");
+  f->kubeconfig = args.Get("--kubeconfig");
+  f->in_cluster = args.Has("--in-cluster");
+  f->advertise_vram = args.Has("--advertise-vram");
+  return true;
+}
+
+}  // namespace
+
+bool ParseWebhookFlags(const std::vector<std::string>& args, WebhookFlags* f,
+                       std::string* error) {
+  ParsedArgs parsed;
+  if (!ParseArgs(args, kProgram, Specs(), false, &parsed, error)) return false;
+  f->help = parsed.help;
+  if (f->help) return true;
+  if (!parsed.positional.empty()) {
+    *error = "unexpected argument '" + parsed.positional.front() +
+             "' (gpulint-webhook takes only flags; see 'gpulint-webhook --help')";
+    return false;
+  }
+  if (!ReadValues(parsed, f, error)) return false;
+  if (f->server.tls.cert.empty() || f->server.tls.key.empty()) {
+    *error = "--cert and --key are required: the API server only calls webhooks over HTTPS";
+    return false;
+  }
+  if (f->in_cluster && !f->kubeconfig.empty()) {
+    *error = "--in-cluster and --kubeconfig are exclusive: pick one way to reach the API server";
+    return false;
+  }
+  if (f->advertise_vram && !f->in_cluster && f->kubeconfig.empty()) {
+    *error =
+        "--advertise-vram needs --kubeconfig or --in-cluster: it writes to the nodes the "
+        "node watch reads from the API server";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace gpulint

@@ -1,0 +1,29 @@
+// gpulint-webhook's flags, read with the parser both binaries share
+// (common/flags.h) and checked for what the webhook needs to serve.
+#ifndef GPULINT_WEBHOOK_FLAGS_H_
+#define GPULINT_WEBHOOK_FLAGS_H_
+
+#include <string>
+#include <vector>
+
+#include "webhook/server.h"
+
+namespace gpulint {
+
+struct WebhookFlags {
+  ServerOptions server;
+  std::string kubeconfig;
+  bool in_cluster = false;
+  bool advertise_vram = false;
+  bool help = false;
+};
+
+// `args` without the program name. False with *error (one line, no program
+// name) on a usage error: an unknown or repeated flag, an argument that is not
+// a flag, a value out of range, or flags that do not go together.
+bool ParseWebhookFlags(const std::vector<std::string>& args, WebhookFlags* flags,
+                       std::string* error);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_WEBHOOK_FLAGS_H_
