@@ -2,8 +2,10 @@
 // serves the recorded testdata/admission/nodes-list.json and nodes-watch.jsonl.
 #include <catch2/catch.hpp>
 #include <cstdlib>
+#include <map>
 
 #include "tests/webhook_test_support.h"
+#include "engine/loader.h"
 #include "webhook/kube_client.h"
 #include "webhook/node_watch.h"
 
@@ -78,23 +80,48 @@ class FakeApiServer {
   std::vector<std::string> watch_versions_, authorizations_;
 };
 
-// Every inventory the watcher published, in order.
-class Published {
+// What the watcher delivered: each call ("replace 3", "put cpu-0",
+// "remove cpu-0"), and the nodes held after each, by name.
+class Published : public NodeSink {
  public:
-  NodeWatcher::Sink Sink() {
-    return [this](std::vector<NodeClass> nodes) {
-      std::lock_guard<std::mutex> lock(mu_);
-      snapshots_.push_back(std::move(nodes));
-    };
+  void ReplaceNodes(std::vector<NodeClass> nodes) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    nodes_.clear();
+    for (NodeClass& n : nodes) nodes_[n.name] = std::move(n);
+    Took("replace " + std::to_string(nodes_.size()));
+  }
+  void PutNode(NodeClass node) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    std::string name = node.name;
+    nodes_[name] = std::move(node);
+    Took("put " + name);
+  }
+  void RemoveNode(const std::string& name) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    nodes_.erase(name);
+    Took("remove " + name);
   }
   std::vector<std::vector<NodeClass>> snapshots() {
     std::lock_guard<std::mutex> lock(mu_);
     return snapshots_;
   }
+  std::vector<std::string> calls() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return calls_;
+  }
 
  private:
+  void Took(std::string call) {
+    calls_.push_back(std::move(call));
+    std::vector<NodeClass> all;
+    for (const auto& [name, node] : nodes_) all.push_back(node);
+    snapshots_.push_back(std::move(all));
+  }
+
   std::mutex mu_;
+  std::map<std::string, NodeClass> nodes_;
   std::vector<std::vector<NodeClass>> snapshots_;
+  std::vector<std::string> calls_;
 };
 
 std::vector<std::string> Names(const std::vector<NodeClass>& nodes) {
@@ -118,13 +145,19 @@ TEST_CASE("list then watch from its resourceVersion and list again on 410 Gone",
   Published published;
   LogCapture log;
   Metrics metrics;
-  NodeWatcher watcher(EndpointFor(api), published.Sink(), log.Sink(), &metrics, FastRetries());
+  NodeWatcher watcher(EndpointFor(api), &published, log.Sink(), &metrics, FastRetries());
   watcher.Start();
   // list, 3 events, list again
   REQUIRE(Eventually([&] { return published.snapshots().size() >= 5; }));
   watcher.Stop();
   CHECK(api.lists() >= 2);
 
+  // The list whole, then each event alone: the sink keeps its own groups.
+  std::vector<std::string> calls = published.calls();
+  REQUIRE(calls.size() >= 5);
+  CHECK(std::vector<std::string>(calls.begin(), calls.begin() + 5) ==
+        std::vector<std::string>{"replace 3", "put cpu-0", "put l4-ts-0", "remove cpu-0",
+                                 "replace 3"});
   std::vector<std::vector<NodeClass>> snaps = published.snapshots();
   CHECK(Names(snaps[0]) == std::vector<std::string>{"a100-80g-0", "cpu-0", "l4-ts-0"});
   CHECK(snaps[1][1].labels.at("gpulint.io/example") == "relabelled");       // MODIFIED cpu-0
@@ -148,14 +181,91 @@ TEST_CASE("list then watch from its resourceVersion and list again on 410 Gone",
 TEST_CASE("watched nodes reach the webhook's inventory", "[webhook][node-watch]") {
   FakeApiServer api;
   TestServer s;
-  NodeWatcher watcher(
-      EndpointFor(api), [&](std::vector<NodeClass> nodes) { s.server().SetWatchedNodes(std::move(nodes)); },
-      s.log().Sink(), &s.server().metrics(), FastRetries());
+  NodeWatcher watcher(EndpointFor(api), &s.server(), s.log().Sink(), &s.server().metrics(),
+                      FastRetries());
   watcher.Start();
   REQUIRE(Eventually([&] { return Metric(s.server(), "gpulint_webhook_inventory_nodes") == "3"; }));
   CHECK_THAT(s.Review("validate", ReadFile(CapturedReviews()[1])).dump(),
              Catch::Contains("no-matching-node"));
   watcher.Stop();
+}
+
+// A GPU node as the watch reads it, with its kubelet heartbeat and taints.
+NodeClass WatchedNode(const std::string& heartbeat, const std::string& taints = "[]") {
+  std::string json = R"({"kind":"Node","metadata":{"name":"gpu-1","labels":{
+      "kubernetes.io/hostname":"gpu-1","nvidia.com/gpu.product":"NVIDIA-A100-SXM4-80GB"}},
+    "spec":{"taints":)" + taints + R"(},
+    "status":{"allocatable":{"cpu":"96","memory":"1000Gi","nvidia.com/gpu":"8","pods":"110"},
+      "conditions":[{"type":"Ready","status":"True","lastHeartbeatTime":")" + heartbeat + R"("}]}})";
+  Value value;
+  Error error;
+  REQUIRE(ParseJson(json, 64, &value, &error));
+  NodeClass node;
+  REQUIRE(NodeClassFromNode(value, "api-server", &node, &error));
+  return node;
+}
+
+const NodeClass* Named(const std::vector<NodeClass>& nodes, const std::string& name) {
+  for (const NodeClass& n : nodes)
+    if (n.name == name) return &n;
+  return nullptr;
+}
+
+std::string GpuPodReview() {
+  return R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{
+    "uid":"7f0c","kind":{"group":"","version":"v1","kind":"Pod"},
+    "resource":{"group":"","version":"v1","resource":"pods"},"namespace":"ml","operation":"CREATE",
+    "object":{"apiVersion":"v1","kind":"Pod","metadata":{"name":"train","namespace":"ml"},
+      "spec":{"nodeSelector":{"kubernetes.io/hostname":"gpu-1"},"containers":[{"name":"t",
+        "image":"nvcr.io/nvidia/pytorch:24.05-py3","resources":{
+          "requests":{"cpu":"4","memory":"64Gi","nvidia.com/gpu":"1"},
+          "limits":{"memory":"64Gi","nvidia.com/gpu":"1"}}}]}}}})";
+}
+
+TEST_CASE("a kubelet heartbeat publishes nothing; a taint publishes, and pods see it",
+          "[webhook][node-watch]") {
+  TestServer s;
+  WebhookServer& server = s.server();
+  const std::string kPublishes = "gpulint_webhook_inventory_publishes_total";
+  server.ReplaceNodes({WatchedNode("2026-11-24T10:00:00Z")});
+  Snapshot before = server.CurrentSnapshot();
+  REQUIRE(before.inventory);
+  std::string publishes = Metric(server, kPublishes);
+  size_t nodes = before.inventory->size();
+  CHECK(Named(before.inventory->Nodes(), "gpu-1") != nullptr);
+  Json fits = s.Review("validate", GpuPodReview());
+  CHECK(fits.at("response").at("allowed") == true);
+  CHECK_THAT(fits.dump(), !Catch::Contains("no-matching-node"));
+
+  server.PutNode(WatchedNode("2026-11-24T10:00:10Z"));  // the kubelet's status update
+  CHECK(server.CurrentSnapshot().inventory == before.inventory);
+  CHECK(Metric(server, kPublishes) == publishes);
+
+  server.PutNode(WatchedNode("2026-11-24T10:00:20Z",
+                             R"([{"key":"maintenance","value":"true","effect":"NoSchedule"}])"));
+  Snapshot tainted = server.CurrentSnapshot();
+  CHECK(tainted.inventory != before.inventory);
+  CHECK(Metric(server, kPublishes) == std::to_string(std::stoi(publishes) + 1));
+  std::vector<NodeClass> now = tainted.inventory->Nodes();
+  const NodeClass* node = Named(now, "gpu-1");
+  REQUIRE(node != nullptr);
+  REQUIRE(node->taints.size() == 1);
+  CHECK(node->taints[0].key == "maintenance");
+  // The snapshot a review may still hold is not changed under it.
+  std::vector<NodeClass> then = before.inventory->Nodes();
+  REQUIRE(Named(then, "gpu-1") != nullptr);
+  CHECK(Named(then, "gpu-1")->taints.empty());
+  Json warned = s.Review("validate", GpuPodReview());
+  // (An admission warning is cut at 120 characters.)
+  CHECK(warned.at("response").at("warnings") ==
+        Json::array({"no-matching-node (spec): 0/1 node in the inventory can run the pod: 1 "
+                     "node(s) had untolerated taint {maintenance: tru..."}));
+
+  server.RemoveNode("gpu-1");
+  CHECK(server.CurrentSnapshot().inventory->size() == nodes - 1);
+  std::string after_remove = Metric(server, kPublishes);
+  server.RemoveNode("gpu-1");  // already gone
+  CHECK(Metric(server, kPublishes) == after_remove);
 }
 
 TEST_CASE("the API server's certificate must chain to the configured CA and name the host",
@@ -208,7 +318,7 @@ TEST_CASE("a kubeconfig's current context gives the server and CA and token", "[
 
   Published published;
   LogCapture log;
-  NodeWatcher watcher(ep, published.Sink(), log.Sink(), nullptr, FastRetries());
+  NodeWatcher watcher(ep, &published, log.Sink(), nullptr, FastRetries());
   watcher.Start();
   REQUIRE(Eventually([&] { return !published.snapshots().empty(); }));
   watcher.Stop();

@@ -280,11 +280,37 @@ class PolicyResource {
   std::string resource_ = "gpulint.io/vram";
 };
 
+// The names of the nodes a watch holds usable, in order.
+class NodeNames : public NodeSink {
+ public:
+  void ReplaceNodes(std::vector<NodeClass> nodes) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    names_.clear();
+    for (const NodeClass& n : nodes) names_.insert(n.name);
+  }
+  void PutNode(NodeClass node) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    names_.insert(node.name);
+  }
+  void RemoveNode(const std::string& name) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    names_.erase(name);
+  }
+  std::vector<std::string> names() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return {names_.begin(), names_.end()};
+  }
+
+ private:
+  std::mutex mu_;
+  std::set<std::string> names_;
+};
+
 // A node watch feeding an advertiser, as gpulint-webhook --advertise-vram runs them.
 class Advertising {
  public:
   explicit Advertising(FakeNodeApi& fake, VramAdvertiser::ResourceSource resource = {})
-      : watcher_(fake.api().Endpoint(), Sink(), log_.Sink(), &metrics_, WatchOptions()),
+      : watcher_(fake.api().Endpoint(), &inventory_, log_.Sink(), &metrics_, WatchOptions()),
         advertiser_(
             fake.api().Endpoint(),
             resource ? resource : [] { return std::string("gpulint.io/vram"); }, log_.Sink(),
@@ -307,10 +333,7 @@ class Advertising {
     return Metric("gpulint_webhook_vram_patches_total{result=\"" + result + "\"}");
   }
   uint64_t events() const { return watcher_.events(); }
-  std::vector<std::string> inventory() {
-    std::lock_guard<std::mutex> lock(mu_);
-    return inventory_;
-  }
+  std::vector<std::string> inventory() { return inventory_.names(); }
 
  private:
   static NodeWatcher::Options WatchOptions() {
@@ -327,18 +350,9 @@ class Advertising {
     o.policy_poll = std::chrono::milliseconds(20);
     return o;
   }
-  NodeWatcher::Sink Sink() {
-    return [this](std::vector<NodeClass> nodes) {
-      std::lock_guard<std::mutex> lock(mu_);
-      inventory_.clear();
-      for (const NodeClass& n : nodes) inventory_.push_back(n.name);
-    };
-  }
-
   LogCapture log_;
   Metrics metrics_;
-  std::mutex mu_;
-  std::vector<std::string> inventory_;
+  NodeNames inventory_;
   NodeWatcher watcher_;
   VramAdvertiser advertiser_;
 };

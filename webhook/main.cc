@@ -105,9 +105,8 @@ int Run(WebhookFlags flags) {
   std::unique_ptr<NodeWatcher> watcher;
   std::unique_ptr<VramAdvertiser> advertiser;
   if (watch) {
-    watcher = std::make_unique<NodeWatcher>(
-        endpoint, [&server](std::vector<NodeClass> nodes) { server.SetWatchedNodes(std::move(nodes)); },
-        StderrLogSink, &server.metrics(), NodeWatcher::Options{});
+    watcher = std::make_unique<NodeWatcher>(endpoint, &server, StderrLogSink, &server.metrics(),
+                                            NodeWatcher::Options{});
     if (flags.advertise_vram) {
       advertiser = std::make_unique<VramAdvertiser>(
           endpoint, [&server] { return VramResourceOf(server.CurrentSnapshot()); }, StderrLogSink,

@@ -93,9 +93,11 @@ void Metrics::SetReady(bool ready) {
   ready_ = ready;
 }
 
-void Metrics::SetInventoryNodes(size_t nodes) {
+void Metrics::CountInventoryPublish(size_t nodes, size_t groups) {
   std::lock_guard<std::mutex> lock(mu_);
   inventory_nodes_ = nodes;
+  inventory_groups_ = groups;
+  ++inventory_publishes_;
 }
 
 void Metrics::SetConnections(uint64_t accepted, uint64_t handshake_failures) {
@@ -164,6 +166,13 @@ std::string Metrics::Render() const {
   Header(&out, "gpulint_webhook_inventory_nodes", "gauge",
          "Node classes in the inventory (policy classes plus real nodes).");
   out += "gpulint_webhook_inventory_nodes " + Number(uint64_t{inventory_nodes_}) + "\n";
+  Header(&out, "gpulint_webhook_inventory_groups", "gauge",
+         "Groups of alike nodes in the inventory: a pod is judged once per group.");
+  out += "gpulint_webhook_inventory_groups " + Number(uint64_t{inventory_groups_}) + "\n";
+  Header(&out, "gpulint_webhook_inventory_publishes_total", "counter",
+         "Inventories published: on a reload, a node list, or a node change a rule can see "
+         "(not on kubelet heartbeats).");
+  out += "gpulint_webhook_inventory_publishes_total " + Number(inventory_publishes_) + "\n";
   Header(&out, "gpulint_webhook_connections_total", "counter", "TCP connections accepted.");
   out += "gpulint_webhook_connections_total " + Number(connections_) + "\n";
   Header(&out, "gpulint_webhook_tls_handshake_failures_total", "counter",

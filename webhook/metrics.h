@@ -28,7 +28,8 @@ class Metrics {
   void CountNodeWatchEvent(const std::string& type);
   void SetCertificateExpiry(int64_t unix_seconds);
   void SetReady(bool ready);
-  void SetInventoryNodes(size_t nodes);
+  // A new inventory published: its nodes and groups of alike nodes.
+  void CountInventoryPublish(size_t nodes, size_t groups);
   void SetConnections(uint64_t accepted, uint64_t handshake_failures);
   // The VRAM advertiser (--advertise-vram): each PATCH of a node's status, and
   // the GPU nodes in each state now. Its families are rendered only once
@@ -55,7 +56,8 @@ class Metrics {
   std::map<std::string, Histogram> latency_;  // by endpoint
   int64_t cert_expiry_ = 0;
   bool ready_ = false;
-  size_t inventory_nodes_ = 0;
+  size_t inventory_nodes_ = 0, inventory_groups_ = 0;
+  uint64_t inventory_publishes_ = 0;
   uint64_t connections_ = 0;
   uint64_t handshake_failures_ = 0;
   bool vram_advertiser_ = false;

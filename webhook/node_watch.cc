@@ -24,10 +24,10 @@ std::string ResourceVersionOf(const Value& object) {
 
 }  // namespace
 
-NodeWatcher::NodeWatcher(KubeEndpoint endpoint, Sink sink, LogSink log, Metrics* metrics,
+NodeWatcher::NodeWatcher(KubeEndpoint endpoint, NodeSink* sink, LogSink log, Metrics* metrics,
                          Options options)
     : endpoint_(std::move(endpoint)),
-      sink_(std::move(sink)),
+      sink_(sink),
       log_(std::move(log)),
       metrics_(metrics),
       options_(options) {}
@@ -153,7 +153,7 @@ void NodeWatcher::NoteRead(const std::string& name, bool ok, const Error& error)
 }
 
 bool NodeWatcher::List() {
-  std::map<std::string, NodeClass> nodes;
+  std::vector<NodeClass> nodes;
   std::set<std::string> listed;  // the usable nodes and the skipped ones
   std::string next, version;
   do {
@@ -169,7 +169,7 @@ bool NodeWatcher::List() {
       listed.insert(NameOf(item));
       if (observer_) observer_->NodeSeen(item, ok ? &node : nullptr, e);
       NoteRead(NameOf(item), ok, e);
-      if (ok) nodes[NameOf(item)] = std::move(node);
+      if (ok) nodes.push_back(std::move(node));
     });
     const Value* meta = root.Find("metadata");
     version = meta ? std::string(meta->StringAt("resourceVersion")) : std::string();
@@ -177,12 +177,12 @@ bool NodeWatcher::List() {
   } while (!next.empty());
   if (observer_) observer_->Listed(listed);
   std::erase_if(skipped_, [&](const auto& entry) { return !listed.count(entry.first); });
-  nodes_ = std::move(nodes);
+  size_t count = nodes.size();
   resource_version_ = version;
   lists_++;
-  PublishNodes();
+  sink_->ReplaceNodes(std::move(nodes));
   LogLine("info", "nodes listed")
-      .Add("nodes", static_cast<int64_t>(nodes_.size()))
+      .Add("nodes", static_cast<int64_t>(count))
       .Add("resource_version", resource_version_)
       .Emit(log_);
   return true;
@@ -270,9 +270,9 @@ bool NodeWatcher::ApplyEvent(std::string_view line, WatchEnd* end) {
   if (type == "BOOKMARK") return true;
   std::string name = NameOf(*object);
   if (type == "DELETED") {
-    nodes_.erase(name);
     skipped_.erase(name);
     if (observer_) observer_->NodeGone(name);
+    sink_->RemoveNode(name);
   } else if (type == "ADDED" || type == "MODIFIED") {
     NodeClass node;
     Error e;
@@ -280,21 +280,11 @@ bool NodeWatcher::ApplyEvent(std::string_view line, WatchEnd* end) {
     if (observer_) observer_->NodeSeen(*object, ok ? &node : nullptr, e);
     NoteRead(name, ok, e);
     if (ok)
-      nodes_[name] = std::move(node);
+      sink_->PutNode(std::move(node));
     else
-      nodes_.erase(name);  // stale data would be worse than none
-  } else {
-    return true;
+      sink_->RemoveNode(name);  // stale data would be worse than none
   }
-  PublishNodes();
   return true;
-}
-
-void NodeWatcher::PublishNodes() {
-  std::vector<NodeClass> nodes;
-  nodes.reserve(nodes_.size());
-  for (const auto& [name, node] : nodes_) nodes.push_back(node);
-  if (sink_) sink_(std::move(nodes));
 }
 
 }  // namespace gpulint

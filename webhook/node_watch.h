@@ -1,7 +1,7 @@
 // The node inventory, kept current from the API server in the background:
-// list once, then watch from that resourceVersion, applying ADDED, MODIFIED
-// and DELETED to a map of nodes and publishing a fresh copy after each event
-// (and telling an observer, such as the VRAM advertiser, what it read).
+// list once, then watch from that resourceVersion, handing the list and then
+// each ADDED, MODIFIED and DELETED to a NodeSink (node_sink.h), and telling an
+// observer, such as the VRAM advertiser, what it read.
 // Admission requests never wait on the API server. A broken stream reconnects
 // with backoff; "410 Gone" (the watch fell too far behind) relists.
 #ifndef GPULINT_WEBHOOK_NODE_WATCH_H_
@@ -23,6 +23,7 @@
 #include "webhook/kube_client.h"
 #include "webhook/log.h"
 #include "webhook/metrics.h"
+#include "webhook/node_sink.h"
 
 namespace gpulint {
 
@@ -43,7 +44,6 @@ class NodeObserver {
 
 class NodeWatcher {
  public:
-  using Sink = std::function<void(std::vector<NodeClass>)>;
   struct Options {
     std::chrono::milliseconds min_backoff{500};
     std::chrono::milliseconds max_backoff{30000};
@@ -51,7 +51,9 @@ class NodeWatcher {
     int page_size = 500;
   };
 
-  NodeWatcher(KubeEndpoint endpoint, Sink sink, LogSink log, Metrics* metrics, Options options);
+  // `sink` must outlive the watch (Stop).
+  NodeWatcher(KubeEndpoint endpoint, NodeSink* sink, LogSink log, Metrics* metrics,
+              Options options);
   ~NodeWatcher();
   NodeWatcher(const NodeWatcher&) = delete;
   NodeWatcher& operator=(const NodeWatcher&) = delete;
@@ -72,12 +74,11 @@ class NodeWatcher {
   WatchEnd Watch();
   // Applies one watch event line; sets *end when the stream must stop.
   bool ApplyEvent(std::string_view line, WatchEnd* end);
-  void PublishNodes();
   bool Sleep(std::chrono::milliseconds d);  // false when stopped meanwhile
   std::unique_ptr<httplib::SSLClient> Client(int read_timeout_seconds);
 
   KubeEndpoint endpoint_;
-  Sink sink_;
+  NodeSink* sink_;
   LogSink log_;
   Metrics* metrics_;
   Options options_;
@@ -88,8 +89,7 @@ class NodeWatcher {
   // status updates (every few seconds per node).
   void NoteRead(const std::string& name, bool ok, const Error& error);
 
-  std::map<std::string, NodeClass> nodes_;  // by name; only the watch thread touches it
-  std::map<std::string, std::string> skipped_;  // node -> its problem, as logged; ditto
+  std::map<std::string, std::string> skipped_;  // node -> its problem, as logged; the watch thread's
   std::string resource_version_;
 
   std::atomic<bool> stopping_{false};

@@ -21,6 +21,7 @@
 #include "webhook/http_handler.h"
 #include "webhook/log.h"
 #include "webhook/metrics.h"
+#include "webhook/node_sink.h"
 #include "webhook/tls_server.h"
 
 namespace gpulint {
@@ -45,7 +46,9 @@ struct ServerOptions {
 };
 
 // The endpoints behind the HTTP/1.1 layer (HttpHandler), over a TlsServer.
-class WebhookServer : private HttpHandler {
+// Also the sink of the node watch (node_watch.h), whose changes it applies to
+// its groups of alike nodes one at a time.
+class WebhookServer : private HttpHandler, public NodeSink {
  public:
   explicit WebhookServer(ServerOptions options);
   ~WebhookServer();
@@ -68,8 +71,11 @@ class WebhookServer : private HttpHandler {
   // Blocks until the server has stopped (after Shutdown, or a listener failure).
   void Wait();
 
-  // Nodes from the API server (node_watch.h); combined with the nodes file.
-  void SetWatchedNodes(std::vector<NodeClass> nodes);
+  // NodeSink: nodes from the API server (node_watch.h), combined with the
+  // nodes file. A change no rule can see (a heartbeat) publishes nothing.
+  void ReplaceNodes(std::vector<NodeClass> nodes) override;
+  void PutNode(NodeClass node) override;
+  void RemoveNode(const std::string& name) override;
 
   Snapshot CurrentSnapshot() const;
   Metrics& metrics() { return metrics_; }
@@ -89,7 +95,11 @@ class WebhookServer : private HttpHandler {
   void ReloadNodesFile();
   void CheckCertificateExpiry();  // logs, once, a certificate past its notAfter
   void CheckOpenFiles();          // logs running out of descriptors, and recovering
-  void Publish();  // rebuilds the snapshot from the policy and the nodes
+  // Rebuilds the part of the inventory from the policy and the nodes file,
+  // then publishes.
+  void Publish();
+  // A new snapshot from base_ and watched_; publish_mu_ held.
+  void PublishLocked();
 
   ServerOptions options_;
   Metrics metrics_;
@@ -97,9 +107,15 @@ class WebhookServer : private HttpHandler {
   int port_ = 0;
 
   FileWatch policy_watch_, nodes_watch_, cert_watch_, key_watch_, client_ca_watch_;
+  // Publishing, one at a time (the reload thread and the watch thread both
+  // publish); taken before state_mu_. Guards the three members below.
+  std::mutex publish_mu_;
+  std::shared_ptr<const Policy> base_policy_;
+  Inventory base_;      // base_policy_'s classes and the nodes file's nodes
+  NodeGroups watched_;  // nodes from the API server, kept one change at a time
   mutable std::mutex state_mu_;  // guards the members below
   std::shared_ptr<const Policy> policy_;
-  std::vector<NodeClass> file_nodes_, watched_nodes_;
+  std::vector<NodeClass> file_nodes_;
   Snapshot snapshot_;
   bool cert_loaded_ = false;
 

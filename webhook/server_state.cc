@@ -124,25 +124,47 @@ void WebhookServer::ReloadNodesFile() {
       .Emit(options_.log);
 }
 
-void WebhookServer::SetWatchedNodes(std::vector<NodeClass> nodes) {
-  {
-    std::lock_guard<std::mutex> lock(state_mu_);
-    watched_nodes_ = std::move(nodes);
-  }
-  Publish();
+void WebhookServer::ReplaceNodes(std::vector<NodeClass> nodes) {
+  std::lock_guard<std::mutex> publishing(publish_mu_);
+  watched_.Clear();
+  for (NodeClass& node : nodes) watched_.Put(std::move(node), kWatchedNodeOrder);
+  PublishLocked();
+}
+
+void WebhookServer::PutNode(NodeClass node) {
+  std::lock_guard<std::mutex> publishing(publish_mu_);
+  if (watched_.Put(std::move(node), kWatchedNodeOrder)) PublishLocked();
+}
+
+void WebhookServer::RemoveNode(const std::string& name) {
+  std::lock_guard<std::mutex> publishing(publish_mu_);
+  if (watched_.Remove(name)) PublishLocked();
 }
 
 void WebhookServer::Publish() {
-  std::lock_guard<std::mutex> lock(state_mu_);
-  if (!policy_) {
-    snapshot_ = Snapshot{};
-    return;
+  std::lock_guard<std::mutex> publishing(publish_mu_);
+  std::vector<NodeClass> file_nodes;
+  {
+    std::lock_guard<std::mutex> lock(state_mu_);
+    base_policy_ = policy_;
+    file_nodes = file_nodes_;
   }
-  std::vector<NodeClass> nodes = file_nodes_;
-  nodes.insert(nodes.end(), watched_nodes_.begin(), watched_nodes_.end());
-  auto inventory = std::make_shared<const Inventory>(BuildInventory(*policy_, std::move(nodes)));
-  metrics_.SetInventoryNodes(inventory->size());
-  snapshot_ = Snapshot{policy_, std::move(inventory)};
+  base_ = base_policy_ ? BuildInventory(*base_policy_, std::move(file_nodes)) : Inventory();
+  PublishLocked();
+}
+
+void WebhookServer::PublishLocked() {
+  Snapshot snapshot;
+  if (base_policy_) {
+    // Copies the groups' pointers, not the nodes: a change costs the number
+    // of groups, whatever the number of nodes.
+    auto inventory = std::make_shared<Inventory>(base_);
+    inventory->Append(watched_.inventory());
+    metrics_.CountInventoryPublish(inventory->size(), inventory->groups.size());
+    snapshot = Snapshot{base_policy_, std::move(inventory)};
+  }
+  std::lock_guard<std::mutex> lock(state_mu_);
+  snapshot_ = std::move(snapshot);
 }
 
 // When the process runs out of descriptors, httplib's accept loop retries
