@@ -46,7 +46,7 @@ Options:
   --nodes FILE         real nodes to check fit against, added to the policy's
                        node classes: 'kubectl get nodes -o yaml' (or -o json)
                        output, or Node documents. Repeatable
-  --format FORMAT      text (default), json, sarif, junit or github
+  --format FORMAT      @FORMATS@
   --fail-on SEVERITY   the lowest severity that makes the exit status 1:
                        error (default), warning or info
   --baseline FILE      report only findings not in FILE, a baseline written
@@ -135,7 +135,7 @@ Exit status: 0 clean, 1 findings at or above --fail-on, 2 error.
 struct CheckOptions {
   std::string policy_file;               // empty: the built-in policy
   std::vector<std::string> nodes_files;  // --nodes, in order
-  OutputFormat format = OutputFormat::kText;
+  const OutputFormat* format = &OutputFormats().front();
   Severity fail_on = Severity::kError;
   bool quiet = false;
   bool strict = false;  // workload-not-checked is an error
@@ -229,7 +229,6 @@ class CheckRun {
       io_.err << "gpulint: warning: no manifests found (looked for *.yaml, *.yml and *.json)\n";
 
     WriterOptions writer_options;
-    writer_options.format = options_.format;
     writer_options.color = io_.color;
     writer_options.fail_on = options_.fail_on;
     writer_options.policy = policies_.empty() ? &setup_.policy() : policies_[0]->policy;
@@ -243,7 +242,7 @@ class CheckRun {
       baseline_writer = writer.get();
       writer_ = std::move(writer);
     } else {
-      writer_ = NewFindingWriter(writer_options, io_.out);
+      writer_ = options_.format->make(writer_options, io_.out);
     }
     int jobs = std::min<int>(options_.jobs > 0 ? options_.jobs : UsableCpus(),
                              static_cast<int>(inputs.size()));
@@ -255,8 +254,7 @@ class CheckRun {
     writer_->Finish(summary_);
     if (baseline_writer) return WriteBaseline(baseline_writer->Text(), PolicyText(policy_names));
     writer_.reset();
-    // JSON carries its own summary; the others leave stdout to the findings.
-    if (options_.format != OutputFormat::kJson && !options_.quiet)
+    if (!options_.format->holds_summary && !options_.quiet)
       io_.err << "gpulint: " << SummaryText(summary_) << PolicyText(policy_names) << '\n';
 
     if (input_failed_) return kExitUsage;
@@ -497,9 +495,9 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
   }
   options->paths = args.positional;
   std::string format = args.Get("--format", "text");
-  if (!ParseOutputFormat(format, &options->format) || options->format == OutputFormat::kMarkdown) {
-    *error =
-        "--format: unknown format '" + format + "' (choose text, json, sarif, junit or github)";
+  options->format = FindOutputFormat(format);
+  if (options->format == nullptr) {
+    *error = "--format: unknown format '" + format + "' (choose " + OutputFormatChoices() + ")";
     return false;
   }
   std::string fail_on = args.Get("--fail-on", "error");
@@ -571,7 +569,14 @@ int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
 }
 
 const Command& CheckCommand() {
-  static const Command command{"check", kHelp, Run};
+  // The formats' line comes from the one table of formats.
+  static const std::string help = [] {
+    std::string text(kHelp);
+    std::string_view placeholder = "@FORMATS@";
+    text.replace(text.find(placeholder), placeholder.size(), OutputFormatChoices(true));
+    return text;
+  }();
+  static const Command command{"check", help, Run};
   return command;
 }
 

@@ -22,11 +22,11 @@ Finding MakeFinding(std::string rule, Severity severity, std::string message, Ma
 // Drives a writer as `gpulint check` does: files, objects, findings.
 class Driver {
  public:
-  Driver(OutputFormat format, Severity fail_on = Severity::kError) {
+  Driver(std::string_view format, Severity fail_on = Severity::kError) {
     WriterOptions options;
-    options.format = format;
     options.fail_on = fail_on;
-    writer_ = NewFindingWriter(options, out_);
+    REQUIRE(FindOutputFormat(format) != nullptr);
+    writer_ = FindOutputFormat(format)->make(options, out_);
   }
   Driver& File(const std::string& file) {
     writer_->BeginFile(file);
@@ -54,7 +54,7 @@ class Driver {
 TEST_CASE("junit: a suite per file, a case per object, failures at or above --fail-on",
           "[output][junit]") {
   std::string xml =
-      Driver(OutputFormat::kJunit, Severity::kWarning)
+      Driver("junit", Severity::kWarning)
           .File("k8s/pod.yaml")
           .Object({"v1", "Pod", "ml", "train"}, {1, 1})
           .Add(MakeFinding("gpu-fractional", Severity::kError, "half a GPU", {11, 25}))
@@ -88,7 +88,7 @@ TEST_CASE("junit: a suite per file, a case per object, failures at or above --fa
 
 TEST_CASE("junit: findings below --fail-on are output, not failures", "[output][junit]") {
   std::string xml =
-      Driver(OutputFormat::kJunit)
+      Driver("junit")
           .File("a.yaml")
           .Object({"v1", "Pod", "", "p"}, {1, 1}, "a.yaml")
           .Add(MakeFinding("removed-annotation", Severity::kWarning, "old", {2, 3}, "a.yaml"))
@@ -100,7 +100,7 @@ TEST_CASE("junit: findings below --fail-on are output, not failures", "[output][
 }
 
 TEST_CASE("junit: a document that does not parse is a failing case of its own", "[output][junit]") {
-  std::string xml = Driver(OutputFormat::kJunit)
+  std::string xml = Driver("junit")
                         .File("bad.yaml")
                         .Object({}, {4, 2}, "bad.yaml")
                         .Add(MakeFinding("parse-error", Severity::kError,
@@ -113,7 +113,7 @@ TEST_CASE("junit: a document that does not parse is a failing case of its own", 
 TEST_CASE("junit: XML escaping in attributes and text", "[output][junit]") {
   std::string message = "a<b & \"c\" 'd' >e\nnext\tline\x01 \xFF end";
   std::string xml =
-      Driver(OutputFormat::kJunit)
+      Driver("junit")
           .File("we<ird>&\".yaml")
           .Object({"v1", "Pod", "n&s", "a\"b"}, {1, 1}, "we<ird>&\".yaml")
           .Add(MakeFinding("gpu-fractional", Severity::kError, message, {1, 1}, "x.yaml"))
@@ -132,7 +132,7 @@ TEST_CASE("junit: XML escaping in attributes and text", "[output][junit]") {
 
 TEST_CASE("github: workflow commands with GitHub's escaping", "[output][github]") {
   std::string out =
-      Driver(OutputFormat::kGithub)
+      Driver("github")
           .Add(MakeFinding("gpu-fractional", Severity::kError, "half a GPU", {11, 25}))
           .Add(MakeFinding("removed-annotation", Severity::kWarning, "100% old:\r\nreally, yes",
                            {5, 0}, "dir,with:odd%chars.yaml"))

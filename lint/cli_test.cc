@@ -162,6 +162,29 @@ TEST_CASE("usage errors exit 2 with a message naming the problem", "[cli]") {
   }
 }
 
+// --format, its help and its error all come from the one table of formats.
+TEST_CASE("check --format takes exactly the registered formats", "[cli][output]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kFractionalPod);
+  std::vector<std::string> names;
+  for (const OutputFormat& format : OutputFormats()) {
+    INFO(format.name);
+    names.emplace_back(format.name);
+    Result r = Run({"check", "--format", std::string(format.name), pod});
+    CHECK(r.rc == 1);
+    CHECK_FALSE(r.out.empty());
+    // The summary line goes to stderr unless the output holds it.
+    CHECK((r.err.find(" in 1 object (1 file)") != std::string::npos) != format.holds_summary);
+  }
+  CHECK(names == std::vector<std::string>{"text", "json", "sarif", "junit", "github"});
+  Result help = Run({"check", "--help"});
+  CHECK_THAT(help.out,
+             Catch::Contains("  --format FORMAT      text (default), json, sarif, junit or github\n"));
+  Result unknown = Run({"check", "--format", "csv", pod});
+  CHECK(unknown.err == "gpulint: error: --format: unknown format 'csv' (choose text, json, sarif, "
+                       "junit or github)\n");
+}
+
 TEST_CASE("exit status: 0 when clean, 1 with an error finding", "[cli]") {
   TempDir dir;
   Result clean = Run({"check", dir.Write("cm.yaml", kConfigMap)});

@@ -1,7 +1,9 @@
-// How the CLI prints findings and rules: compiler-style text, JSON, and the
-// Markdown catalogue the README is generated from. Output is built in a string
-// and handed to the stream in large blocks: a run with many findings costs one
-// write per block, never a flush per finding.
+// How `gpulint check` prints findings: the writers, one file each
+// (format_text.cc, format_json.cc, sarif.cc, junit.cc, github_output.cc), and
+// the one table of formats (output.cc) that --format, its help and its errors
+// are read from. Output is built in a string and handed to the stream in large
+// blocks: a run with many findings costs one write per block, never a flush
+// per finding. The rule catalogue is rule_catalogue.h.
 #ifndef GPULINT_LINT_OUTPUT_H_
 #define GPULINT_LINT_OUTPUT_H_
 
@@ -18,11 +20,6 @@
 namespace gpulint {
 
 class Policy;
-struct Rule;
-
-enum class OutputFormat { kText, kJson, kMarkdown, kSarif, kJunit, kGithub };
-bool ParseOutputFormat(std::string_view text, OutputFormat* out);
-const char* OutputFormatName(OutputFormat format);
 
 // What a check run saw, for the summary line and the JSON "summary".
 struct Summary {
@@ -46,7 +43,7 @@ std::string SummaryText(const Summary& summary);
 // file:line:col: severity: message [rule]   (unknown parts left out)
 void AppendFindingText(const Finding& finding, bool color, std::string* out);
 // One JSON object per the schema documented in `gpulint check --help`.
-void AppendFindingJson(const Finding& finding, std::string* out);
+std::string FindingJsonText(const Finding& finding);
 
 // Streams findings in one format. Text prints nothing at Finish (the summary
 // line goes to stderr, written by the caller); JSON closes the findings array
@@ -86,20 +83,34 @@ class BufferedWriter : public FindingWriter {
 };
 
 struct WriterOptions {
-  OutputFormat format = OutputFormat::kText;  // not kMarkdown
-  bool color = false;                         // text
-  Severity fail_on = Severity::kError;        // JUnit: findings at or above are <failure>s
-  const Policy* policy = nullptr;             // SARIF: the rules' severities; null: defaults
-  std::string base_dir;                       // SARIF: URIs are relative to it (absolute)
+  bool color = false;                   // text
+  Severity fail_on = Severity::kError;  // JUnit: findings at or above are <failure>s
+  const Policy* policy = nullptr;       // SARIF: the rules' severities; null: defaults
+  std::string base_dir;                 // SARIF: URIs are relative to it (absolute)
   // JSON and SARIF: the policies the inputs were checked with, each named as
   // the summary line names it ("built-in", or the file), in input order.
   std::vector<std::string> policies;
 };
-std::unique_ptr<FindingWriter> NewFindingWriter(const WriterOptions& options, std::ostream& out);
-// `format` must be kText or kJson.
-std::unique_ptr<FindingWriter> NewFindingWriter(OutputFormat format, std::ostream& out, bool color);
 
-// The CI formats, one file each (sarif.cc, junit.cc, github_output.cc).
+// One output format of `gpulint check --format`. Adding one is a writer in a
+// file of its own and a line in OutputFormats().
+struct OutputFormat {
+  std::string_view name;
+  std::unique_ptr<FindingWriter> (*make)(const WriterOptions& options, std::ostream& out);
+  // The output holds the summary (JSON); otherwise the summary line goes to
+  // stderr, leaving stdout to the findings.
+  bool holds_summary = false;
+};
+// Every format, the default (text) first.
+const std::vector<OutputFormat>& OutputFormats();
+const OutputFormat* FindOutputFormat(std::string_view name);
+// "text, json, sarif, junit or github" for errors; for help, "text (default),
+// json, ...".
+std::string OutputFormatChoices(bool mark_default = false);
+
+// The writers, one file each.
+std::unique_ptr<FindingWriter> NewTextWriter(const WriterOptions& options, std::ostream& out);
+std::unique_ptr<FindingWriter> NewJsonWriter(const WriterOptions& options, std::ostream& out);
 std::unique_ptr<FindingWriter> NewSarifWriter(const WriterOptions& options, std::ostream& out);
 std::unique_ptr<FindingWriter> NewJunitWriter(const WriterOptions& options, std::ostream& out);
 std::unique_ptr<FindingWriter> NewGithubWriter(const WriterOptions& options, std::ostream& out);
@@ -107,18 +118,6 @@ std::unique_ptr<FindingWriter> NewGithubWriter(const WriterOptions& options, std
 // A file name as a SARIF artifact URI: relative to `base_dir` (an absolute
 // directory) when the file is inside it, else a file:// URI; percent-encoded.
 std::string SarifUri(std::string_view file, std::string_view base_dir);
-
-// The rule catalogue. Markdown is what the README's catalogue is generated from.
-void AppendRulesText(const std::vector<const Rule*>& rules, std::string* out);
-void AppendRulesJson(const std::vector<const Rule*>& rules, std::string* out);
-void AppendRulesMarkdown(const std::vector<const Rule*>& rules, std::string* out);
-// `gpulint explain`: title, severity, rationale, fix, example, and how to
-// silence the rule for one object with `ignore_prefix` + name.
-void AppendExplanation(const Rule& rule, std::string_view ignore_prefix, std::string* out);
-
-// Appends `text` word-wrapped to `width` columns, each line starting with
-// `indent`; the text's own line breaks are kept.
-void AppendWrapped(std::string_view text, std::string_view indent, size_t width, std::string* out);
 
 }  // namespace gpulint
 

@@ -7,6 +7,7 @@
 
 #include "engine/rule.h"
 #include "lint/cli.h"
+#include "lint/rule_catalogue.h"
 
 namespace gpulint {
 namespace {
@@ -75,13 +76,33 @@ TEST_CASE("summary line counts and plurals", "[output]") {
   CHECK(s.AtLeast(Severity::kInfo) == 4);
 }
 
+// The bytes of --format json are part of the interface: quotes, backslashes
+// and control characters escaped, UTF-8 as is, invalid UTF-8 as U+FFFD.
+TEST_CASE("a JSON finding, byte for byte", "[output]") {
+  Finding f;
+  f.rule = "gpu-limit-missing";
+  f.severity = Severity::kError;
+  f.message = "say \"hi\"\\ \x01\x1f\x7f caf\xc3\xa9 \xe2\x82 \xff";
+  f.file = "dir/a\tb.yaml";
+  f.mark = Mark{12, 7};
+  f.object = ObjectRef{"v1", "Pod", "ml", "tr</ain>"};
+  f.path = "spec.containers[0]";
+  CHECK(FindingJsonText(f) ==
+        "{\"rule\":\"gpu-limit-missing\",\"severity\":\"error\","
+        "\"message\":\"say \\\"hi\\\"\\\\ \\u0001\\u001f\x7f caf\xc3\xa9 \xef\xbf\xbd \xef\xbf\xbd\","
+        "\"file\":\"dir/a\\tb.yaml\",\"line\":12,\"column\":7,"
+        "\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"namespace\":\"ml\",\"name\":\"tr</ain>\"},"
+        "\"path\":\"spec.containers[0]\"}");
+  f.fingerprint = "e0f9f5d0cac9dea1";
+  CHECK_THAT(FindingJsonText(f), Catch::EndsWith(",\"fingerprint\":\"e0f9f5d0cac9dea1\"}"));
+}
+
 TEST_CASE("JSON strings are escaped", "[output]") {
   Finding f;
   f.rule = "r";
   f.message = "say \"hi\"\n\\";
   f.file = "a\tb.yaml";
-  std::string out;
-  AppendFindingJson(f, &out);
+  std::string out = FindingJsonText(f);
   nlohmann::json j = nlohmann::json::parse(out);
   CHECK(j.at("message") == "say \"hi\"\n\\");
   CHECK(j.at("file") == "a\tb.yaml");

@@ -5,7 +5,7 @@
 #include "engine/policy.h"
 #include "engine/rule.h"
 #include "lint/commands.h"
-#include "lint/output.h"
+#include "lint/rule_catalogue.h"
 
 namespace gpulint {
 namespace {
@@ -48,21 +48,19 @@ int RunRules(const std::vector<std::string>& args, CliIo& io) {
     return kExitUsage;
   }
   std::string name = parsed.Get("--format", "text");
-  OutputFormat format;
-  if (!ParseOutputFormat(name, &format) ||
-      (format != OutputFormat::kText && format != OutputFormat::kJson &&
-       format != OutputFormat::kMarkdown)) {
+  // The catalogue's own formats: Markdown is what the README's is generated from.
+  static constexpr std::pair<std::string_view, void (*)(const std::vector<const Rule*>&,
+                                                        std::string*)>
+      kFormats[] = {{"text", AppendRulesText}, {"json", AppendRulesJson},
+                    {"markdown", AppendRulesMarkdown}};
+  auto format = std::find_if(std::begin(kFormats), std::end(kFormats),
+                             [&](const auto& f) { return f.first == name; });
+  if (format == std::end(kFormats)) {
     Fail(io, "--format: unknown format '" + name + "' (choose text, json or markdown)");
     return kExitUsage;
   }
   std::string text;
-  if (format == OutputFormat::kJson) {
-    AppendRulesJson(AllRules(), &text);
-  } else if (format == OutputFormat::kMarkdown) {
-    AppendRulesMarkdown(AllRules(), &text);
-  } else {
-    AppendRulesText(AllRules(), &text);
-  }
+  format->second(AllRules(), &text);
   io.out << text;
   return kExitClean;
 }

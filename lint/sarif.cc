@@ -5,22 +5,17 @@
 #include <cctype>
 #include <filesystem>
 #include <map>
-#include <nlohmann/json.hpp>
 #include <ostream>
 
 #include "engine/policy.h"
 #include "engine/rule.h"
 #include "lint/fingerprint.h"
 #include "lint/output.h"
+#include "lint/output_internal.h"
 #include "lint/version.h"
 
 namespace gpulint {
 namespace {
-
-using json = nlohmann::ordered_json;
-
-// Invalid UTF-8 (a file name, say) becomes U+FFFD rather than an exception.
-std::string Dump(const json& j) { return j.dump(-1, ' ', false, json::error_handler_t::replace); }
 
 const char* Level(Severity s) {
   switch (s) {
@@ -100,7 +95,7 @@ class SarifWriter : public BufferedWriter {
       if (root.back() != '/') root += '/';
       run["originalUriBaseIds"] = {{"%SRCROOT%", {{"uri", root}}}};
     }
-    std::string head = Dump({{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+    std::string head = DumpJson({{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
                              {"version", "2.1.0"},
                              {"runs", json::array({run})}});
     // Everything up to the run's closing "}]}" is written now; results follow.
@@ -136,7 +131,7 @@ class SarifWriter : public BufferedWriter {
     if (!f.fingerprint.empty()) result["partialFingerprints"] = {{kFingerprintKey, f.fingerprint}};
     buf_ += first_ ? "\n" : ",\n";
     first_ = false;
-    buf_ += Dump(result);
+    buf_ += DumpJson(result);
     MaybeFlush();
   }
 

@@ -30,10 +30,9 @@ Finding MakeFinding(std::string rule, Severity severity, std::string file, Mark 
 json Sarif(const std::vector<Finding>& findings, const Policy* policy = nullptr) {
   std::ostringstream out;
   WriterOptions options;
-  options.format = OutputFormat::kSarif;
   options.base_dir = "/work/repo";
   options.policy = policy;
-  std::unique_ptr<FindingWriter> writer = NewFindingWriter(options, out);
+  std::unique_ptr<FindingWriter> writer = NewSarifWriter(options, out);
   for (const Finding& f : findings) writer->Add(f);
   writer->Finish(Summary());
   writer.reset();
