@@ -55,7 +55,16 @@ bool ParseArgs(const std::vector<std::string>& args, std::string_view program,
       out->help = true;
       return true;
     }
-    size_t eq = arg.rfind("--", 0) == 0 ? arg.find('=') : std::string::npos;
+    // A value in the same argument: "--name=value", or "-jVALUE" for a short
+    // option that takes one (as getopt reads it).
+    size_t eq = std::string::npos, value_at = std::string::npos;
+    if (arg.rfind("--", 0) == 0) {
+      eq = arg.find('=');
+      if (eq != std::string::npos) value_at = eq + 1;
+    } else if (const OptionSpec* s = FindSpec(specs, arg.substr(0, 2));
+               arg.size() > 2 && s != nullptr && s->takes_value) {
+      eq = value_at = 2;
+    }
     std::string name = arg.substr(0, eq);
     const OptionSpec* spec = FindSpec(specs, name);
     if (spec == nullptr) {
@@ -69,8 +78,8 @@ bool ParseArgs(const std::vector<std::string>& args, std::string_view program,
       return false;
     }
     if (spec->takes_value) {
-      if (eq != std::string::npos) {
-        value = arg.substr(eq + 1);
+      if (value_at != std::string::npos) {
+        value = arg.substr(value_at);
       } else if (i + 1 < args.size()) {
         value = args[++i];
       } else {

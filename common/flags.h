@@ -30,7 +30,8 @@ struct ParsedArgs {
 };
 
 // Reads `args`: options and positionals may be mixed; "--name=value" and
-// "--name value" both work; "-" is a positional (stdin); "--" ends the options.
+// "--name value" both work, and "-jN" as "-j N" for a short option that takes
+// a value; "-" is a positional (stdin); "--" ends the options.
 // -h/--help sets `help` and stops. With `negative_numbers`, "-1" and "-.5" are
 // positionals. An option that is not `repeatable` may be given once. On a
 // usage error returns false with *error, worded as

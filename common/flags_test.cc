@@ -65,6 +65,15 @@ TEST_CASE("flags: usage errors name the option and the help to read", "[flags]")
   CHECK(error == "unknown option '--bogus' (see 'gpulint-webhook --help')");
 }
 
+TEST_CASE("flags: a short option's value may follow it in the same argument", "[flags]") {
+  Result r = Parse({"-fv1.yaml", "-f", "v2.yaml", "-q"});
+  REQUIRE(r.ok);
+  CHECK(r.parsed.All("--values") == std::vector<std::string>{"v1.yaml", "v2.yaml"});
+  Result flag = Parse({"-qx"});  // -q takes no value: not "-q x"
+  CHECK_FALSE(flag.ok);
+  CHECK(flag.error == "unknown option '-qx' (see 'gpulint check --help')");
+}
+
 TEST_CASE("flags: negative numbers are positionals only when asked for", "[flags]") {
   Result r = Parse({"-5", "-.5", "--quiet"}, true);
   REQUIRE(r.ok);
