@@ -118,6 +118,7 @@ class NodeGroups {
   const Inventory& inventory() const { return inventory_; }
 
  private:
+  NodeGroup* Writable(size_t index);  // the group at `index`, copied first if shared
   void Insert(const std::string& key, NodeClass shape, std::shared_ptr<const NodeMember> member);
   void Erase(const std::string& key, const NodeMember& member);
 

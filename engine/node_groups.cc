@@ -108,6 +108,20 @@ void Inventory::Append(const Inventory& other) {
   nodes += other.nodes;
 }
 
+NodeGroup* NodeGroups::Writable(size_t index) {
+  std::shared_ptr<const NodeGroup>& slot = inventory_.groups[index];
+  // Copy on write: an inventory handed out keeps the group it had. A group
+  // no one else holds (a list being read) is changed in place, or reading
+  // n nodes into a group would copy it n times. Every group is made here,
+  // non-const, so changing it is sound; another holder can only let go
+  // meanwhile, which costs a needless copy at worst.
+  if (slot.use_count() == 1) return const_cast<NodeGroup*>(slot.get());
+  auto copy = std::make_shared<NodeGroup>(*slot);
+  NodeGroup* group = copy.get();
+  slot = std::move(copy);
+  return group;
+}
+
 void NodeGroups::Insert(const std::string& key, NodeClass shape,
                         std::shared_ptr<const NodeMember> member) {
   auto it = by_key_.find(key);
@@ -118,12 +132,10 @@ void NodeGroups::Insert(const std::string& key, NodeClass shape,
     by_key_[key] = inventory_.groups.size();
     inventory_.groups.push_back(std::move(group));
   } else {
-    // Copy on write: a published inventory keeps the group it had.
-    auto group = std::make_shared<NodeGroup>(*inventory_.groups[it->second]);
+    NodeGroup* group = Writable(it->second);
     auto at = std::upper_bound(group->members.begin(), group->members.end(), member,
                                [](const auto& a, const auto& b) { return Before(*a, *b); });
     group->members.insert(at, std::move(member));
-    inventory_.groups[it->second] = std::move(group);
   }
   ++inventory_.nodes;
 }
@@ -138,9 +150,9 @@ void NodeGroups::Erase(const std::string& key, const NodeMember& member) {
   if (at == old.members.end()) return;
   --inventory_.nodes;
   if (old.members.size() > 1) {
-    auto group = std::make_shared<NodeGroup>(old);
-    group->members.erase(group->members.begin() + (at - old.members.begin()));
-    inventory_.groups[index] = std::move(group);
+    size_t offset = at - old.members.begin();
+    NodeGroup* group = Writable(index);
+    group->members.erase(group->members.begin() + offset);
     return;
   }
   // The group's last node: move the last group into its place.
