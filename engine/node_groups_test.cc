@@ -186,6 +186,12 @@ TEST_CASE("NodeGroups follows a node watch: add, modify, delete", "[inventory]")
   // The inventory published before the change does not see it.
   CHECK(ExclusionSummary(p, before) == "");
   CHECK(before.size() == 9);
+  // ...and holds gpu-2 as it was: the groups it shares were copied, not changed.
+  std::vector<NodeClass> then = before.Nodes();
+  REQUIRE(then.size() == 9);
+  CHECK(then[5].name == "gpu-2");
+  CHECK(then[5].labels.at("kubernetes.io/hostname") == "gpu-2");
+  CHECK(then[5].taints.size() == Node("gpu-2", "a", true).taints.size());
 
   // Deleted: its group goes with it; the others stay.
   CHECK(groups.Remove("gpu-2"));
