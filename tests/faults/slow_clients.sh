@@ -27,8 +27,11 @@ python3 "$FAULTS/fresh_client.py" "$port" "$tmp/ca.pem" "$review" validate $seco
 wait "$wrk_pid" || true
 kill -0 "$server_pid" 2>/dev/null || fail "the server died under slow clients"
 # slowhttptest got through: far more connections than threads were accepted.
+# Its two runs open up to 800; on a loaded machine slowhttptest itself opens
+# fewer in its time (760 seen), so the bar is what one run alone opens, still
+# a hundred times the server's threads.
 accepted=$(metric gpulint_webhook_connections_total)
-((accepted > 800)) || fail "only $accepted connections accepted: the slow clients did not get through"
+((accepted > 400)) || fail "only $accepted connections accepted: the slow clients did not get through"
 note "connections accepted: $accepted; handshake failures: $(metric gpulint_webhook_tls_handshake_failures_total)"
 
 field() { sed -n "s/^RESULT.* $1=\([0-9]*\).*/\1/p" "$tmp/fresh"; }
