@@ -33,7 +33,9 @@ struct ParsedArgs {
 // "--name value" both work, and "-jN" as "-j N" for a short option that takes
 // a value; "-" is a positional (stdin); "--" ends the options.
 // -h/--help sets `help` and stops. With `negative_numbers`, "-1" and "-.5" are
-// positionals. An option that is not `repeatable` may be given once. On a
+// positionals. An option that takes a value and is not `repeatable` may be
+// given once (which of two values was meant cannot be known); a flag without a
+// value may be repeated, as it says the same thing each time. On a
 // usage error returns false with *error, worded as
 //   unknown option '--x' (see 'PROGRAM --help')
 // where `program` is what the user typed before the options ("gpulint check",

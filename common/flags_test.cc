@@ -65,6 +65,15 @@ TEST_CASE("flags: usage errors name the option and the help to read", "[flags]")
   CHECK(error == "unknown option '--bogus' (see 'gpulint-webhook --help')");
 }
 
+TEST_CASE("flags: a flag without a value may be repeated; one with a value may not", "[flags]") {
+  Result r = Parse({"-q", "--quiet"});
+  REQUIRE(r.ok);
+  CHECK(r.parsed.All("--quiet") == std::vector<std::string>{"", ""});
+  Result twice = Parse({"--policy=a", "--policy", "a"});
+  CHECK_FALSE(twice.ok);
+  CHECK(twice.error == "option '--policy' given twice");
+}
+
 TEST_CASE("flags: a short option's value may follow it in the same argument", "[flags]") {
   Result r = Parse({"-fv1.yaml", "-f", "v2.yaml", "-q"});
   REQUIRE(r.ok);

@@ -90,27 +90,16 @@ TEST_CASE("the help text teaches and bad flags say what is wrong", "[webhook][bi
   CHECK_THAT(help.out(), Catch::Contains("Usage: gpulint-webhook --cert FILE --key FILE [flags]"));
   CHECK_THAT(help.out(), Catch::Contains("curl --cacert cert.pem"));
 
+  // Every message in its words is in webhook_flags_test; here, how main prints
+  // them: after "gpulint-webhook: error: ", with exit status 2.
   struct Case {
     std::vector<std::string> args;
     std::string message;
   } cases[] = {
       {{}, "--cert and --key are required: the API server only calls webhooks over HTTPS"},
       {{"--bogus"}, "unknown option '--bogus' (see 'gpulint-webhook --help')"},
-      {{"--cert"}, "option '--cert' needs a value"},
       {{"--cert", "c", "--key", "k", "--nodes", "a.yaml", "--nodes=b.yaml"},
        "option '--nodes' given twice"},
-      {{"--cert", "c", "--key", "k", "nodes.yaml"},
-       "unexpected argument 'nodes.yaml' (gpulint-webhook takes only flags; see "
-       "'gpulint-webhook --help')"},
-      {{"--cert", "c", "--key", "k", "--in-cluster=yes"}, "option '--in-cluster' takes no value"},
-      {{"--workers=0", "--cert", "c", "--key", "k"}, "--workers 0: expected a number from 1 to 4096"},
-      {{"--listen", "8443", "--cert", "c", "--key", "k"},
-       "--listen 8443: expected ADDR:PORT, e.g. 0.0.0.0:8443"},
-      {{"--in-cluster", "--kubeconfig", "k", "--cert", "c", "--key", "k"},
-       "--in-cluster and --kubeconfig are exclusive: pick one way to reach the API server"},
-      {{"--advertise-vram", "--cert", "c", "--key", "k"},
-       "--advertise-vram needs --kubeconfig or --in-cluster: it writes to the nodes the node "
-       "watch reads from the API server"},
   };
   for (const Case& c : cases) {
     Child child(c.args);

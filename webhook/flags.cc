@@ -1,7 +1,8 @@
 // gpulint-webhook's flags (flags.h).
 #include "webhook/flags.h"
 
-#include <cstdlib>
+#include <charconv>
+#include <chrono>
 
 #include "common/flags.h"
 
@@ -20,11 +21,13 @@ const std::vector<OptionSpec>& Specs() {
   return kSpecs;
 }
 
+// Digits only, as --listen's port: no blanks, no "+" (strtol would take both).
 bool ParseInt(const std::string& text, int min, int max, int* out) {
-  char* end = nullptr;
-  long v = std::strtol(text.c_str(), &end, 10);
-  if (text.empty() || *end || v < min || v > max) return false;
-  *out = static_cast<int>(v);
+  int v = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
+    return false;
+  *out = v;
   return true;
 }
 

@@ -1,0 +1,121 @@
+// gpulint-webhook's flags (webhook/flags.h): each read into its field, and
+// every refusal in its exact words. The binary's own test (webhook_binary_test)
+// checks that main prints them after "gpulint-webhook: error: " with exit 2.
+#include "webhook/flags.h"
+
+#include <catch2/catch.hpp>
+#include <chrono>
+#include <string>
+#include <vector>
+
+namespace gpulint {
+namespace {
+
+struct Result {
+  bool ok = false;
+  WebhookFlags flags;
+  std::string error;
+};
+
+Result Parse(const std::vector<std::string>& args) {
+  Result r;
+  r.ok = ParseWebhookFlags(args, &r.flags, &r.error);
+  return r;
+}
+
+TEST_CASE("webhook flags: each value lands in its field, as --flag value or --flag=value",
+          "[webhook][flags]") {
+  Result r = Parse({"--listen=127.0.0.1:9443", "--cert", "c.pem", "--key=k.pem", "--client-ca",
+                    "ca.pem", "--policy=p.yaml", "--nodes", "n.yaml", "--kubeconfig", "kc",
+                    "--workers=8", "--drain-seconds", "0", "--advertise-vram"});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  const ServerOptions& s = r.flags.server;
+  CHECK(s.host == "127.0.0.1");
+  CHECK(s.port == 9443);
+  CHECK(s.tls.cert == "c.pem");
+  CHECK(s.tls.key == "k.pem");
+  CHECK(s.tls.client_ca == "ca.pem");
+  CHECK(s.policy_file == "p.yaml");
+  CHECK(s.nodes_file == "n.yaml");
+  CHECK(r.flags.kubeconfig == "kc");
+  CHECK(s.workers == 8);
+  CHECK(s.drain == std::chrono::seconds(0));
+  CHECK(r.flags.advertise_vram);
+  CHECK_FALSE(r.flags.in_cluster);
+  CHECK_FALSE(r.flags.help);
+}
+
+TEST_CASE("webhook flags: what is left out keeps its default", "[webhook][flags]") {
+  Result r = Parse({"--cert", "c", "--key", "k", "--in-cluster"});
+  REQUIRE(r.ok);
+  CHECK(r.flags.server.host == "0.0.0.0");
+  CHECK(r.flags.server.port == 8443);
+  CHECK(r.flags.server.workers == 0);
+  CHECK(r.flags.server.drain == std::chrono::seconds(5));
+  CHECK(r.flags.server.policy_file.empty());
+  CHECK(r.flags.server.nodes_file.empty());
+  CHECK(r.flags.in_cluster);
+  CHECK_FALSE(r.flags.advertise_vram);
+}
+
+TEST_CASE("webhook flags: --help wins over everything after it", "[webhook][flags]") {
+  for (const char* help : {"--help", "-h"}) {
+    Result r = Parse({"--workers", "0", help, "--bogus", "stray"});
+    CHECK(r.ok);
+    CHECK(r.flags.help);
+  }
+}
+
+TEST_CASE("webhook flags: usage errors, word for word", "[webhook][flags]") {
+  const std::string kPositional = " (gpulint-webhook takes only flags; see 'gpulint-webhook --help')";
+  struct Case {
+    std::vector<std::string> args;
+    std::string error;
+  } cases[] = {
+      // The common parser, naming the webhook's help.
+      {{"--bogus"}, "unknown option '--bogus' (see 'gpulint-webhook --help')"},
+      {{"--cert", "c", "--key", "k", "-x"}, "unknown option '-x' (see 'gpulint-webhook --help')"},
+      {{"--cert", "c", "--key", "k", "-1"}, "unknown option '-1' (see 'gpulint-webhook --help')"},
+      {{"--cert", "c", "--key"}, "option '--key' needs a value"},
+      {{"--cert", "c", "--key", "k", "--nodes", "a.yaml", "--nodes=b.yaml"},
+       "option '--nodes' given twice"},
+      {{"--workers=2", "--cert", "c", "--key", "k", "--workers", "2"},
+       "option '--workers' given twice"},
+      {{"--cert", "c", "--key", "k", "--advertise-vram=true"},
+       "option '--advertise-vram' takes no value"},
+      // No positionals, wherever they stand, "-" and after "--" included.
+      {{"nodes.yaml", "--cert", "c", "--key", "k"}, "unexpected argument 'nodes.yaml'" + kPositional},
+      {{"--cert", "c", "--key", "k", "-"}, "unexpected argument '-'" + kPositional},
+      {{"--cert", "c", "--key", "k", "--", "--nodes=n.yaml"},
+       "unexpected argument '--nodes=n.yaml'" + kPositional},
+      // The webhook's own checks of the values.
+      {{"--listen", "8443", "--cert", "c", "--key", "k"},
+       "--listen 8443: expected ADDR:PORT, e.g. 0.0.0.0:8443"},
+      {{"--workers", "4097", "--cert", "c", "--key", "k"},
+       "--workers 4097: expected a number from 1 to 4096"},
+      {{"--workers", " 8", "--cert", "c", "--key", "k"},
+       "--workers  8: expected a number from 1 to 4096"},
+      {{"--drain-seconds", "-1", "--cert", "c", "--key", "k"},
+       "--drain-seconds -1: expected a number from 0 to 300"},
+      {{"--drain-seconds=301", "--cert", "c", "--key", "k"},
+       "--drain-seconds 301: expected a number from 0 to 300"},
+      {{"--key", "k"}, "--cert and --key are required: the API server only calls webhooks over HTTPS"},
+      {{"--cert", "c", "--key", "k", "--in-cluster", "--kubeconfig", "kc"},
+       "--in-cluster and --kubeconfig are exclusive: pick one way to reach the API server"},
+      {{"--cert", "c", "--key", "k", "--advertise-vram"},
+       "--advertise-vram needs --kubeconfig or --in-cluster: it writes to the nodes the node "
+       "watch reads from the API server"},
+  };
+  for (const Case& c : cases) {
+    std::string joined;
+    for (const std::string& a : c.args) joined += a + " ";
+    INFO(joined);
+    Result r = Parse(c.args);
+    CHECK_FALSE(r.ok);
+    CHECK(r.error == c.error);
+  }
+}
+
+}  // namespace
+}  // namespace gpulint
