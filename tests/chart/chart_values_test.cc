@@ -147,6 +147,15 @@ TEST_CASE("without the node watch there is no RBAC and no service account token"
   CHECK_FALSE(HasArg(At(pod_off, "/containers/0"), "--advertise-vram"));
 }
 
+TEST_CASE("extraArgs come after the chart's own flags", "[chart]") {
+  Rendered r = Render({"--set", "extraArgs[0]=--nodes=/etc/nodes.yaml"}, "gpu-system");
+  REQUIRE(r.helm.status == 0);
+  const json& args = At(*FindObject(r, "Deployment"), "/spec/template/spec/containers/0/args");
+  REQUIRE(args.size() > 1);
+  CHECK(args.back() == "--nodes=/etc/nodes.yaml");
+  CHECK(args.front() == "--listen=0.0.0.0:8443");
+}
+
 // The policy the rendered ConfigMap holds, loaded by gpulint's own loader.
 Policy RenderedPolicy(const Rendered& r) {
   const json* config_map = FindObject(r, "ConfigMap", std::string(kRelease) + "-policy");
@@ -229,6 +238,12 @@ TEST_CASE("values that would make a broken or unsafe install are refused", "[cha
        "policy.spec.mutations.vram out and set vram.enabled, which turns the VRAM mutation and "
        "the VRAM advertiser on and off together"},
       {"vram.enabled=yes", "- at '/vram/enabled': got string, want boolean"},
+      {"extraArgs[0]=--nodes=/n.yaml,extraArgs[1]=--workers=8",
+       "extraArgs: --workers is set by the chart from workers; set that value instead "
+       "(gpulint-webhook refuses a flag given twice)"},
+      {"extraArgs[0]=--in-cluster",
+       "extraArgs: --in-cluster is set by the chart from nodeWatch.enabled; set that value "
+       "instead (gpulint-webhook refuses a flag given twice)"},
   };
   for (const Case& c : cases) {
     INFO(c.set);

@@ -137,6 +137,24 @@ VRAM mutation against vram.enabled.
 {{- if .Values.vram.enabled }}true{{ end }}
 {{- end }}
 
+{{/*
+extraArgs, checked: they may add flags, not repeat one the chart sets from its
+values, since gpulint-webhook refuses a flag given twice and the pod would
+never start. The render names the value to set instead.
+*/}}
+{{- define "gpulint-webhook.extraArgs" -}}
+{{- $owned := dict "--listen" "listenAddress and containerPort" "--cert" "certManager or generatedCert" "--key" "certManager or generatedCert" "--policy" "policy" "--workers" "workers" "--drain-seconds" "shutdown.drainSeconds" "--in-cluster" "nodeWatch.enabled" "--advertise-vram" "vram.enabled" "--client-ca" "clientCA.configMap" }}
+{{- range .Values.extraArgs }}
+{{- $flag := first (splitList "=" .) }}
+{{- with get $owned $flag }}
+{{- fail (printf "extraArgs: %s is set by the chart from %s; set that value instead (gpulint-webhook refuses a flag given twice)" $flag .) }}
+{{- end }}
+{{- end }}
+{{- with .Values.extraArgs }}
+{{- toYaml . }}
+{{- end }}
+{{- end }}
+
 {{- /* The matchConditions of a webhook with these rules: (list $ RULES). */ -}}
 {{- define "gpulint-webhook.matchConditions" -}}
 {{- $root := index . 0 }}
