@@ -188,7 +188,7 @@ std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
 }
 
 bool LoadInput(const InputFile& input, const LoadLimits& limits, const DocumentSink& sink,
-               Error* error) {
+               Error* error, const ItemSink& items) {
   if (input.path == "-") {
     // A terminal or /dev/zero on stdin is allowed: the document size limit
     // ends endless input.
@@ -197,7 +197,7 @@ bool LoadInput(const InputFile& input, const LoadLimits& limits, const DocumentS
       *error = Error{kStdinName, {}, "is a directory"};
       return false;
     }
-    return LoadYamlFd(0, kStdinName, limits, sink, error);
+    return LoadYamlFd(0, kStdinName, limits, sink, error, items);
   }
   // Look before opening: opening a device can block or have effects.
   struct stat st;
@@ -221,16 +221,23 @@ bool LoadInput(const InputFile& input, const LoadLimits& limits, const DocumentS
     close(fd);
     return false;
   }
-  bool ok = LoadYamlFd(fd, input.path, limits, sink, error);
+  bool ok = LoadYamlFd(fd, input.path, limits, sink, error, items);
   close(fd);
   return ok;
 }
 
-void ForEachObject(const Value& root, const std::function<void(const Value&)>& fn) {
+const Value* ListItems(const Value& root) {
   std::string_view kind = root.StringAt("kind");
   const Value* items = root.Find("items");
   if (kind.size() >= 4 && kind.substr(kind.size() - 4) == "List" && items != nullptr &&
       items->is_sequence()) {
+    return items;
+  }
+  return nullptr;
+}
+
+void ForEachObject(const Value& root, const std::function<void(const Value&)>& fn) {
+  if (const Value* items = ListItems(root)) {
     for (const Value& item : items->items()) fn(item);
     return;
   }

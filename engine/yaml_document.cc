@@ -40,6 +40,7 @@ struct Frame {
   std::vector<uint32_t> key_lines;  // parallel to the members
   std::unordered_map<std::string, size_t> key_index;
   std::vector<Value> merges;  // values of `<<`, merged when the mapping ends
+  bool streams_items = false;  // the root's `items`: its items go to the ItemSink
 };
 
 struct Anchor {
@@ -62,8 +63,8 @@ struct Node {
 // limits.max_depth before it costs anything, and nothing here recurses.
 class Builder {
  public:
-  Builder(const LoadLimits& limits, uint32_t first_line)
-      : limits_(limits), first_line_(first_line) {}
+  Builder(const LoadLimits& limits, uint32_t first_line, const ItemSink* items)
+      : limits_(limits), first_line_(first_line), items_(items) {}
 
   // Returns false with error() set when the document must be refused.
   bool Handle(const yaml_event_t& e);
@@ -92,9 +93,11 @@ class Builder {
   bool AddMergeValue(Frame& f, Value value);
   void ApplyMerges(Frame& f);
   bool Charge(size_t nodes, Mark mark);
+  bool StreamsItems(Value::Type type, const yaml_char_t* anchor) const;
 
   const LoadLimits& limits_;
   uint32_t first_line_;
+  const ItemSink* items_;
   std::vector<Frame> frames_;
   size_t depth_ = 0;  // frames_[0, depth_) are open
   std::unordered_map<std::string, Anchor> anchors_;
@@ -178,11 +181,13 @@ bool Builder::OnScalar(const yaml_event_t& e) {
       return AcceptKey(f, std::move(text), mark, IsMergeKey(in, tag, plain));
     }
     if (f.value.is_sequence()) {
-      ++f.nodes;
-      f.value.mutable_items().push_back(Value::Scalar(type, std::move(text), mark));
-      return true;
-    }
-    if (!f.key_is_merge) {
+      // A streamed item goes the long way, through Add, to the ItemSink.
+      if (!f.streams_items) {
+        ++f.nodes;
+        f.value.mutable_items().push_back(Value::Scalar(type, std::move(text), mark));
+        return true;
+      }
+    } else if (!f.key_is_merge) {
       ++f.nodes;
       f.has_key = false;
       f.value.mutable_members().emplace_back(std::move(f.key),
@@ -246,12 +251,23 @@ bool Builder::OnCollectionStart(Mark mark, Value::Type type, const yaml_char_t* 
   f.key_lines.clear();
   if (!f.key_index.empty()) f.key_index.clear();  // clearing an empty one still sets its buckets
   f.merges.clear();
+  f.streams_items = StreamsItems(type, anchor);
   if (anchor != nullptr) {
     f.anchor = reinterpret_cast<const char*>(anchor);
     anchors_[f.anchor] = Anchor{};  // any alias to it before it ends is a self reference
     ++open_anchors_;
   }
   return true;
+}
+
+// The sequence being opened is the root mapping's `items`, whose items are
+// wanted one by one. An anchored one stays whole: an alias to it must copy it.
+bool Builder::StreamsItems(Value::Type type, const yaml_char_t* anchor) const {
+  if (items_ == nullptr || depth_ != 2 || type != Value::Type::kSequence || anchor != nullptr) {
+    return false;
+  }
+  const Frame& root = frames_[0];
+  return root.value.is_mapping() && root.has_key && !root.key_is_merge && root.key == "items";
 }
 
 bool Builder::OnCollectionEnd() {
@@ -280,6 +296,12 @@ bool Builder::Add(const Node& node, std::string_view anchor) {
   Frame& f = frames_[depth_ - 1];
   f.nodes += node.nodes;
   f.height = std::max(f.height, node.height + 1);
+  if (f.streams_items) {
+    // Freed when it has been seen, before the next item is read.
+    Value item = std::move(*node.value);
+    (*items_)(item);
+    return true;
+  }
   if (f.value.is_sequence()) {
     f.value.mutable_items().push_back(std::move(*node.value));
     return true;
@@ -359,7 +381,7 @@ std::string ByteSizeText(size_t bytes) {
 }
 
 bool ParseYamlDocument(std::string_view text, uint32_t first_line, const LoadLimits& limits,
-                       Value* root, Error* error) {
+                       const ItemSink* items, Value* root, Error* error) {
   yaml_parser_t parser;
   if (!yaml_parser_initialize(&parser)) {
     error->mark = {first_line + 1, 0};
@@ -368,7 +390,7 @@ bool ParseYamlDocument(std::string_view text, uint32_t first_line, const LoadLim
   }
   yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(text.data()),
                                text.size());
-  Builder builder(limits, first_line);
+  Builder builder(limits, first_line, items);
   bool ok = true;
   for (bool done = false; ok && !done;) {
     yaml_event_t event;

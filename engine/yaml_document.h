@@ -20,8 +20,10 @@ namespace gpulint {
 // `first_line` is the 0-based line of the file where it begins, added to every
 // mark so that marks are positions in the file. On failure returns false with
 // error->mark and error->message set (error->file is the caller's to fill).
+// With `items`, the items of the root mapping's `items` sequence go there
+// rather than into *root (see ItemSink).
 bool ParseYamlDocument(std::string_view text, uint32_t first_line, const LoadLimits& limits,
-                       Value* root, Error* error);
+                       const ItemSink* items, Value* root, Error* error);
 
 // libyaml's error as a person should read it, positioned in the file.
 Error LibyamlError(const yaml_parser_s& parser, std::string_view text, uint32_t first_line);

@@ -109,8 +109,8 @@ size_t ContentColumn(std::string_view text) {
 class Splitter {
  public:
   Splitter(StreamBuffer* in, const std::string& name, const LoadLimits& limits,
-           const DocumentSink& sink)
-      : in_(in), name_(name), limits_(limits), sink_(sink) {}
+           const DocumentSink& sink, const ItemSink& items)
+      : in_(in), name_(name), limits_(limits), sink_(sink), items_(items) {}
 
   // False only on a read error (*error set); a stop is no failure.
   bool Run(Error* error);
@@ -142,6 +142,7 @@ class Splitter {
   const std::string& name_;
   const LoadLimits& limits_;
   const DocumentSink& sink_;
+  const ItemSink& items_;
   size_t begin_ = 0;   // offset of the pending document's text in the buffer
   size_t dropped_ = 0;  // bytes of the stream before the buffer's first
   uint32_t line_ = 0;  // 0-based line of the line being scanned
@@ -255,7 +256,8 @@ Splitter::Next Splitter::Finish(size_t end) {
   doc.end = dropped_ + end;
   doc.first_line = doc_.line;
   std::string_view text(in_->data() + begin_, end - begin_);
-  if (!ParseYamlDocument(text, doc_.line, limits_, &doc.root, &doc.error)) {
+  if (!ParseYamlDocument(text, doc_.line, limits_, items_ ? &items_ : nullptr, &doc.root,
+                         &doc.error)) {
     doc.ok = false;
     doc.root = Value();
     doc.error.file = name_;
@@ -281,15 +283,15 @@ Splitter::Next Splitter::Refuse(std::string message) {
 }  // namespace
 
 bool LoadYamlFd(int fd, const std::string& name, const LoadLimits& limits, const DocumentSink& sink,
-                Error* error) {
+                Error* error, const ItemSink& items) {
   StreamBuffer in(fd);
-  return Splitter(&in, name, limits, sink).Run(error);
+  return Splitter(&in, name, limits, sink, items).Run(error);
 }
 
 bool LoadYamlString(std::string_view text, const std::string& name, const LoadLimits& limits,
-                    const DocumentSink& sink, Error* error) {
+                    const DocumentSink& sink, Error* error, const ItemSink& items) {
   StreamBuffer in(text);
-  return Splitter(&in, name, limits, sink).Run(error);
+  return Splitter(&in, name, limits, sink, items).Run(error);
 }
 
 }  // namespace gpulint

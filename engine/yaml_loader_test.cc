@@ -328,6 +328,40 @@ TEST_CASE("the sink stops the stream", "[loader][yaml]") {
   CHECK(seen == 2);
 }
 
+TEST_CASE("the root's items go one by one to an ItemSink", "[loader][yaml]") {
+  // Each item as JSON with its line, then each document as the loader gives it.
+  auto streamed = [](std::string_view text, const LoadLimits& limits = {}) {
+    std::vector<std::string> out;
+    Error error;
+    REQUIRE(LoadYamlString(
+        text, "m.yaml", limits,
+        [&](Document&& d) {
+          out.push_back(Summary(d));
+          return true;
+        },
+        &error,
+        [&](const Value& item) {
+          out.push_back("item " + std::to_string(item.mark().line) + " " + ToJson(item));
+        }));
+    return out;
+  };
+  CHECK(streamed("apiVersion: v1\nitems:\n- {a: 1}\n- 2\n- &x [3]\n- *x\nkind: List\n") ==
+        std::vector<std::string>{
+            "item 3 {\"a\":1}", "item 4 2", "item 5 [3]", "item 6 [3]",
+            R"(0@1:1 {"apiVersion":"v1","items":[],"kind":"List"})"});
+  // Only the root mapping's own `items` sequence: not one nested, not a
+  // merged one, not an anchored one (an alias copies it), not a root sequence.
+  CHECK(streamed("spec:\n  items: [1]\n---\n<<: {items: [2]}\n---\nitems: &i [3]\nb: *i\n"
+                 "---\n- items: [4]\n") ==
+        std::vector<std::string>{R"(0@1:1 {"spec":{"items":[1]}})", R"(1@3:1 {"items":[2]})",
+                                 R"(2@5:1 {"items":[3],"b":[3]})", R"(3@8:1 [{"items":[4]}])"});
+  // Limits still hold over the items: they count against the document.
+  LoadLimits limits;
+  limits.max_depth = 3;
+  CHECK(streamed("items:\n- [[1]]\n", limits) ==
+        std::vector<std::string>{"0@1:1 error m.yaml:2:4: nesting is deeper than 3 levels"});
+}
+
 TEST_CASE("JSON through the YAML loader", "[loader][yaml]") {
   const char* text =
       "{\n"
