@@ -16,6 +16,7 @@
 
 #include "engine/rule.h"
 #include "lint/cli_test_util.h"
+#include "lint/formats.h"
 #include "lint/output.h"
 
 namespace gpulint {
@@ -162,24 +163,31 @@ TEST_CASE("usage errors exit 2 with a message naming the problem", "[cli]") {
   }
 }
 
-// --format, its help and its error all come from the one table of formats.
+// --format, its error, check's help and the main help's usage line all come
+// from the one list of formats.
 TEST_CASE("check --format takes exactly the registered formats", "[cli][output]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml", kFractionalPod);
   std::vector<std::string> names;
-  for (const OutputFormat& format : OutputFormats()) {
-    INFO(format.name);
-    names.emplace_back(format.name);
-    Result r = Run({"check", "--format", std::string(format.name), pod});
+  for (const OutputFormat* format : OutputFormats()) {
+    INFO(format->name);
+    names.emplace_back(format->name);
+    CHECK(FindOutputFormat(format->name) == format);
+    Result r = Run({"check", "--format", std::string(format->name), pod});
     CHECK(r.rc == 1);
     CHECK_FALSE(r.out.empty());
     // The summary line goes to stderr unless the output holds it.
-    CHECK((r.err.find(" in 1 object (1 file)") != std::string::npos) != format.holds_summary);
+    CHECK((r.err.find(" in 1 object (1 file)") != std::string::npos) != format->holds_summary);
   }
   CHECK(names == std::vector<std::string>{"text", "json", "sarif", "junit", "github"});
+  CHECK(OutputFormatAlternatives() == "text|json|sarif|junit|github");
   Result help = Run({"check", "--help"});
   CHECK_THAT(help.out,
              Catch::Contains("  --format FORMAT      text (default), json, sarif, junit or github\n"));
+  Result main_help = Run({"--help"});
+  CHECK_THAT(main_help.out, Catch::Contains("lint manifests (the default command);\n"
+                                            "                                        "
+                                            "--format text|json|sarif|junit|github;\n"));
   Result unknown = Run({"check", "--format", "csv", pod});
   CHECK(unknown.err == "gpulint: error: --format: unknown format 'csv' (choose text, json, sarif, "
                        "junit or github)\n");
