@@ -12,6 +12,7 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/rule.h"
@@ -191,6 +192,30 @@ TEST_CASE("check --format takes exactly the registered formats", "[cli][output]"
   Result unknown = Run({"check", "--format", "csv", pod});
   CHECK(unknown.err == "gpulint: error: --format: unknown format 'csv' (choose text, json, sarif, "
                        "junit or github)\n");
+}
+
+// A file name is bytes, not always UTF-8: every format still writes its
+// findings, and the JSON and XML ones stay valid (U+FFFD, or %FF in a URI).
+TEST_CASE("every format writes a file name that is not UTF-8", "[cli][output]") {
+  TempDir dir;
+  std::string pod = dir.Write("h\xffq.yaml", kFractionalPod);
+  std::string shown = pod.substr(0, pod.size() - std::string_view("h\xffq.yaml").size()) +
+                      "h\xef\xbf\xbdq.yaml";
+  const std::vector<std::pair<std::string_view, std::string>> expected = {
+      {"text", pod + ":11:25: error: "},
+      {"json", "\"file\":\"" + shown + "\",\"line\":11,\"column\":25,"},
+      {"sarif", "h%FFq.yaml\""},
+      {"junit", "<testsuite name=\"" + shown + "\""},
+      {"github", "::error file=" + pod + ",line=11,col=25,title=gpu-fractional::"},
+  };
+  for (const OutputFormat* format : OutputFormats()) {
+    INFO(format->name);
+    Result r = Run({"check", "--format", std::string(format->name), pod});
+    CHECK(r.rc == 1);
+    CHECK_THAT(r.out, Catch::Contains("gpu-fractional"));
+    for (const auto& [name, text] : expected)
+      if (name == format->name) CHECK_THAT(r.out, Catch::Contains(text));
+  }
 }
 
 TEST_CASE("exit status: 0 when clean, 1 with an error finding", "[cli]") {
