@@ -27,6 +27,7 @@
 #include "lint/baseline.h"
 #include "lint/commands.h"
 #include "lint/fingerprint.h"
+#include "lint/formats.h"
 #include "lint/output.h"
 #include "lint/policy_discovery.h"
 #include "lint/render.h"
@@ -135,7 +136,7 @@ Exit status: 0 clean, 1 findings at or above --fail-on, 2 error.
 struct CheckOptions {
   std::string policy_file;               // empty: the built-in policy
   std::vector<std::string> nodes_files;  // --nodes, in order
-  const OutputFormat* format = &OutputFormats().front();
+  const OutputFormat* format = OutputFormats().front();
   Severity fail_on = Severity::kError;
   bool quiet = false;
   bool strict = false;  // workload-not-checked is an error
@@ -569,13 +570,8 @@ int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
 }
 
 const Command& CheckCommand() {
-  // The formats' line comes from the one table of formats.
-  static const std::string help = [] {
-    std::string text(kHelp);
-    std::string_view placeholder = "@FORMATS@";
-    text.replace(text.find(placeholder), placeholder.size(), OutputFormatChoices(true));
-    return text;
-  }();
+  // The formats' line comes from the one list of formats.
+  static const std::string help = HelpWithFormats(kHelp, OutputFormatChoices(true));
   static const Command command{"check", help, Run};
   return command;
 }

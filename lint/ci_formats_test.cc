@@ -3,6 +3,7 @@
 #include <sstream>
 #include <string>
 
+#include "lint/formats.h"
 #include "lint/output.h"
 
 namespace gpulint {

@@ -6,9 +6,11 @@
 #include <exception>
 #include <filesystem>
 #include <ostream>
+#include <string>
 #include <string_view>
 
 #include "lint/commands.h"
+#include "lint/formats.h"
 #include "lint/version.h"
 
 namespace gpulint {
@@ -19,7 +21,7 @@ constexpr std::string_view kMainHelp =
 
 Usage:
   gpulint check [OPTIONS] PATH... | -   lint manifests (the default command);
-                                        --format text|json|sarif|junit|github;
+                                        --format @FORMATS@;
                                         --baseline FILE: only new findings
   gpulint baseline [OPTIONS] PATH...    write today's findings as a baseline
   gpulint fix [--write|--diff] PATH...  repair what check reports (units, GPU
@@ -58,6 +60,12 @@ Examples:
 
 Run 'gpulint COMMAND --help' for the options of a command.
 )";
+
+// check's usage line lists the formats from the one list of formats.
+const std::string& MainHelp() {
+  static const std::string help = HelpWithFormats(kMainHelp, OutputFormatAlternatives());
+  return help;
+}
 
 constexpr std::string_view kVersionHelp = R"(Usage: gpulint version
 
@@ -102,7 +110,7 @@ const Command& HelpCommand() {
 
 int RunHelp(const std::vector<std::string>& args, CliIo& io) {
   if (args.empty()) {
-    io.out << kMainHelp;
+    io.out << MainHelp();
     return kExitClean;
   }
   if (args.size() > 1) {
@@ -135,7 +143,7 @@ bool LooksLikeCommand(const std::string& arg) {
 
 int Dispatch(const std::vector<std::string>& args, CliIo& io) {
   if (args.empty()) {
-    io.err << kMainHelp;
+    io.err << MainHelp();
     return kExitUsage;
   }
   const std::string& first = args[0];
@@ -144,7 +152,7 @@ int Dispatch(const std::vector<std::string>& args, CliIo& io) {
   if (const Command* command = FindCommand(first)) return command->run(rest, io);
   if (first == "--version" && args.size() == 1) return RunVersion(rest, io);
   if (first == "-h" || first == "--help") {
-    io.out << kMainHelp;
+    io.out << MainHelp();
     return kExitClean;
   }
   if (LooksLikeCommand(first)) {

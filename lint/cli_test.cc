@@ -12,10 +12,12 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "engine/rule.h"
 #include "lint/cli_test_util.h"
+#include "lint/formats.h"
 #include "lint/output.h"
 
 namespace gpulint {
@@ -162,27 +164,58 @@ TEST_CASE("usage errors exit 2 with a message naming the problem", "[cli]") {
   }
 }
 
-// --format, its help and its error all come from the one table of formats.
+// --format, its error, check's help and the main help's usage line all come
+// from the one list of formats.
 TEST_CASE("check --format takes exactly the registered formats", "[cli][output]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml", kFractionalPod);
   std::vector<std::string> names;
-  for (const OutputFormat& format : OutputFormats()) {
-    INFO(format.name);
-    names.emplace_back(format.name);
-    Result r = Run({"check", "--format", std::string(format.name), pod});
+  for (const OutputFormat* format : OutputFormats()) {
+    INFO(format->name);
+    names.emplace_back(format->name);
+    CHECK(FindOutputFormat(format->name) == format);
+    Result r = Run({"check", "--format", std::string(format->name), pod});
     CHECK(r.rc == 1);
     CHECK_FALSE(r.out.empty());
     // The summary line goes to stderr unless the output holds it.
-    CHECK((r.err.find(" in 1 object (1 file)") != std::string::npos) != format.holds_summary);
+    CHECK((r.err.find(" in 1 object (1 file)") != std::string::npos) != format->holds_summary);
   }
   CHECK(names == std::vector<std::string>{"text", "json", "sarif", "junit", "github"});
+  CHECK(OutputFormatAlternatives() == "text|json|sarif|junit|github");
   Result help = Run({"check", "--help"});
   CHECK_THAT(help.out,
              Catch::Contains("  --format FORMAT      text (default), json, sarif, junit or github\n"));
+  Result main_help = Run({"--help"});
+  CHECK_THAT(main_help.out, Catch::Contains("lint manifests (the default command);\n"
+                                            "                                        "
+                                            "--format text|json|sarif|junit|github;\n"));
   Result unknown = Run({"check", "--format", "csv", pod});
   CHECK(unknown.err == "gpulint: error: --format: unknown format 'csv' (choose text, json, sarif, "
                        "junit or github)\n");
+}
+
+// A file name is bytes, not always UTF-8: every format still writes its
+// findings, and the JSON and XML ones stay valid (U+FFFD, or %FF in a URI).
+TEST_CASE("every format writes a file name that is not UTF-8", "[cli][output]") {
+  TempDir dir;
+  std::string pod = dir.Write("h\xffq.yaml", kFractionalPod);
+  std::string shown = pod.substr(0, pod.size() - std::string_view("h\xffq.yaml").size()) +
+                      "h\xef\xbf\xbdq.yaml";
+  const std::vector<std::pair<std::string_view, std::string>> expected = {
+      {"text", pod + ":11:25: error: "},
+      {"json", "\"file\":\"" + shown + "\",\"line\":11,\"column\":25,"},
+      {"sarif", "h%FFq.yaml\""},
+      {"junit", "<testsuite name=\"" + shown + "\""},
+      {"github", "::error file=" + pod + ",line=11,col=25,title=gpu-fractional::"},
+  };
+  for (const OutputFormat* format : OutputFormats()) {
+    INFO(format->name);
+    Result r = Run({"check", "--format", std::string(format->name), pod});
+    CHECK(r.rc == 1);
+    CHECK_THAT(r.out, Catch::Contains("gpu-fractional"));
+    for (const auto& [name, text] : expected)
+      if (name == format->name) CHECK_THAT(r.out, Catch::Contains(text));
+  }
 }
 
 TEST_CASE("exit status: 0 when clean, 1 with an error finding", "[cli]") {

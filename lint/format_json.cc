@@ -1,6 +1,7 @@
 // --format json: {"findings":[...],"summary":{...}}, one finding per line so
 // the output stays readable and greppable. The schema is documented in
 // `gpulint check --help`.
+#include "lint/formats.h"
 #include "lint/output.h"
 #include "lint/output_internal.h"
 
@@ -74,8 +75,11 @@ std::string FindingJsonText(const Finding& finding) {
   return DumpJson(j);
 }
 
-std::unique_ptr<FindingWriter> NewJsonWriter(const WriterOptions& options, std::ostream& out) {
-  return std::make_unique<JsonWriter>(out, options.policies);
-}
+extern const OutputFormat kJsonFormat = {
+    "json",
+    [](const WriterOptions& options, std::ostream& out) -> std::unique_ptr<FindingWriter> {
+      return std::make_unique<JsonWriter>(out, options.policies);
+    },
+    /*holds_summary=*/true};
 
 }  // namespace gpulint

@@ -1,7 +1,7 @@
 // --format text: one compiler-style line per finding (the summary line goes
 // to stderr, written by the caller).
+#include "lint/formats.h"
 #include "lint/output.h"
-
 #include "lint/output_internal.h"
 
 namespace gpulint {
@@ -67,8 +67,9 @@ void AppendFindingText(const Finding& f, bool color, std::string* out) {
   out->append("]\n");
 }
 
-std::unique_ptr<FindingWriter> NewTextWriter(const WriterOptions& options, std::ostream& out) {
-  return std::make_unique<TextWriter>(out, options.color);
-}
+extern const OutputFormat kTextFormat = {
+    "text", [](const WriterOptions& options, std::ostream& out) -> std::unique_ptr<FindingWriter> {
+      return std::make_unique<TextWriter>(out, options.color);
+    }};
 
 }  // namespace gpulint

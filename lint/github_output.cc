@@ -4,6 +4,7 @@
 // https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions
 #include <ostream>
 
+#include "lint/formats.h"
 #include "lint/output.h"
 
 namespace gpulint {
@@ -81,8 +82,9 @@ class GithubWriter : public BufferedWriter {
 
 }  // namespace
 
-std::unique_ptr<FindingWriter> NewGithubWriter(const WriterOptions&, std::ostream& out) {
-  return std::make_unique<GithubWriter>(out);
-}
+extern const OutputFormat kGithubFormat = {
+    "github", [](const WriterOptions&, std::ostream& out) -> std::unique_ptr<FindingWriter> {
+      return std::make_unique<GithubWriter>(out);
+    }};
 
 }  // namespace gpulint

@@ -5,6 +5,7 @@
 #include <ostream>
 #include <vector>
 
+#include "lint/formats.h"
 #include "lint/output.h"
 
 namespace gpulint {
@@ -168,8 +169,9 @@ class JunitWriter : public BufferedWriter {
 
 }  // namespace
 
-std::unique_ptr<FindingWriter> NewJunitWriter(const WriterOptions& options, std::ostream& out) {
-  return std::make_unique<JunitWriter>(options, out);
-}
+extern const OutputFormat kJunitFormat = {
+    "junit", [](const WriterOptions& options, std::ostream& out) -> std::unique_ptr<FindingWriter> {
+      return std::make_unique<JunitWriter>(options, out);
+    }};
 
 }  // namespace gpulint

@@ -16,34 +16,6 @@ void AppendCount(size_t n, std::string_view noun, std::string* out) {
 
 }  // namespace
 
-const std::vector<OutputFormat>& OutputFormats() {
-  static const std::vector<OutputFormat> kFormats = {
-      {"text", NewTextWriter},
-      {"json", NewJsonWriter, /*holds_summary=*/true},
-      {"sarif", NewSarifWriter},
-      {"junit", NewJunitWriter},
-      {"github", NewGithubWriter},
-  };
-  return kFormats;
-}
-
-const OutputFormat* FindOutputFormat(std::string_view name) {
-  for (const OutputFormat& format : OutputFormats())
-    if (format.name == name) return &format;
-  return nullptr;
-}
-
-std::string OutputFormatChoices(bool mark_default) {
-  const std::vector<OutputFormat>& formats = OutputFormats();
-  std::string out;
-  for (size_t i = 0; i < formats.size(); ++i) {
-    if (i > 0) out += i + 1 == formats.size() ? " or " : ", ";
-    out += formats[i].name;
-    if (i == 0 && mark_default) out += " (default)";
-  }
-  return out;
-}
-
 void Summary::Count(Severity severity) {
   switch (severity) {
     case Severity::kError:

@@ -1,15 +1,14 @@
-// How `gpulint check` prints findings: the writers, one file each
-// (format_text.cc, format_json.cc, sarif.cc, junit.cc, github_output.cc), and
-// the one table of formats (output.cc) that --format, its help and its errors
-// are read from. Output is built in a string and handed to the stream in large
-// blocks: a run with many findings costs one write per block, never a flush
-// per finding. The rule catalogue is rule_catalogue.h.
+// How `gpulint check` prints findings: what every writer shares. The writers
+// are one file each (format_text.cc, format_json.cc, sarif.cc, junit.cc,
+// github_output.cc), listed once in formats.cc (formats.h). Output is built
+// in a string and handed to the stream in large blocks: a run with many
+// findings costs one write per block, never a flush per finding. The rule catalogue is
+// rule_catalogue.h.
 #ifndef GPULINT_LINT_OUTPUT_H_
 #define GPULINT_LINT_OUTPUT_H_
 
 #include <cstddef>
 #include <iosfwd>
-#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,8 +25,8 @@ struct Summary {
   size_t errors = 0;
   size_t warnings = 0;
   size_t infos = 0;
-  size_t objects = 0;  // objects evaluated (items of a List count one by one)
-  size_t files = 0;    // inputs read (stdin counts as one)
+  size_t objects = 0;      // objects evaluated (items of a List count one by one)
+  size_t files = 0;        // inputs read (stdin counts as one)
   size_t checked = 0;      // objects whose pods were found and checked
   size_t not_checked = 0;  // objects holding containers gpulint could not reach
   // Findings a --baseline hid (not counted above); unset without a baseline.
@@ -91,29 +90,6 @@ struct WriterOptions {
   // the summary line names it ("built-in", or the file), in input order.
   std::vector<std::string> policies;
 };
-
-// One output format of `gpulint check --format`. Adding one is a writer in a
-// file of its own and a line in OutputFormats().
-struct OutputFormat {
-  std::string_view name;
-  std::unique_ptr<FindingWriter> (*make)(const WriterOptions& options, std::ostream& out);
-  // The output holds the summary (JSON); otherwise the summary line goes to
-  // stderr, leaving stdout to the findings.
-  bool holds_summary = false;
-};
-// Every format, the default (text) first.
-const std::vector<OutputFormat>& OutputFormats();
-const OutputFormat* FindOutputFormat(std::string_view name);
-// "text, json, sarif, junit or github" for errors; for help, "text (default),
-// json, ...".
-std::string OutputFormatChoices(bool mark_default = false);
-
-// The writers, one file each.
-std::unique_ptr<FindingWriter> NewTextWriter(const WriterOptions& options, std::ostream& out);
-std::unique_ptr<FindingWriter> NewJsonWriter(const WriterOptions& options, std::ostream& out);
-std::unique_ptr<FindingWriter> NewSarifWriter(const WriterOptions& options, std::ostream& out);
-std::unique_ptr<FindingWriter> NewJunitWriter(const WriterOptions& options, std::ostream& out);
-std::unique_ptr<FindingWriter> NewGithubWriter(const WriterOptions& options, std::ostream& out);
 
 // A file name as a SARIF artifact URI: relative to `base_dir` (an absolute
 // directory) when the file is inside it, else a file:// URI; percent-encoded.

@@ -10,6 +10,7 @@
 #include "engine/policy.h"
 #include "engine/rule.h"
 #include "lint/fingerprint.h"
+#include "lint/formats.h"
 #include "lint/output.h"
 #include "lint/output_internal.h"
 #include "lint/version.h"
@@ -96,8 +97,8 @@ class SarifWriter : public BufferedWriter {
       run["originalUriBaseIds"] = {{"%SRCROOT%", {{"uri", root}}}};
     }
     std::string head = DumpJson({{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
-                             {"version", "2.1.0"},
-                             {"runs", json::array({run})}});
+                                 {"version", "2.1.0"},
+                                 {"runs", json::array({run})}});
     // Everything up to the run's closing "}]}" is written now; results follow.
     head.resize(head.size() - 3);
     buf_ = head + ",\"results\":[";
@@ -185,8 +186,9 @@ std::string SarifUri(std::string_view file, std::string_view base_dir) {
   return out;
 }
 
-std::unique_ptr<FindingWriter> NewSarifWriter(const WriterOptions& options, std::ostream& out) {
-  return std::make_unique<SarifWriter>(options, out);
-}
+extern const OutputFormat kSarifFormat = {
+    "sarif", [](const WriterOptions& options, std::ostream& out) -> std::unique_ptr<FindingWriter> {
+      return std::make_unique<SarifWriter>(options, out);
+    }};
 
 }  // namespace gpulint

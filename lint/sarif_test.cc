@@ -8,6 +8,7 @@
 
 #include "engine/policy.h"
 #include "engine/rule.h"
+#include "lint/formats.h"
 #include "lint/output.h"
 
 namespace gpulint {
@@ -32,7 +33,7 @@ json Sarif(const std::vector<Finding>& findings, const Policy* policy = nullptr)
   WriterOptions options;
   options.base_dir = "/work/repo";
   options.policy = policy;
-  std::unique_ptr<FindingWriter> writer = NewSarifWriter(options, out);
+  std::unique_ptr<FindingWriter> writer = FindOutputFormat("sarif")->make(options, out);
   for (const Finding& f : findings) writer->Add(f);
   writer->Finish(Summary());
   writer.reset();
