@@ -222,6 +222,17 @@ bool SetsEnv(const Value& container, std::string_view name) {
   return false;
 }
 
+// Whether NVIDIA_VISIBLE_DEVICES=void can be added to `c` without taking a
+// GPU from it: it asks for none by any means (a GPU resource, a MIG profile or
+// another vendor's, a DRA claim, a scheduler's pod key), sets the variable in
+// no way itself, and is not privileged (a privileged container sees every
+// device anyway, and may rely on the runtime's driver libraries).
+bool HidesSafely(const PodInfo& pod, const ContainerInfo& c, const Policy& policy) {
+  return !c.HasGpuLimit(policy) && !c.GpusAssignedOtherwise(policy) &&
+         !pod.SchedulerAssignsGpus(policy) && !c.Privileged() &&
+         !SetsEnv(*c.node, kVisibleDevices);
+}
+
 // Sets annotation `key` on the pod template at `where`, creating metadata and
 // annotations when missing.
 void AnnotationOp(const PodInfo& pod, const std::string& key, const std::string& text,
@@ -253,6 +264,9 @@ Quantity HeadroomPerGpu(const Policy& policy) {
 // its content, is what keeps a second pass from adding headroom again, and
 // validation takes what it records back out (ExtractPods).
 void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* ops) {
+  // A node agent must see every GPU, and asks for none: hiding them takes the
+  // node's GPUs away from the scheduler; headroom and VRAM do not apply.
+  if (!pod.node_agent.empty()) return;
   Quantity per_gpu = HeadroomPerGpu(policy);
   // Headroom needs a place to record itself: pod specs without a template
   // (KServe predictors) have no metadata of their own and get none.
@@ -276,7 +290,7 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
     }
     ResourceOps(*c.node, c.pointer, c.resources_field, edits, ops);
     if (!counted && policy.mutations.hide_gpus && pod.can_reach_gpu_node &&
-        !c.HasGpuLimit(policy) && !c.HasClaims() && !SetsEnv(*c.node, kVisibleDevices))
+        HidesSafely(pod, c, policy))
       AddHideGpusOp(*c.node, c.pointer, ops);
   }
   if (!recorded.members().empty())

@@ -116,6 +116,10 @@ class Policy {
   bool extended_resource_toleration = true;
   PatternList cuda_images;    // images that set NVIDIA_VISIBLE_DEVICES=all
   PatternList agent_images;   // node agents (device plugins, drivers, exporters)
+  // Host directories that only node agents mount (the kubelet's device-plugin
+  // and pod-resources sockets): a pod mounting one is a GPU node agent
+  // (engine/node_agent.h). Absolute paths; subdirectories count.
+  std::vector<std::string> agent_host_paths;
   bool MatchesCudaImage(std::string_view image) const { return cuda_images.Matches(image); }
 
   // Other ways a container is given GPUs than gpu_resources: resources of

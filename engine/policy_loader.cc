@@ -87,7 +87,7 @@ bool ReadPatterns(PolicyDecoder& d, const Value& v, const std::string& path, Pat
 
 bool ReadGpuNodes(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
   if (!d.ExpectFields(v, path,
-                      {"taintKeys", "labelKeys", "cudaImages", "agentImages",
+                      {"taintKeys", "labelKeys", "cudaImages", "agentImages", "agentHostPaths",
                        "extendedResourceToleration"}))
     return false;
   ForField(v, path, "extendedResourceToleration", [&](const Value& f, const std::string& fp) {
@@ -104,6 +104,13 @@ bool ReadGpuNodes(PolicyDecoder& d, const Value& v, const std::string& path, Pol
   });
   ForField(v, path, "agentImages", [&](const Value& f, const std::string& fp) {
     ReadPatterns(d, f, fp, &p->agent_images);
+  });
+  ForField(v, path, "agentHostPaths", [&](const Value& f, const std::string& fp) {
+    if (!d.ReadStringList(f, fp, &p->agent_host_paths)) return;
+    for (size_t i = 0; i < p->agent_host_paths.size(); ++i)
+      if (p->agent_host_paths[i].empty() || p->agent_host_paths[i].front() != '/')
+        d.Fail(f.items()[i], Index(fp, i),
+               "\"" + p->agent_host_paths[i] + "\" is not an absolute path");
   });
   return !d.failed();
 }

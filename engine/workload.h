@@ -70,6 +70,14 @@ struct ContainerInfo {
   bool HasGpuLimit(const Policy& policy) const;
   // Whether resources.claims names any DRA claim, GPU or not, resolved or not.
   bool HasClaims() const;
+  // Whether the container is given GPUs some other way than the policy's GPU
+  // resources: a resource of otherGpuAssignments.resources (MIG profiles,
+  // AMD, Intel, GPU-sharing device plugins) requested or limited, or a DRA
+  // claim. Such devices reach the container through the device plugin or
+  // the DRA driver, often as NVIDIA_VISIBLE_DEVICES itself.
+  bool GpusAssignedOtherwise(const Policy& policy) const;
+  // Whether the container is privileged: it sees every device of its node.
+  bool Privileged() const;
   // The value of env var `name` when set with a plain value; nullptr otherwise.
   const Value* Env(std::string_view name) const;
 };
@@ -104,6 +112,9 @@ struct PodInfo {
   std::vector<Candidate> candidates;
   bool can_reach_gpu_node = false;  // see Policy: inventory, else taints/labels/images
   std::string gpu_reach_reason;     // why: "tolerates the nvidia.com/gpu taint", ...
+  // Why the pod is a GPU node agent (engine/node_agent.h), which no mutation
+  // changes and no GPU-visibility rule blames; "" when it is not one.
+  std::string node_agent;
 
   // Kubernetes' effective pod request for `resource`: the larger of
   // sum(app containers) + sum(sidecars) and, for each init container, its own
@@ -121,6 +132,9 @@ struct PodInfo {
   int64_t GpuCount(const Policy& policy) const;  // effective GPU request, whole GPUs
   // Whether any container sets a GPU limit or request (valid or not).
   bool AsksForGpus(const Policy& policy) const;
+  // Whether a scheduler that assigns GPUs itself marks the pod (a label or
+  // annotation of otherGpuAssignments.podKeys: KAI's gpu-fraction, KubeShare).
+  bool SchedulerAssignsGpus(const Policy& policy) const;
   // The pod's one app container, or null when it has several (or none): the
   // container a pod-level VRAM annotation stands for when no container asks
   // for a GPU.

@@ -83,6 +83,9 @@ class Repairer {
         if (e.StringAt("name") == kVisibleDevices)
           return Leave(f, "it sets NVIDIA_VISIBLE_DEVICES itself; set a GPU limit, or the value "
                           "void if it needs no GPU");
+    if (c.Privileged())
+      return Leave(f, "it is privileged: it sees every GPU device whatever NVIDIA_VISIBLE_DEVICES "
+                      "says; drop privileged, or set a GPU limit");
     Repair repair{std::string(kLimitMissing), {}, c.node, c.path,
                   "add env NVIDIA_VISIBLE_DEVICES=void (no GPU limit: it must see no GPU)"};
     std::vector<PatchOp> ops;

@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <map>
 
+#include "engine/mutate.h"
+#include "engine/workload.h"
 #include "tests/golden.h"
 
 namespace fs = std::filesystem;
@@ -134,6 +136,74 @@ TEST_CASE("corpus files get the findings their notes call for", "[corpus]") {
   auto current = RuleCounts(Lint("NVIDIA__k8s-device-plugin/deployments__static__nvidia-device-plugin.yml"));
   CHECK(current["removed-api-version"] == 0);
   CHECK(current["parse-error"] == 0);
+}
+
+// The node agents of the corpus: device plugins (NVIDIA's static manifests
+// old and new, GKE's, Azure's, gpushare, Volcano and HAMi's vGPU), the GPU
+// Operator's device plugin, dcgm-exporter and MPS daemon, GKE's driver
+// installer, GPU partitioner and NCCL installer. Before, the hide-GPUs
+// mutation wrote NVIDIA_VISIBLE_DEVICES=void into most of them, and the
+// device plugin's node then advertised no GPU.
+TEST_CASE("corpus node agents are neither mutated nor blamed", "[corpus][node-agent]") {
+  const std::vector<std::string> agents = {
+      "AliyunContainerService__gpushare-device-plugin/device-plugin-ds.yaml",
+      "GoogleCloudPlatform__container-engine-accelerators/cmd__nvidia_gpu__device-plugin.yaml",
+      "GoogleCloudPlatform__container-engine-accelerators/daemonset.yaml",
+      "GoogleCloudPlatform__container-engine-accelerators/nvidia-driver-installer__minikube__daemonset.yaml",
+      "GoogleCloudPlatform__container-engine-accelerators/partition_gpu__partition_gpu.yaml",
+      "GoogleCloudPlatform__kubernetes-engine-samples/ai-ml__nemo-rl-on-gke__nemoRL__nccl-installer__nccl-installer.yaml",
+      "NVIDIA__gpu-operator/assets__state-dcgm-exporter__0800_daemonset.yaml",
+      "NVIDIA__gpu-operator/assets__state-device-plugin__0500_daemonset.yaml",
+      "NVIDIA__gpu-operator/assets__state-mps-control-daemon__0400_daemonset.yaml",
+      "NVIDIA__k8s-device-plugin/deployments__static__nvidia-device-plugin-compat-with-cpumanager.yml",
+      "NVIDIA__k8s-device-plugin/deployments__static__nvidia-device-plugin-privileged-with-service-account.yml",
+      "NVIDIA__k8s-device-plugin/deployments__static__nvidia-device-plugin.yml",
+      "NVIDIA__k8s-device-plugin/extensions-v1beta1-nvidia-device-plugin.yml",
+      "NVIDIA__k8s-device-plugin/nvidia-device-plugin.yml",
+      "Project-HAMi__volcano-vgpu-device-plugin/deployments__static__volcano-vgpu-device-plugin.yml",
+      "vllm-project__production-stack/deployment_on_cloud__azure__nvidia-device-plugin-ds.yaml",
+      "volcano-sh__devices/volcano-device-plugin.yml",
+  };
+  Inventory none = BuildInventory(Default(), {});
+  for (const std::string& relative : agents) {
+    INFO(relative);
+    size_t daemon_sets = 0;
+    Error error;
+    REQUIRE(LoadInput(
+        InputFile{(CorpusDir() / relative).string()}, LoadLimits(),
+        [&](Document&& doc) {
+          ForEachObject(doc.root, [&](const Value& object) {
+            if (object.StringAt("kind") != "DaemonSet") return;
+            ++daemon_sets;
+            for (const PodInfo& pod : ExtractPods(object, Default(), none)) CHECK(!pod.node_agent.empty());
+            CHECK(PatchToJson(Mutate(object, Default(), none)) == "[]");
+          });
+          return true;
+        },
+        &error));
+    CHECK(daemon_sets > 0);
+    for (const Finding& f : Lint(relative)) {
+      INFO(f.message);
+      CHECK(f.rule != "gpu-limit-missing");
+      CHECK(f.rule != "gpu-visibility-bypass");
+    }
+  }
+  // A workload is still a workload: the GPU-less benchmark client beside a
+  // GPU container gets its GPUs hidden.
+  Error error;
+  size_t patched = 0;
+  REQUIRE(LoadInput(
+      InputFile{(CorpusDir() / "Project-HAMi__HAMi/benchmarks__deployments__job-on-nvidia-device-plugin.yml").string()},
+      LoadLimits(),
+      [&](Document&& doc) {
+        ForEachObject(doc.root, [&](const Value& object) {
+          for (const PatchOp& op : Mutate(object, Default(), none))
+            patched += op.path.find("/env") != std::string::npos;
+        });
+        return true;
+      },
+      &error));
+  CHECK(patched == 1);
 }
 
 }  // namespace gpulint::testing

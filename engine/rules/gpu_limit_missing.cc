@@ -21,31 +21,14 @@ bool OnlyCpuCandidates(const PodInfo& pod) {
   return true;
 }
 
-// GPUs given some other way: a GPU-sharing device plugin's resource or a DRA claim.
-bool GpusAssignedOtherwise(const ContainerInfo& c, const Policy& policy) {
-  for (const ResourceEntry& e : c.limits)
-    if (policy.gpu_assignment_resources.Matches(e.name)) return true;
-  return c.HasClaims();
-}
-
-// A scheduler that assigns GPUs itself (KAI's gpu-fraction, KubeShare) marks the pod.
-bool PodAssignsGpus(const PodInfo& pod, const Policy& policy) {
-  if (!pod.metadata) return false;
-  for (const char* map : {"labels", "annotations"}) {
-    const Value* m = pod.metadata->Find(map);
-    for (const std::string& key : policy.gpu_assignment_pod_keys)
-      if (m && m->Find(key)) return true;
-  }
-  return false;
-}
-
 void Check(const ObjectContext& ctx, Reporter& out) {
   const Policy& policy = ctx.policy;
   for (const PodInfo& pod : ctx.pods) {
-    if (OnlyCpuCandidates(pod) || PodAssignsGpus(pod, policy)) continue;
+    if (!pod.node_agent.empty() || OnlyCpuCandidates(pod) || pod.SchedulerAssignsGpus(policy))
+      continue;
     for (const ContainerInfo& c : pod.containers) {
       if (c.HasGpuLimit(policy) || HidesGpus(c) || !policy.MatchesCudaImage(c.image) ||
-          policy.agent_images.Matches(c.image) || GpusAssignedOtherwise(c, policy))
+          policy.agent_images.Matches(c.image) || c.GpusAssignedOtherwise(policy))
         continue;
       std::string why = pod.can_reach_gpu_node ? " and " + pod.gpu_reach_reason : "";
       if (c.Limit("alpha.kubernetes.io/nvidia-gpu"))

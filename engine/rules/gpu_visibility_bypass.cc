@@ -13,8 +13,9 @@ bool IsNvidiaDevicePath(std::string_view path) {
 }
 
 // An error when the pod can reach a GPU node: there the container picks GPUs
-// that are another pod's (incident 5). Elsewhere it sees none, and node agents
-// (the policy's agentImages) must see every GPU: warnings.
+// that are another pod's (incident 5). Elsewhere it sees none: a warning. A
+// container of an agent image in a pod that is no agent (a sidecar) must see
+// every GPU: a warning too.
 void CheckEnv(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, Reporter& out) {
   const Value* env = c.node->Find("env");
   if (!env || !env->is_sequence()) return;
@@ -60,6 +61,7 @@ void CheckHostPaths(const PodInfo& pod, Reporter& out) {
 
 void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods) {
+    if (!pod.node_agent.empty()) continue;  // agents must see every GPU
     for (const ContainerInfo& c : pod.containers) {
       if (c.HasGpuLimit(ctx.policy)) continue;
       CheckEnv(pod, c, ctx.policy, out);
@@ -78,11 +80,13 @@ extern const Rule kGpuVisibilityBypassRule = {
      "mount of /dev/nvidia* each hand a container GPUs that the scheduler counts as free or as "
      "another pod's. The variable set by hand (other than void or none) in a "
      "container with no GPU limit whose pod can land on a GPU node is an error: that is the "
-     "breach itself. Privileged containers, hostPath mounts, the variable where no GPU node is "
-     "in reach and the variable in a node agent (the policy's agentImages: device plugins and "
-     "monitoring agents do this on purpose) are warnings.",
-     "Request GPUs through resources.limits; for node agents that must see every GPU, add the "
-     "annotation ignore.gpulint.io/gpu-visibility-bypass with the reason.",
+     "breach itself. Privileged containers, hostPath mounts and the variable where no GPU node is "
+     "in reach are warnings. GPU node agents (device plugins, GPU Feature Discovery, "
+     "dcgm-exporter, MIG manager, the GPU Operator's operands: pods that mount the kubelet's "
+     "device-plugin or pod-resources directory, privileged or /dev-mounting DaemonSet pods on GPU "
+     "nodes, the policy's gpuNodes.agentImages) are not reported: they must see every GPU.",
+     "Request GPUs through resources.limits. A node agent that gpulint does not recognise can be "
+     "named in the policy's gpuNodes.agentImages or agentHostPaths.",
      RuleExample("gpu-visibility-bypass")},
     Check,
 };
