@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/path.h"
+#include "engine/rules/rule_util.h"
 #include "engine/workload.h"
 
 namespace gpulint {
@@ -263,7 +264,11 @@ Quantity HeadroomPerGpu(const Policy& policy) {
 // ({"trainer":{"added":"64Gi","limits":"1Ti"}}); its presence, not
 // its content, is what keeps a second pass from adding headroom again, and
 // validation takes what it records back out (ExtractPods).
-void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* ops) {
+void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* ops,
+               std::vector<std::string>* notes) {
+  auto note = [&](const ContainerInfo& c, const std::string& what) {
+    if (notes) notes->push_back(ContainerLabel(c) + ": " + what);
+  };
   // A node agent must see every GPU, and asks for none: hiding them takes the
   // node's GPUs away from the scheduler; headroom and VRAM do not apply.
   if (!pod.node_agent.empty()) return;
@@ -282,16 +287,22 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
     bool counted = CountGpus(c, policy, &gpus);
     std::vector<std::pair<std::string, Value::Member>> edits;
     VramEdits(pod, c, policy, counted ? gpus : 0, pod_has_gpus, &edits);
+    if (!edits.empty())
+      note(c, policy.vram_resource + " " + edits.front().second.second.text() + " (VRAM)");
     if (counted) {
       Quantity added = per_gpu.ScaledUp(gpus, replicas).RoundedUp(0);
       Value record;
-      if (headroom && HeadroomEdits(c, added, &edits, &record))
+      if (headroom && HeadroomEdits(c, added, &edits, &record)) {
         recorded.mutable_members().push_back({c.name, std::move(record)});
+        note(c, "memory +" + added.Canonical() + " (headroom for the GPU driver)");
+      }
     }
     ResourceOps(*c.node, c.pointer, c.resources_field, edits, ops);
     if (!counted && policy.mutations.hide_gpus && pod.can_reach_gpu_node &&
-        HidesSafely(pod, c, policy))
+        HidesSafely(pod, c, policy)) {
       AddHideGpusOp(*c.node, c.pointer, ops);
+      note(c, "NVIDIA_VISIBLE_DEVICES=void (it asks for no GPU)");
+    }
   }
   if (!recorded.members().empty())
     AnnotationOp(pod, policy.headroom_annotation, ToJson(recorded), ops);
@@ -312,12 +323,14 @@ void AddHideGpusOp(const Value& container, const std::string& pointer, std::vect
   AddOp(ops, "add", pointer + "/env", std::move(list));
 }
 
-std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory) {
+std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory,
+                            std::vector<std::string>* notes) {
   std::vector<PatchOp> ops;
   // Exempt namespaces are left alone here as Evaluate leaves them alone, so
   // `gpulint fix` and the webhook agree.
   if (!object.is_mapping() || policy.ExemptObject(object)) return ops;
-  for (const PodInfo& pod : ExtractPods(object, policy, inventory)) MutatePod(pod, policy, &ops);
+  for (const PodInfo& pod : ExtractPods(object, policy, inventory))
+    MutatePod(pod, policy, &ops, notes);
   return ops;
 }
 

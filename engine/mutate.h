@@ -33,7 +33,11 @@ struct PatchOp {
 //    NVIDIA_VISIBLE_DEVICES=void unless they set it themselves.
 // Missing maps are created (resources, limits, annotations, env). Applying the
 // result and mutating again yields no operations.
-std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory);
+// `notes`, when given, gets one line per change in words, for a person who
+// is shown what the patch would do: `container "trainer": memory +4Gi of
+// headroom`, `container "logs": NVIDIA_VISIBLE_DEVICES=void`.
+std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory,
+                            std::vector<std::string>* notes = nullptr);
 
 // The hide-GPUs mutation alone, for the container `container` at JSON pointer
 // `pointer`: NVIDIA_VISIBLE_DEVICES=void appended to its env (the env list

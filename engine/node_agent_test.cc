@@ -1,10 +1,11 @@
 // GPU node agents are recognised by what their pods do, and are never mutated
 // or blamed; containers given GPUs by other means keep them.
+#include "engine/node_agent.h"
+
 #include <catch2/catch.hpp>
 #include <string>
 
 #include "engine/mutate_test_support.h"
-#include "engine/node_agent.h"
 #include "engine/workload.h"
 
 namespace gpulint {
@@ -47,21 +48,26 @@ TEST_CASE("a pod that mounts the kubelet's device-plugin or pod-resources direct
     INFO(path);
     std::string yaml = Agent(
         "      containers: [{name: plugin, image: example.com/plugin:1}]\n"
-        "      volumes: [{name: dp, hostPath: {path: \"" + std::string(path) + "\"}}]\n",
+        "      volumes: [{name: dp, hostPath: {path: \"" +
+            std::string(path) + "\"}}]\n",
         "Deployment");
     CHECK(Reason(yaml) == "it mounts the kubelet's " + std::string(path));
   }
   // A sibling directory whose name only starts the same is not the kubelet's.
-  CHECK(Reason(Agent("      containers: [{name: c, image: busybox}]\n"
-                     "      volumes: [{name: v, hostPath: {path: /var/lib/kubelet/device-plugins-old}}]\n",
-                     "Deployment"))
-            .empty());
+  CHECK(
+      Reason(
+          Agent(
+              "      containers: [{name: c, image: busybox}]\n"
+              "      volumes: [{name: v, hostPath: {path: /var/lib/kubelet/device-plugins-old}}]\n",
+              "Deployment"))
+          .empty());
 }
 
 TEST_CASE("a privileged or /dev-mounting DaemonSet pod that can reach GPU nodes is an agent",
           "[node-agent]") {
   std::string privileged =
-      "      containers: [{name: mig, image: example.com/mig:1, securityContext: {privileged: true}}]\n";
+      "      containers: [{name: mig, image: example.com/mig:1, securityContext: {privileged: "
+      "true}}]\n";
   std::string dev =
       "      containers: [{name: dri, image: example.com/dri:1}]\n"
       "      volumes: [{name: dri, hostPath: {path: /dev/dri}}]\n";
@@ -84,24 +90,27 @@ TEST_CASE("a privileged or /dev-mounting DaemonSet pod that can reach GPU nodes 
 
 TEST_CASE("agentImages stays an extension point; a pod that asks for GPUs is never an agent",
           "[node-agent]") {
-  std::string exporter = Agent("      containers: [{name: e, image: example.com/acme-exporter:2}]\n");
+  std::string exporter =
+      Agent("      containers: [{name: e, image: example.com/acme-exporter:2}]\n");
   CHECK(Reason(exporter).empty());
   Policy policy = PolicyWith("  gpuNodes:\n    agentImages: ['acme-exporter']\n");
   CHECK(Reason(exporter, policy) ==
         "its image example.com/acme-exporter:2 is a node agent's (gpuNodes.agentImages)");
-  CHECK(Reason(Agent("      containers: [{name: burn, image: nvcr.io/nvidia/cuda:12.4.1-base, "
-                     "resources: {limits: {nvidia.com/gpu: 1}}}]\n"
-                     "      volumes: [{name: dp, hostPath: {path: /var/lib/kubelet/pod-resources}}]\n"))
-            .empty());
+  CHECK(
+      Reason(
+          Agent("      containers: [{name: burn, image: nvcr.io/nvidia/cuda:12.4.1-base, "
+                "resources: {limits: {nvidia.com/gpu: 1}}}]\n"
+                "      volumes: [{name: dp, hostPath: {path: /var/lib/kubelet/pod-resources}}]\n"))
+          .empty());
 }
 
 TEST_CASE("agentHostPaths must be absolute", "[node-agent][policy]") {
   Policy p;
   Error error;
-  REQUIRE_FALSE(LoadPolicyText(
-      "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n  gpuNodes:\n"
-      "    agentHostPaths: [/var/lib/kubelet/device-plugins, device-plugins]\n",
-      "p.yaml", &p, &error));
+  REQUIRE_FALSE(
+      LoadPolicyText("apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n  gpuNodes:\n"
+                     "    agentHostPaths: [/var/lib/kubelet/device-plugins, device-plugins]\n",
+                     "p.yaml", &p, &error));
   CHECK(error.ToString() ==
         "p.yaml:5:55: spec.gpuNodes.agentHostPaths[1]: \"device-plugins\" is not an absolute path");
 }
@@ -121,18 +130,20 @@ TEST_CASE("a device plugin is neither mutated nor blamed", "[node-agent][mutate]
   CHECK(Rules(plugin).empty());
   // A CUDA container on GPU nodes that mounts nothing of the kubelet's is hidden.
   std::string workload = Agent(std::string(kTolerates) +
-                               "      containers:\n"
-                               "      - name: c\n"
-                               "        image: nvcr.io/nvidia/cuda:12.4.1-base\n",
+                                   "      containers:\n"
+                                   "      - name: c\n"
+                                   "        image: nvcr.io/nvidia/cuda:12.4.1-base\n",
                                "Deployment");
-  CHECK(PatchFor(workload) ==
-        R"([{"op":"add","path":"/spec/template/spec/containers/0/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]}])");
+  CHECK(
+      PatchFor(workload) ==
+      R"([{"op":"add","path":"/spec/template/spec/containers/0/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]}])");
 }
 
 TEST_CASE("hide GPUs leaves containers given GPUs otherwise, and privileged ones",
           "[node-agent][mutate][hide]") {
   auto pod = [](std::string_view container) {
-    return "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n" + std::string(kTolerates.substr(4)) +
+    return "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n" +
+           std::string(kTolerates.substr(4)) +
            "  containers:\n  - name: c\n    image: nvcr.io/nvidia/cuda:12.4.1-base\n" +
            std::string(container);
   };
@@ -146,11 +157,14 @@ TEST_CASE("hide GPUs leaves containers given GPUs otherwise, and privileged ones
     INFO(resources);
     CHECK(PatchFor(pod(resources)) == "[]");
   }
-  CHECK(PatchFor("apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {gpu-fraction: '0.5'}}\n"
-                 "spec:\n" + std::string(kTolerates.substr(4)) +
-                 "  containers: [{name: c, image: nvcr.io/nvidia/cuda:12.4.1-base}]\n") == "[]");
-  CHECK(PatchFor(pod("")) ==
-        R"([{"op":"add","path":"/spec/containers/0/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]}])");
+  CHECK(PatchFor(
+            "apiVersion: v1\nkind: Pod\nmetadata: {name: p, annotations: {gpu-fraction: '0.5'}}\n"
+            "spec:\n" +
+            std::string(kTolerates.substr(4)) +
+            "  containers: [{name: c, image: nvcr.io/nvidia/cuda:12.4.1-base}]\n") == "[]");
+  CHECK(
+      PatchFor(pod("")) ==
+      R"([{"op":"add","path":"/spec/containers/0/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]}])");
 }
 
 }  // namespace

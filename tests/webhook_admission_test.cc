@@ -164,10 +164,17 @@ TEST_CASE("reviews the engine cannot evaluate are denied on /validate and left a
     CHECK_FALSE(m.contains("patch"));
   }
 
-  SECTION("a snapshot without a policy is no reason to admit") {
-    Json v = Answer(Endpoint::kValidate, Review(Request("CREATE", BadPod())), Snapshot{});
-    CHECK(v["allowed"] == false);
-    CHECK(v["status"]["message"] == "gpulint could not evaluate this request: no policy is loaded");
+  SECTION("a snapshot without a policy admits, saying why it does not enforce") {
+    Snapshot none;
+    none.problem = "policy.yaml:3:5: spec.rules.foo: unknown rule \"foo\"";
+    for (Endpoint e : {Endpoint::kValidate, Endpoint::kMutate}) {
+      ReviewResult r = HandleReview(e, Review(Request("CREATE", BadPod())), none);
+      Json v = Json::parse(r.body)["response"];
+      CHECK(v["allowed"] == true);
+      CHECK(v["warnings"] == Json::array({"gpulint is not enforcing, its policy did not load: "
+                                          "policy.yaml:3:5: spec.rules.foo: unknown rule \"foo\""}));
+      CHECK(r.log.decision == "unenforced");
+    }
   }
 }
 
@@ -339,6 +346,78 @@ TEST_CASE("TruncateForWarning cuts at 120 bytes but never inside a UTF-8 sequenc
   CHECK(TruncateForWarning(std::string(116, 'a') + "\xc3\xa9zzzz", 120) ==
         std::string(116, 'a') + "...");
   CHECK(TruncateForWarning("a\nb\tc", 120) == "a b c");
+}
+
+// The staged rollout: the same verdicts, applied (deny), shown (warn) or
+// only recorded (audit).
+TEST_CASE("modes: deny refuses, warn and audit allow and say what deny would do",
+          "[webhook][admission][mode]") {
+  std::string bad = Review(Request("CREATE", BadPod()));
+  ReviewResult deny = HandleReview(Endpoint::kValidate, bad, DefaultSnapshot(), Mode::kDeny);
+  Json d = Json::parse(deny.body)["response"];
+  REQUIRE(d["allowed"] == false);
+  std::string denial = d["status"]["message"];
+  CHECK_FALSE(d.contains("auditAnnotations"));
+
+  ReviewResult warn = HandleReview(Endpoint::kValidate, bad, DefaultSnapshot(), Mode::kWarn);
+  Json w = Json::parse(warn.body)["response"];
+  CHECK(w["allowed"] == true);
+  CHECK_FALSE(w.contains("status"));
+  REQUIRE(w["warnings"].size() >= 1);
+  CHECK(w["warnings"][0] == TruncateForWarning("gpulint would deny: " + denial, kMaxWarningBytes));
+  CHECK(w["auditAnnotations"] == Json{{"would-deny", denial}});
+  CHECK(warn.log.decision == "would_deny");
+  CHECK(warn.log.mode == Mode::kWarn);
+
+  ReviewResult audit = HandleReview(Endpoint::kValidate, bad, DefaultSnapshot(), Mode::kAudit);
+  Json a = Json::parse(audit.body)["response"];
+  CHECK(a == Json{{"uid", "705ab4f5-6393-11e8-b7cc-42010a800002"},
+                  {"allowed", true},
+                  {"auditAnnotations", {{"would-deny", denial}}}});
+  CHECK(audit.log.decision == "would_deny");
+  CHECK(audit.log.finding_rules == deny.log.finding_rules);
+
+  // Nothing to deny: the same answer in every mode but for audit's silence.
+  std::string good = Review(Request("CREATE", GoodPod()));
+  for (Mode m : {Mode::kAudit, Mode::kWarn, Mode::kDeny}) {
+    INFO(ModeName(m));
+    ReviewResult r = HandleReview(Endpoint::kValidate, good, DefaultSnapshot(), m);
+    CHECK(Json::parse(r.body)["response"]["allowed"] == true);
+    CHECK_FALSE(Json::parse(r.body)["response"].contains("auditAnnotations"));
+    CHECK(r.log.decision == "allowed");
+  }
+}
+
+TEST_CASE("modes: only deny patches; warn shows the patch, audit records it",
+          "[webhook][admission][mode]") {
+  // A pod that tolerates the GPU taint without asking for a GPU: deny mode
+  // hides the node's GPUs from it.
+  Json pod = PodWith(Json::array({{{"name", "tools"}, {"image", "busybox"}}}));
+  pod["spec"]["tolerations"] = Json::array({{{"key", "nvidia.com/gpu"}, {"operator", "Exists"}}});
+  std::string body = Review(Request("CREATE", pod));
+  ReviewResult deny = HandleReview(Endpoint::kMutate, body, DefaultSnapshot(), Mode::kDeny);
+  Json d = Json::parse(deny.body)["response"];
+  REQUIRE(d.contains("patch"));
+  CHECK(deny.log.decision == "patched");
+  std::string patch =
+      R"([{"op":"add","path":"/spec/containers/0/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]}])";
+
+  ReviewResult warn = HandleReview(Endpoint::kMutate, body, DefaultSnapshot(), Mode::kWarn);
+  Json w = Json::parse(warn.body)["response"];
+  CHECK(w["allowed"] == true);
+  CHECK_FALSE(w.contains("patch"));
+  CHECK(w["warnings"] == Json::array({"gpulint would change this pod in deny mode: container "
+                                      "\"tools\": NVIDIA_VISIBLE_DEVICES=void (it asks for no GPU)"}));
+  CHECK(w["auditAnnotations"] == Json{{"would-patch", patch}});
+  CHECK(warn.log.decision == "would_patch");
+  CHECK(warn.log.unapplied_patch == patch);
+
+  ReviewResult audit = HandleReview(Endpoint::kMutate, body, DefaultSnapshot(), Mode::kAudit);
+  Json a = Json::parse(audit.body)["response"];
+  CHECK_FALSE(a.contains("patch"));
+  CHECK_FALSE(a.contains("warnings"));
+  CHECK(a["auditAnnotations"] == Json{{"would-patch", patch}});
+  CHECK(audit.log.decision == "would_patch");
 }
 
 }  // namespace

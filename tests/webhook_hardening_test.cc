@@ -216,10 +216,39 @@ TEST_CASE("wrong methods and paths", "[webhook][hardening]") {
   REQUIRE(put);
   CHECK(put->status == 405);
   CHECK(put->get_header_value("Allow") == "GET, HEAD");
-  auto nowhere = client->Post("/admit", Capture(16), "application/json");
-  REQUIRE(nowhere);
-  CHECK(nowhere->status == 404);
+  for (const char* path : {"/admit", "/validate/enforce", "/validate/", "/mutate/deny/x",
+                           "/validatex"}) {
+    INFO(path);
+    auto nowhere = client->Post(path, Capture(16), "application/json");
+    REQUIRE(nowhere);
+    CHECK(nowhere->status == 404);
+    CHECK(nowhere->body ==
+          "not found: the endpoints are /validate and /mutate (each also as /audit, /warn and "
+          "/deny below it), /healthz, /readyz and /metrics\n");
+  }
   StillServes(s);
+}
+
+// Each review path takes a mode; the log line says which.
+TEST_CASE("a mode in the path: /validate/warn allows what /validate/deny refuses",
+          "[webhook][hardening][mode]") {
+  TestServer s;
+  Json deny = s.Review("validate/deny", Capture(16))["response"];
+  CHECK(deny["allowed"] == false);
+  CHECK(s.Review("validate", Capture(16))["response"] == deny);
+  Json warn = s.Review("validate/warn", Capture(16))["response"];
+  CHECK(warn["allowed"] == true);
+  CHECK_THAT(warn["warnings"][0].get<std::string>(), Catch::StartsWith("gpulint would deny: "));
+  Json audit = s.Review("validate/audit", Capture(16))["response"];
+  CHECK(audit["allowed"] == true);
+  CHECK_FALSE(audit.contains("warnings"));
+  REQUIRE(Eventually([&] { return s.log().Messages("admission").size() == 4; }));
+  std::vector<Json> lines = s.log().Messages("admission");
+  CHECK(lines[2]["mode"] == "warn");
+  CHECK(lines[2]["decision"] == "would_deny");
+  CHECK(lines[3]["mode"] == "audit");
+  CHECK(Metric(s.server(), "gpulint_webhook_requests_total{endpoint=\"validate\",operation=\"CREATE\","
+                           "kind=\"Pod\",decision=\"would_deny\"}") == "2");
 }
 
 TEST_CASE("plain HTTP to the TLS port gets nothing and TLS goes on", "[webhook][hardening]") {

@@ -171,31 +171,50 @@ TEST_CASE("the policy reloads on change; an invalid one is refused and the last 
   CHECK_THAT(refused[0]["error"].get<std::string>(), Catch::StartsWith(s.dir() / "policy.yaml"));
 }
 
-TEST_CASE("not ready until a valid policy is loaded and never admitting meanwhile",
+// A webhook with no valid policy must not leave the cluster unable to create
+// pods (failurePolicy Fail refuses every pod when no webhook is ready): it is
+// ready, allows every review with a warning that names the problem, and says
+// so in its log and metrics, until a policy loads.
+TEST_CASE("without a valid policy every review is allowed, with a warning, until one loads",
           "[webhook][reload]") {
   TestServer s([](ServerOptions& o, const TempDir& dir) {
-    WriteFileAtomic(dir / "policy.yaml", "kind: NotAPolicy\n");
+    WriteFileAtomic(dir / "policy.yaml",
+                    "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n  rules:\n"
+                    "    foo: {severity: info}\n");
     o.policy_file = dir / "policy.yaml";
   });
   auto client = s.Client();
   auto ready = client->Get("/readyz");
   REQUIRE(ready);
-  CHECK(ready->status == 503);
-  CHECK(ready->body == "not ready: no valid policy loaded\n");
-  auto health = client->Get("/healthz");
-  REQUIRE(health);
-  CHECK(health->status == 200);
-  Json r = s.Review("validate", Capture(2))["response"];
-  CHECK(r["allowed"] == false);
-  CHECK(r["status"]["message"] == "gpulint could not evaluate this request: no policy is loaded");
+  CHECK(ready->status == 200);
+  CHECK(ready->body == "ok (not enforcing: no valid policy loaded)\n");
+  CHECK(Metric(s.server(), "gpulint_webhook_policy_loaded") == "0");
+  const std::string warning =
+      "gpulint is not enforcing, its policy did not load: policy.yaml:5:10: spec.rules.foo: "
+      "unknown rule \"foo\" (rules: parse-error, ";
+  for (const char* endpoint : {"validate", "mutate", "validate/deny", "mutate/deny"}) {
+    INFO(endpoint);
+    Json r = s.Review(endpoint, Capture(16))["response"];  // denied once a policy loads
+    CHECK(r["allowed"] == true);
+    CHECK_FALSE(r.contains("patch"));
+    REQUIRE(r["warnings"].size() == 1);
+    CHECK_THAT(r["warnings"][0].get<std::string>(), Catch::StartsWith(warning));
+    CHECK(r["warnings"][0].get<std::string>().size() <= kMaxWarningBytes);
+  }
+  std::vector<Json> refused = s.log().Messages(
+      "policy refused, and no valid policy has loaded: every review is allowed, with a warning, "
+      "until one does");
+  REQUIRE(refused.size() == 1);
+  CHECK_THAT(refused[0]["error"].get<std::string>(), Catch::StartsWith(s.dir() / "policy.yaml"));
+  REQUIRE(Eventually([&] { return !s.log().Messages("admission").empty(); }));
+  CHECK(s.log().Messages("admission").back()["decision"] == "unenforced");
 
   WriteFileAtomic(s.dir() / "policy.yaml",
                   "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nmetadata: {name: ok}\nspec: {}\n");
-  REQUIRE(Eventually([&] {
-    auto res = s.Client()->Get("/readyz");
-    return res && res->status == 200;
-  }));
-  CHECK(s.Review("validate", Capture(2))["response"]["allowed"] == true);
+  REQUIRE(Eventually([&] { return Metric(s.server(), "gpulint_webhook_policy_loaded") == "1"; }));
+  Json r = s.Review("validate", Capture(16))["response"];
+  CHECK(r["allowed"] == false);
+  CHECK_THAT(r.dump(), !Catch::Contains("not enforcing"));
 }
 
 TEST_CASE("not ready until a valid certificate is loaded", "[webhook][reload]") {

@@ -49,7 +49,7 @@ void CheckValidate(const Json& response, const std::vector<Finding>& findings) {
   size_t warnings = response.contains("warnings") ? response["warnings"].size() : 0;
   CHECK(warnings == std::min<size_t>(others, kMaxWarnings));
   if (warnings)
-    for (const auto& w : response["warnings"]) CHECK(w.get<std::string>().size() <= 120);
+    for (const auto& w : response["warnings"]) CHECK(w.get<std::string>().size() <= kMaxWarningBytes);
 }
 
 // What /mutate must say: the engine's own patch, base64, with its type;

@@ -95,6 +95,9 @@ struct Answer {
   std::string message;
   std::vector<std::string> warnings;
   std::string patch;  // JSONPatch text; empty for none
+  // Key and value of each audit annotation (audit and warn modes); the API
+  // server prefixes the key with the webhook's name.
+  std::vector<std::pair<std::string, std::string>> audit_annotations;
 };
 
 std::string ResponseJson(std::string_view api_version, std::string_view uid, const Answer& a) {
@@ -119,6 +122,16 @@ std::string ResponseJson(std::string_view api_version, std::string_view uid, con
     }
     out += "]";
   }
+  if (!a.audit_annotations.empty()) {
+    out += ",\"auditAnnotations\":{";
+    for (size_t i = 0; i < a.audit_annotations.size(); ++i) {
+      if (i) out += ',';
+      AppendJsonString(a.audit_annotations[i].first, &out);
+      out += ':';
+      AppendJsonString(a.audit_annotations[i].second, &out);
+    }
+    out += "}";
+  }
   if (!a.patch.empty()) {
     out += ",\"patchType\":\"JSONPatch\",\"patch\":\"" + Base64Encode(a.patch) + "\"";
   }
@@ -136,8 +149,7 @@ bool JudgedSubresource(Endpoint endpoint, std::string_view sub) {
 
 // Why the engine cannot be asked about this request; empty when it can.
 // *skip is set for requests that are allowed untouched by design.
-std::string Unevaluable(Endpoint endpoint, const Value& req, const Snapshot& snap,
-                        std::string* skip) {
+std::string Unevaluable(Endpoint endpoint, const Value& req, std::string* skip) {
   const Value* op = req.Find("operation");
   if (!op || !op->is_string()) return "request.operation is missing";
   const std::string& o = op->text();
@@ -162,7 +174,6 @@ std::string Unevaluable(Endpoint endpoint, const Value& req, const Snapshot& sna
   const Value* meta = object->Find("metadata");
   if (meta && !meta->is_null() && !meta->is_mapping())
     return "request.object.metadata must be an object";
-  if (!snap.policy || !snap.inventory) return "no policy is loaded";
   return {};
 }
 
@@ -190,22 +201,28 @@ std::string FindingText(const Finding& f) {
   return s + ": " + f.message;
 }
 
-// `resized_from` is the pod before an in-place resize, else null.
-void Validate(const Value& object, const Value* resized_from, const Snapshot& snap, Answer* a,
-              ReviewLog* log) {
+// `resized_from` is the pod before an in-place resize, else null. In warn
+// mode the errors become warnings, first; in audit mode nothing reaches the
+// client but the audit annotation.
+void Validate(const Value& object, const Value* resized_from, const Snapshot& snap, Mode mode,
+              Answer* a, ReviewLog* log) {
   std::vector<Finding> findings =
       resized_from ? EvaluateResize(*resized_from, object, *snap.policy, *snap.inventory)
                    : Evaluate(object, "", *snap.policy, *snap.inventory);
   std::string denial;
   size_t errors = 0, cut = 0;
+  std::vector<std::string> would_deny;  // warn mode: the errors' warnings, shown first
   for (const Finding& f : findings) {
     log->finding_rules.push_back(f.rule);
     log->finding_severities.push_back(SeverityName(f.severity));
     if (f.severity != Severity::kError) {
-      if (a->warnings.size() < kMaxWarnings)
+      if (mode != Mode::kAudit && a->warnings.size() < kMaxWarnings)
         a->warnings.push_back(TruncateForWarning(FindingText(f), kMaxWarningBytes));
       continue;
     }
+    if (mode == Mode::kWarn && would_deny.size() < kMaxWarnings)
+      would_deny.push_back(
+          TruncateForWarning("gpulint would deny: " + FindingText(f), kMaxWarningBytes));
     ++errors;
     std::string part = FindingText(f);
     if (denial.empty() && part.size() > kMaxDenyMessageBytes)
@@ -222,11 +239,25 @@ void Validate(const Value& object, const Value* resized_from, const Snapshot& sn
     return;
   }
   if (cut) denial += "; and " + std::to_string(cut) + " more";
+  if (mode != Mode::kDeny) {
+    would_deny.insert(would_deny.end(), a->warnings.begin(), a->warnings.end());
+    would_deny.resize(std::min(would_deny.size(), kMaxWarnings));
+    a->warnings = std::move(would_deny);
+    a->audit_annotations.emplace_back("would-deny", std::move(denial));
+    log->decision = "would_deny";
+    return;
+  }
   a->allowed = false;
   a->code = 403;
   a->reason = "Forbidden";
   a->message = std::move(denial);
   log->decision = "denied";
+}
+
+std::string JoinNotes(const std::vector<std::string>& notes) {
+  std::string out;
+  for (const std::string& n : notes) out += (out.empty() ? "" : "; ") + n;
+  return out;
 }
 
 // A Pod's spec, and a Job's pod template, cannot change after creation: a
@@ -237,7 +268,8 @@ bool PodSpecFrozen(const Value& object) {
   return (kind == "Pod" && api == "v1") || (kind == "Job" && ApiGroupOf(api) == "batch");
 }
 
-void MutateObject(const Value& object, const Snapshot& snap, Answer* a, ReviewLog* log) {
+void MutateObject(const Value& object, const Snapshot& snap, Mode mode, Answer* a,
+                  ReviewLog* log) {
   log->decision = "allowed";
   if (snap.policy->ExemptNamespace(log->namespace_name)) {
     log->reason = "namespace " + Quoted(log->namespace_name) + " is exempt";
@@ -247,15 +279,26 @@ void MutateObject(const Value& object, const Snapshot& snap, Answer* a, ReviewLo
     log->reason = std::string(object.StringAt("kind")) + " specs cannot change after creation";
     return;
   }
-  std::vector<PatchOp> ops = Mutate(object, *snap.policy, *snap.inventory);
+  std::vector<std::string> notes;
+  std::vector<PatchOp> ops = Mutate(object, *snap.policy, *snap.inventory, &notes);
   if (ops.empty()) return;
-  a->patch = PatchToJson(ops);
   log->patch_ops = ops.size();
+  if (mode != Mode::kDeny) {
+    log->unapplied_patch = PatchToJson(ops);
+    log->decision = "would_patch";
+    if (mode == Mode::kWarn)
+      a->warnings.push_back(TruncateForWarning(
+          "gpulint would change this pod in deny mode: " + JoinNotes(notes), kMaxWarningBytes));
+    a->audit_annotations.emplace_back("would-patch", log->unapplied_patch);
+    return;
+  }
+  a->patch = PatchToJson(ops);
   log->decision = "patched";
 }
 
-ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& snap) {
+ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& snap, Mode mode) {
   ReviewLog log;
+  log.mode = mode;
   Value root;
   Error error;
   if (body.empty()) return BadRequest("request body is empty: expected an AdmissionReview", log);
@@ -268,8 +311,14 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
 
   Answer answer;
   std::string skip;
-  std::string why = Unevaluable(endpoint, *req, snap, &skip);
-  if (!why.empty()) {
+  std::string why = Unevaluable(endpoint, *req, &skip);
+  if (!snap.policy || !snap.inventory) {
+    // Never worse than no webhook at all: say so, and let it through.
+    log.decision = "unenforced";
+    log.reason = "no valid policy is loaded: " + snap.problem;
+    answer.warnings.push_back(TruncateForWarning(
+        "gpulint is not enforcing, its policy did not load: " + snap.problem, kMaxWarningBytes));
+  } else if (!why.empty()) {
     log.reason = why;
     log.decision = "allowed";
     if (endpoint == Endpoint::kValidate) {
@@ -289,9 +338,9 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
     const Value* old = req->Find("oldObject");
     bool resize = sub && sub->is_string() && sub->text() == "resize" && old && old->is_mapping();
     if (endpoint == Endpoint::kValidate)
-      Validate(object, resize ? old : nullptr, snap, &answer, &log);
+      Validate(object, resize ? old : nullptr, snap, mode, &answer, &log);
     else
-      MutateObject(object, snap, &answer, &log);
+      MutateObject(object, snap, mode, &answer, &log);
   }
   ReviewResult r;
   r.content_type = kJsonType;
@@ -304,9 +353,32 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
 
 const char* EndpointName(Endpoint e) { return e == Endpoint::kValidate ? "validate" : "mutate"; }
 
-ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot) {
+const char* ModeName(Mode m) {
+  switch (m) {
+    case Mode::kAudit:
+      return "audit";
+    case Mode::kWarn:
+      return "warn";
+    case Mode::kDeny:
+      return "deny";
+  }
+  return "deny";
+}
+
+bool ParseMode(std::string_view text, Mode* mode) {
+  for (Mode m : {Mode::kAudit, Mode::kWarn, Mode::kDeny}) {
+    if (text == ModeName(m)) {
+      *mode = m;
+      return true;
+    }
+  }
+  return false;
+}
+
+ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot,
+                          Mode mode) {
   try {
-    return Judge(endpoint, body, snapshot);
+    return Judge(endpoint, body, snapshot, mode);
   } catch (const std::exception& e) {
     // Out of memory or a bug: no verdict can be trusted, and an HTTP 500 makes
     // the API server apply the webhook's failurePolicy instead of admitting.

@@ -21,19 +21,39 @@ namespace gpulint {
 struct Snapshot {
   std::shared_ptr<const Policy> policy;
   std::shared_ptr<const Inventory> inventory;
+  // Why no policy is loaded, when none is ("policy.yaml:3:5: spec.rules.foo:
+  // unknown rule ..."): every review is then allowed, with a warning that
+  // says so. A webhook without a valid policy never blocks the cluster.
+  std::string problem;
 };
 
 enum class Endpoint { kValidate, kMutate };
 const char* EndpointName(Endpoint e);  // "validate", "mutate"
+
+// What the webhook does with a verdict, as Pod Security Admission's modes:
+//  - kDeny: errors deny (/validate) and the patch is applied (/mutate);
+//  - kWarn: allowed; each would-be denial is a warning kubectl prints, and the
+//    patch that would be applied is a warning too;
+//  - kAudit: allowed, nothing shown to the client; what would be denied or
+//    patched goes to the log, the metrics and the API server's audit log
+//    (auditAnnotations).
+// The mode comes with each request (its URL path), so a namespace label can
+// choose it through the webhook configurations' namespaceSelectors.
+enum class Mode { kAudit, kWarn, kDeny };
+const char* ModeName(Mode m);  // "audit", "warn", "deny"
+bool ParseMode(std::string_view text, Mode* mode);
 
 // Nesting allowed in a review body. Pod specs nest about 12 deep and the review
 // adds 3; anything near this cap is an attack, refused before any recursion.
 inline constexpr size_t kMaxReviewDepth = 128;
 // Kubernetes uids are 36 bytes; a longer one is not from an API server.
 inline constexpr size_t kMaxUidBytes = 256;
-// kube-apiserver prints warnings as they are; longer ones are cut here.
-inline constexpr size_t kMaxWarningBytes = 120;
-inline constexpr size_t kMaxWarnings = 32;
+// kube-apiserver passes warnings on as they are until all of a response's
+// together pass 4096 characters, then cuts each to 256: cut here to 256, and
+// keep 16 (4096 in all), so that what arrives is what was sent. 120, the
+// length Kubernetes' docs suggest, lost the reason of a long finding.
+inline constexpr size_t kMaxWarningBytes = 256;
+inline constexpr size_t kMaxWarnings = 16;
 inline constexpr size_t kMaxDenyMessageBytes = 4096;
 
 // What the server logs and counts for one review.
@@ -45,13 +65,17 @@ struct ReviewLog {
   std::string name;  // request.name, else metadata.name, else metadata.generateName
   std::string operation;
   bool dry_run = false;
-  // "allowed", "denied", "patched", or "invalid" (HTTP 400: not a review).
+  // "allowed", "denied", "patched", "invalid" (HTTP 400: not a review),
+  // "would_deny" and "would_patch" (audit and warn modes: allowed unchanged),
+  // or "unenforced" (allowed: no valid policy is loaded).
   std::string decision;
+  Mode mode = Mode::kDeny;
   std::string reason;  // why the engine was not asked, when it was not
   // Rule of each finding, in the engine's order (repeats kept for counting).
   std::vector<std::string> finding_rules;
   std::vector<std::string> finding_severities;
   size_t patch_ops = 0;
+  std::string unapplied_patch;  // audit and warn: the JSONPatch deny mode would return
 };
 
 struct ReviewResult {
@@ -65,7 +89,10 @@ struct ReviewResult {
 // AdmissionReview gets HTTP 400, anything with a usable uid gets a review
 // answered in the version it came in. Inputs the engine cannot evaluate are
 // denied on /validate (never judged as if empty) and left alone on /mutate.
-ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot);
+// Without a policy in the snapshot, every review is allowed with a warning
+// naming the snapshot's problem.
+ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot,
+                          Mode mode = Mode::kDeny);
 
 // Standard base64 (RFC 4648, with padding), as `patch` wants it.
 std::string Base64Encode(std::string_view data);

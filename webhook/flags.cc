@@ -16,7 +16,8 @@ const std::vector<OptionSpec>& Specs() {
       {"--listen", "", true},      {"--cert", "", true},           {"--key", "", true},
       {"--client-ca", "", true},   {"--policy", "", true},         {"--nodes", "", true},
       {"--kubeconfig", "", true},  {"--workers", "", true},        {"--drain-seconds", "", true},
-      {"--in-cluster", "", false}, {"--advertise-vram", "", false},
+      {"--in-cluster", "", false}, {"--advertise-vram", "", false}, {"--register", "", true},
+      {"--ca-bundle", "", true},
   };
   return kSpecs;
 }
@@ -66,6 +67,8 @@ bool ReadValues(const ParsedArgs& args, WebhookFlags* f, std::string* error) {
   f->kubeconfig = args.Get("--kubeconfig");
   f->in_cluster = args.Has("--in-cluster");
   f->advertise_vram = args.Has("--advertise-vram");
+  f->register_file = args.Get("--register");
+  f->ca_bundle = args.Get("--ca-bundle");
   return true;
 }
 
@@ -89,6 +92,16 @@ bool ParseWebhookFlags(const std::vector<std::string>& args, WebhookFlags* f,
   }
   if (f->in_cluster && !f->kubeconfig.empty()) {
     *error = "--in-cluster and --kubeconfig are exclusive: pick one way to reach the API server";
+    return false;
+  }
+  if (!f->register_file.empty() && !f->in_cluster && f->kubeconfig.empty()) {
+    *error = "--register needs --kubeconfig or --in-cluster: it applies the webhook "
+             "configurations to the API server";
+    return false;
+  }
+  if (f->register_file.empty() != f->ca_bundle.empty()) {
+    *error = "--register and --ca-bundle go together: the configurations it registers need the "
+             "CA that signed --cert";
     return false;
   }
   if (f->advertise_vram && !f->in_cluster && f->kubeconfig.empty()) {

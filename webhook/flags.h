@@ -15,6 +15,8 @@ struct WebhookFlags {
   std::string kubeconfig;
   bool in_cluster = false;
   bool advertise_vram = false;
+  std::string register_file;  // --register: the webhook configurations to keep registered
+  std::string ca_bundle;      // --ca-bundle: their caBundle
   bool help = false;
 };
 

@@ -300,11 +300,11 @@ std::string KubeResponse::Describe() const {
   return status ? "HTTP " + std::to_string(status) + ": " + body : error;
 }
 
-KubeResponse JsonPatch(httplib::SSLClient& client, const std::string& path,
-                       const std::string& patch) {
+KubeResponse Patch(httplib::SSLClient& client, const std::string& path, const std::string& body,
+                   const char* content_type) {
   constexpr size_t kMaxBody = 512;
   KubeResponse out;
-  auto res = client.Patch(path, patch, kJsonPatchType);
+  auto res = client.Patch(path, body, content_type);
   if (!res) {
     out.error = httplib::to_string(res.error());
     return out;

@@ -60,9 +60,15 @@ struct KubeResponse {
 
 inline constexpr const char* kJsonPatchType = "application/json-patch+json";
 
-// PATCH `path` with an RFC 6902 JSON patch, as `kubectl patch --type=json` does.
-KubeResponse JsonPatch(httplib::SSLClient& client, const std::string& path,
-                       const std::string& patch);
+// PATCH `path` with `body` of `content_type`: an RFC 6902 JSON patch
+// (kJsonPatchType), as `kubectl patch --type=json` sends, or a server-side
+// apply ("application/apply-patch+yaml").
+KubeResponse Patch(httplib::SSLClient& client, const std::string& path, const std::string& body,
+                   const char* content_type);
+inline KubeResponse JsonPatch(httplib::SSLClient& client, const std::string& path,
+                              const std::string& patch) {
+  return Patch(client, path, patch, kJsonPatchType);
+}
 
 }  // namespace gpulint
 

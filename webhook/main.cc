@@ -12,6 +12,7 @@
 #include "webhook/flags.h"
 #include "webhook/kube_client.h"
 #include "webhook/node_watch.h"
+#include "webhook/registrar.h"
 #include "webhook/server.h"
 #include "webhook/vram_advertiser.h"
 
@@ -30,8 +31,16 @@ Endpoints (HTTPS only):
   POST /mutate    AdmissionReview: a JSONPatch (VRAM resource, memory headroom,
                   NVIDIA_VISIBLE_DEVICES=void for containers without GPUs)
   GET  /healthz   200 while the process runs
-  GET  /readyz    200 once a valid policy and certificate are loaded; 503 from
-                  SIGTERM on
+  GET  /readyz    200 once a valid certificate is loaded; 503 from SIGTERM on
+
+Each review path also takes a mode (the chart chooses it per namespace):
+  /validate/deny, /mutate/deny    what /validate and /mutate do
+  /validate/warn, /mutate/warn    allowed; would-be denials and patches are
+                                  warnings kubectl prints
+  /validate/audit, /mutate/audit  allowed; would-be denials and patches go to
+                                  the log, the metrics and the audit log only
+Without a valid policy (the --policy file does not load and none loaded
+before), every review is allowed with a warning that names the problem.
   GET  /metrics   Prometheus metrics
 
 Flags:
@@ -43,7 +52,8 @@ Flags:
                       by this CA (probes and /metrics do not)
   --policy FILE       a gpulint Policy (YAML) instead of the built-in one;
                       reloaded when it changes, an invalid one is refused and
-                      the last good one keeps serving
+                      the last good one keeps serving (none: every review is
+                      allowed, with a warning)
   --nodes FILE        a Node list (kubectl get nodes -o yaml) for the inventory;
                       reloaded when it changes
   --kubeconfig FILE   list and watch Nodes from the API server of this
@@ -54,6 +64,16 @@ Flags:
                       count x nvidia.com/gpu.memory) as the policy's vram
                       resource, which /mutate adds to GPU containers; needs
                       --kubeconfig or --in-cluster (RBAC: patch nodes/status)
+  --register FILE     keep the webhook configurations in FILE (the chart's,
+                      one YAML document each) registered with the API server
+                      while this webhook can answer (a valid, unexpired
+                      certificate), and withdrawn (no webhooks) while it
+                      cannot, so that it never leaves the cluster refusing
+                      pods it cannot check; server-side apply, field manager
+                      gpulint-webhook; needs --kubeconfig or --in-cluster
+                      (RBAC: get and patch on those configurations)
+  --ca-bundle FILE    the CA put in each registered webhook's caBundle (the
+                      Secret's ca.crt); reread when it changes
   --workers N         threads serving connections, each an event loop over many
                       (default: one per CPU this process may run on)
   --drain-seconds N   after SIGTERM, serve N more seconds with /readyz at 503
@@ -116,6 +136,13 @@ int Run(WebhookFlags flags) {
     }
     watcher->Start();
   }
+  std::unique_ptr<Registrar> registrar;
+  if (!flags.register_file.empty()) {
+    registrar = std::make_unique<Registrar>(
+        endpoint, flags.register_file, flags.ca_bundle, [&server] { return server.can_answer(); },
+        StderrLogSink, &server.metrics(), Registrar::Options{});
+    registrar->Start();
+  }
   std::atomic<bool> listener_died{false};
   std::thread signals([&] {
     int sig = 0;
@@ -132,6 +159,9 @@ int Run(WebhookFlags flags) {
     pthread_kill(signals.native_handle(), SIGTERM);
   }
   signals.join();
+  // Registered configurations stay: other replicas answer, and a rolling
+  // update must not leave a gap.
+  if (registrar) registrar->Stop();
   if (watcher) watcher->Stop();  // first: it calls the advertiser
   if (advertiser) advertiser->Stop();
   server.Shutdown();

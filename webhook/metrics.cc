@@ -93,6 +93,11 @@ void Metrics::SetReady(bool ready) {
   ready_ = ready;
 }
 
+void Metrics::SetPolicyLoaded(bool loaded) {
+  std::lock_guard<std::mutex> lock(mu_);
+  policy_loaded_ = loaded;
+}
+
 void Metrics::CountInventoryPublish(size_t nodes, size_t groups) {
   std::lock_guard<std::mutex> lock(mu_);
   inventory_nodes_ = nodes;
@@ -109,6 +114,17 @@ void Metrics::SetConnections(uint64_t accepted, uint64_t handshake_failures) {
 void Metrics::CountVramPatch(bool ok) {
   std::lock_guard<std::mutex> lock(mu_);
   (ok ? vram_patches_ok_ : vram_patches_failed_)++;
+}
+
+void Metrics::CountRegistrationApply(bool ok) {
+  std::lock_guard<std::mutex> lock(mu_);
+  (ok ? registration_applies_ok_ : registration_applies_failed_)++;
+}
+
+void Metrics::SetRegistered(bool registered) {
+  std::lock_guard<std::mutex> lock(mu_);
+  registrar_ = true;
+  registered_ = registered;
 }
 
 void Metrics::SetVramNodes(size_t advertised, size_t pending, size_t skipped) {
@@ -163,6 +179,10 @@ std::string Metrics::Render() const {
   out += std::string("gpulint_webhook_certificate_expired ") + (expired ? "1" : "0") + "\n";
   Header(&out, "gpulint_webhook_ready", "gauge", "1 when /readyz answers 200.");
   out += std::string("gpulint_webhook_ready ") + (ready_ ? "1" : "0") + "\n";
+  Header(&out, "gpulint_webhook_policy_loaded", "gauge",
+         "1 when a valid policy is loaded; 0 while none has: every review is then allowed, "
+         "with a warning.");
+  out += std::string("gpulint_webhook_policy_loaded ") + (policy_loaded_ ? "1" : "0") + "\n";
   Header(&out, "gpulint_webhook_inventory_nodes", "gauge",
          "Node classes in the inventory (policy classes plus real nodes).");
   out += "gpulint_webhook_inventory_nodes " + Number(uint64_t{inventory_nodes_}) + "\n";
@@ -195,6 +215,18 @@ std::string Metrics::Render() const {
           std::pair{"skipped", vram_skipped_}})
       out += std::string("gpulint_webhook_vram_nodes{state=\"") + state + "\"} " +
              Number(uint64_t{n}) + "\n";
+  }
+  if (registrar_) {
+    Header(&out, "gpulint_webhook_registered", "gauge",
+           "1 while this webhook keeps its configurations registered with the API server (it "
+           "can answer); 0 while it keeps them withdrawn (no valid certificate).");
+    out += std::string("gpulint_webhook_registered ") + (registered_ ? "1" : "0") + "\n";
+    Header(&out, "gpulint_webhook_registration_applies_total", "counter",
+           "Server-side applies of a webhook configuration, by result.");
+    out += "gpulint_webhook_registration_applies_total{result=\"ok\"} " +
+           Number(registration_applies_ok_) + "\n";
+    out += "gpulint_webhook_registration_applies_total{result=\"failed\"} " +
+           Number(registration_applies_failed_) + "\n";
   }
   return out;
 }

@@ -28,6 +28,8 @@ class Metrics {
   void CountNodeWatchEvent(const std::string& type);
   void SetCertificateExpiry(int64_t unix_seconds);
   void SetReady(bool ready);
+  // Whether a valid policy is loaded: without one, every review is allowed.
+  void SetPolicyLoaded(bool loaded);
   // A new inventory published: its nodes and groups of alike nodes.
   void CountInventoryPublish(size_t nodes, size_t groups);
   void SetConnections(uint64_t accepted, uint64_t handshake_failures);
@@ -35,6 +37,11 @@ class Metrics {
   // the GPU nodes in each state now. Its families are rendered only once
   // SetVramNodes has been called, so a webhook without it shows none.
   void CountVramPatch(bool ok);
+  // Self-registration (--register): each apply of a webhook configuration,
+  // and whether they are registered now. Rendered once SetRegistered has
+  // been called.
+  void CountRegistrationApply(bool ok);
+  void SetRegistered(bool registered);
   void SetVramNodes(size_t advertised, size_t pending, size_t skipped);
 
   std::string Render() const;
@@ -56,6 +63,7 @@ class Metrics {
   std::map<std::string, Histogram> latency_;  // by endpoint
   int64_t cert_expiry_ = 0;
   bool ready_ = false;
+  bool policy_loaded_ = false;
   size_t inventory_nodes_ = 0, inventory_groups_ = 0;
   uint64_t inventory_publishes_ = 0;
   uint64_t connections_ = 0;
@@ -63,6 +71,8 @@ class Metrics {
   bool vram_advertiser_ = false;
   uint64_t vram_patches_ok_ = 0, vram_patches_failed_ = 0;
   size_t vram_advertised_ = 0, vram_pending_ = 0, vram_skipped_ = 0;
+  bool registrar_ = false, registered_ = false;
+  uint64_t registration_applies_ok_ = 0, registration_applies_failed_ = 0;
 };
 
 }  // namespace gpulint

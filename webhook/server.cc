@@ -88,9 +88,17 @@ WebhookServer::WebhookServer(ServerOptions options)
 
 WebhookServer::~WebhookServer() { Shutdown(); }
 
+// Ready without a valid policy: the webhook then answers every review with
+// an allow and a warning, which is better than leaving the API server with no
+// webhook to call (failurePolicy Fail would refuse every pod).
 bool WebhookServer::ready() const {
   std::lock_guard<std::mutex> lock(state_mu_);
-  return !stopping_ && policy_ && cert_loaded_;
+  return !stopping_ && cert_loaded_;
+}
+
+bool WebhookServer::can_answer() const {
+  std::lock_guard<std::mutex> lock(state_mu_);
+  return cert_loaded_ && !cert_expired_;
 }
 
 Snapshot WebhookServer::CurrentSnapshot() const {
@@ -168,11 +176,31 @@ void WebhookServer::Wait() {
   stop_cv_.wait(lock, [this] { return stopped_ || !http_; });
 }
 
+namespace {
+
+// "/validate", "/mutate" (deny mode), and each with a mode: "/validate/warn".
+bool ReviewPath(std::string_view path, Endpoint* endpoint, Mode* mode) {
+  for (Endpoint e : {Endpoint::kValidate, Endpoint::kMutate}) {
+    std::string base = std::string("/") + EndpointName(e);
+    if (path.substr(0, base.size()) != base) continue;
+    std::string_view rest = path.substr(base.size());
+    *endpoint = e;
+    *mode = Mode::kDeny;
+    if (rest.empty()) return true;
+    return rest[0] == '/' && ParseMode(rest.substr(1), mode);
+  }
+  return false;
+}
+
+}  // namespace
+
 // Refuses, before the body is read, what is not a review this server takes.
 // Returns false with `res` filled when it refuses.
 bool WebhookServer::Admit(const Request& req, const BodyFraming& framing, Response& res) {
   const std::string& path = req.path;
-  bool review = path == "/validate" || path == "/mutate";
+  Endpoint endpoint;
+  Mode mode;
+  bool review = ReviewPath(path, &endpoint, &mode);
   bool probe = path == "/healthz" || path == "/readyz" || path == "/metrics";
   // A refused body stays unread, and the transport closes its connection.
   auto refuse = [&](int status, std::string message) {
@@ -182,8 +210,8 @@ bool WebhookServer::Admit(const Request& req, const BodyFraming& framing, Respon
     return false;
   };
   if (!review && !probe)
-    return refuse(404, "not found: the endpoints are /validate, /mutate, /healthz, /readyz and "
-                       "/metrics");
+    return refuse(404, "not found: the endpoints are /validate and /mutate (each also as "
+                       "/audit, /warn and /deny below it), /healthz, /readyz and /metrics");
   std::string allowed = review ? "POST" : "GET";
   if (req.method != allowed && !(probe && req.method == "HEAD")) {
     res.set_header("Allow", review ? "POST" : "GET, HEAD");
@@ -201,21 +229,23 @@ bool WebhookServer::Admit(const Request& req, const BodyFraming& framing, Respon
 // Admit has checked the method and path.
 void WebhookServer::Serve(const Request& req, Response& res) {
   const std::string& path = req.path;
+  Endpoint endpoint;
+  Mode mode;
   try {
-    if (path == "/validate" || path == "/mutate") {
-      ServeReview(path == "/validate" ? Endpoint::kValidate : Endpoint::kMutate, req, res);
+    if (ReviewPath(path, &endpoint, &mode)) {
+      ServeReview(endpoint, mode, req, res);
     } else if (path == "/healthz") {
       res.set_content("ok\n", kText);
     } else if (path == "/readyz") {
-      std::string why;
+      std::string why, note;
       {
         std::lock_guard<std::mutex> lock(state_mu_);
         if (stopping_) why = "shutting down";
-        else if (!policy_) why = "no valid policy loaded";
         else if (!cert_loaded_) why = "no valid certificate loaded";
+        else if (!policy_) note = " (not enforcing: no valid policy loaded)";
       }
       res.status = why.empty() ? 200 : 503;
-      res.set_content(why.empty() ? "ok\n" : "not ready: " + why + "\n", kText);
+      res.set_content(why.empty() ? "ok" + note + "\n" : "not ready: " + why + "\n", kText);
     } else if (path == "/metrics") {
       metrics_.SetReady(ready());
       metrics_.SetConnections(http_->connections(), http_->handshake_failures());
@@ -229,9 +259,10 @@ void WebhookServer::Serve(const Request& req, Response& res) {
   }
 }
 
-void WebhookServer::ServeReview(Endpoint endpoint, const Request& req, Response& res) {
+void WebhookServer::ServeReview(Endpoint endpoint, Mode mode, const Request& req,
+                                Response& res) {
   auto start = std::chrono::steady_clock::now();
-  ReviewResult result = HandleReview(endpoint, req.body, CurrentSnapshot());
+  ReviewResult result = HandleReview(endpoint, req.body, CurrentSnapshot(), mode);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   res.status = result.http_status;
   res.set_content(result.body, result.content_type.c_str());
@@ -251,9 +282,11 @@ void WebhookServer::LogDecision(Endpoint endpoint, const ReviewResult& result, d
       .Add("name", log.name)
       .Add("operation", log.operation)
       .AddBool("dry_run", log.dry_run)
+      .Add("mode", ModeName(log.mode))
       .Add("decision", log.decision)
       .Add("rules", Unique(log.finding_rules));
   if (log.patch_ops) line.Add("patch_ops", static_cast<int64_t>(log.patch_ops));
+  if (!log.unapplied_patch.empty()) line.Add("would_patch", log.unapplied_patch);
   if (!log.reason.empty()) line.Add("reason", log.reason);
   line.Add("http_status", int64_t{result.http_status})
       .AddNumber("latency_ms", seconds * 1000, 3)

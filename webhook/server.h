@@ -61,8 +61,14 @@ class WebhookServer : private HttpHandler, public NodeSink {
   bool Start(std::string* error);
   int port() const { return port_; }
 
-  // Readiness: a valid policy and certificate are loaded and no stop began.
+  // Readiness: a valid certificate is loaded and no stop began. Without a
+  // valid policy the server is ready all the same, and allows every review
+  // with a warning (admission.h).
   bool ready() const;
+  // Whether the API server can be answered: a certificate is loaded and has
+  // not expired (stopping does not matter: another replica takes over). The
+  // registrar keeps the webhook configurations registered only meanwhile.
+  bool can_answer() const;
 
   // The SIGTERM path: readiness false at once, then after the drain delay the
   // listener closes, in-flight requests finish, and this returns. Idempotent.
@@ -85,7 +91,8 @@ class WebhookServer : private HttpHandler, public NodeSink {
   bool Admit(const httplib::Request& req, const BodyFraming& framing,
              httplib::Response& res) override;
   void Serve(const httplib::Request& req, httplib::Response& res) override;
-  void ServeReview(Endpoint endpoint, const httplib::Request& req, httplib::Response& res);
+  void ServeReview(Endpoint endpoint, Mode mode, const httplib::Request& req,
+                   httplib::Response& res);
   void LogDecision(Endpoint endpoint, const ReviewResult& result, double seconds);
 
   // Reloads (server_state.cc).
@@ -108,14 +115,16 @@ class WebhookServer : private HttpHandler, public NodeSink {
 
   FileWatch policy_watch_, nodes_watch_, cert_watch_, key_watch_, client_ca_watch_;
   // Publishing, one at a time (the reload thread and the watch thread both
-  // publish); taken before state_mu_. Guards the three members below.
+  // publish); taken before state_mu_. Guards the four members below.
   std::mutex publish_mu_;
   std::shared_ptr<const Policy> base_policy_;
+  std::string base_problem_;  // why base_policy_ is null, when it is
   Inventory base_;      // base_policy_'s classes and the nodes file's nodes
   NodeGroups watched_;  // nodes from the API server, kept one change at a time
   mutable std::mutex state_mu_;  // guards the members below
   std::shared_ptr<const Policy> policy_;
   std::vector<NodeClass> file_nodes_;
+  std::string policy_problem_;  // why no policy is loaded, while none is
   Snapshot snapshot_;
   bool cert_loaded_ = false;
 
@@ -126,6 +135,7 @@ class WebhookServer : private HttpHandler, public NodeSink {
   // The loaded certificate's notAfter; Start's thread, then the reload thread's.
   int64_t cert_not_after_ = 0;
   bool cert_expiry_logged_ = false;
+  std::atomic<bool> cert_expired_{false};  // the loaded certificate is past its notAfter
   bool out_of_files_ = false;  // the reload thread's
   std::mutex join_mu_;
   bool stop_logged_ = false;  // guarded by join_mu_

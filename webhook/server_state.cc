@@ -8,6 +8,7 @@
 
 #include <cerrno>
 #include <ctime>
+#include <filesystem>
 
 #include "engine/engine.h"
 #include "engine/nodes_file.h"
@@ -34,6 +35,7 @@ void WebhookServer::ReloadPolicy() {
       // The compiled-in policy lives for the whole process: borrow it.
       policy_ = std::shared_ptr<const Policy>(std::shared_ptr<const Policy>(), &DefaultPolicy());
     }
+    metrics_.SetPolicyLoaded(true);
     return;
   }
   policy_watch_.Mark();  // before reading: a change made while loading is seen next time
@@ -41,16 +43,32 @@ void WebhookServer::ReloadPolicy() {
   Error error;
   if (!LoadPolicyFile(policy_watch_.path(), policy.get(), &error)) {
     metrics_.CountReload("policy", false);
-    LogLine("error", "policy refused, the last good one keeps serving")
+    bool none;
+    {
+      std::lock_guard<std::mutex> lock(state_mu_);
+      none = !policy_;
+      if (none) {
+        // The file's directory says nothing to a user reading kubectl's warning.
+        Error shown = error;
+        shown.file = std::filesystem::path(error.file).filename().string();
+        policy_problem_ = shown.ToString();
+      }
+    }
+    LogLine("error", none ? "policy refused, and no valid policy has loaded: every review is "
+                            "allowed, with a warning, until one does"
+                          : "policy refused, the last good one keeps serving")
         .Add("file", policy_watch_.path())
         .Add("error", error.ToString())
         .Emit(options_.log);
+    metrics_.SetPolicyLoaded(!none);
     return;
   }
   {
     std::lock_guard<std::mutex> lock(state_mu_);
     policy_ = std::move(policy);
+    policy_problem_.clear();
   }
+  metrics_.SetPolicyLoaded(true);
   metrics_.CountReload("policy", true);
   LogLine("info", "policy loaded").Add("file", policy_watch_.path()).Emit(options_.log);
 }
@@ -91,7 +109,8 @@ void WebhookServer::ReloadCertificate() {
 // client may not check dates), but kube-apiserver refuses it and every review
 // then fails: say so once, loaded expired or expiring while loaded.
 void WebhookServer::CheckCertificateExpiry() {
-  if (cert_expiry_logged_ || cert_not_after_ == 0 || std::time(nullptr) < cert_not_after_) return;
+  cert_expired_ = cert_not_after_ != 0 && std::time(nullptr) >= cert_not_after_;
+  if (cert_expiry_logged_ || !cert_expired_) return;
   cert_expiry_logged_ = true;
   LogLine("error", "certificate expired")
       .Add("cert", options_.tls.cert)
@@ -147,6 +166,7 @@ void WebhookServer::Publish() {
   {
     std::lock_guard<std::mutex> lock(state_mu_);
     base_policy_ = policy_;
+    base_problem_ = policy_problem_;
     file_nodes = file_nodes_;
   }
   base_ = base_policy_ ? BuildInventory(*base_policy_, std::move(file_nodes)) : Inventory();
@@ -155,13 +175,14 @@ void WebhookServer::Publish() {
 
 void WebhookServer::PublishLocked() {
   Snapshot snapshot;
+  snapshot.problem = base_problem_;
   if (base_policy_) {
     // Copies the groups' pointers, not the nodes: a change costs the number
     // of groups, whatever the number of nodes.
     auto inventory = std::make_shared<Inventory>(base_);
     inventory->Append(watched_.inventory());
     metrics_.CountInventoryPublish(inventory->size(), inventory->groups.size());
-    snapshot = Snapshot{base_policy_, std::move(inventory)};
+    snapshot = Snapshot{base_policy_, std::move(inventory), {}};
   }
   std::lock_guard<std::mutex> lock(state_mu_);
   snapshot_ = std::move(snapshot);

@@ -1,5 +1,6 @@
 #include "tests/chart/chart_support.h"
 
+#include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
@@ -83,6 +84,33 @@ Output RunCommand(const std::vector<std::string>& argv) {
   return result;
 }
 
+std::vector<json> YamlObjects(const std::string& text) {
+  std::vector<json> objects;
+  Error io_error;
+  bool read = LoadYamlString(
+      text, "yaml", LoadLimits{},
+      [&objects](Document&& doc) {
+        INFO(doc.error.ToString());
+        REQUIRE(doc.ok);
+        if (!doc.root.is_null()) objects.push_back(json::parse(ToJson(doc.root)));
+        return true;
+      },
+      &io_error);
+  INFO(io_error.ToString());
+  REQUIRE(read);
+  return objects;
+}
+
+std::vector<json> Configurations(const Rendered& rendered) {
+  if (const json* registered =
+          FindObject(rendered, "ConfigMap", std::string(kRelease) + "-webhooks"))
+    return YamlObjects(Str(At(*registered, "/data/webhooks.yaml")));
+  std::vector<json> out;
+  for (const char* kind : {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"})
+    if (const json* config = FindObject(rendered, kind)) out.push_back(*config);
+  return out;
+}
+
 Rendered Render(const std::vector<std::string>& args, const std::string& ns) {
   std::vector<std::string> argv = {Helm(), "template", kRelease, ChartDir(), "--namespace", ns};
   argv.insert(argv.end(), args.begin(), args.end());
@@ -124,7 +152,14 @@ const std::vector<ValueSet>& ValueSets() {
       {"failurePolicy Ignore", {"--set", "webhook.failurePolicy=Ignore"}, "gpu-system", false,
        "Ignore"},
       {"another namespace", {}, "ml-platform"},
-      {"production values", {"-f", SourceDir() + "/tests/chart/values-production.yaml"}, "gpulint"},
+      {"production values", {"-f", SourceDir() + "/tests/chart/values-production.yaml"}, "gpulint",
+       false, "Fail", true, "deny"},
+      {"helm registers the webhooks", {"--set", "webhook.selfRegister=false"}, "gpu-system",
+       false, "Fail", false},
+      {"helm registers the webhooks, cert-manager injects the CA",
+       {"--set", "webhook.selfRegister=false", "--set", "certManager.enabled=true"}, "gpu-system",
+       true, "Fail", false},
+      {"warn mode", {"--set", "mode=warn"}, "gpu-system", false, "Fail", true, "warn"},
   };
   return sets;
 }

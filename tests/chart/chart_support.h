@@ -46,6 +46,10 @@ struct ValueSet {
   std::string ns = "gpu-system";
   bool cert_manager = false;
   std::string failure_policy = "Fail";
+  // The webhook registers its configurations (webhook.selfRegister): helm
+  // renders them empty, and whole in a ConfigMap for gpulint-webhook --register.
+  bool self_register = true;
+  std::string mode = "audit";  // the cluster's mode
 };
 // Defaults, cert-manager (own CA and a given issuer), ServiceMonitor,
 // failurePolicy Ignore, another namespace, and tests/chart/values-production.yaml.
@@ -55,6 +59,12 @@ const std::vector<ValueSet>& ValueSets();
 const json* FindObject(const Rendered& rendered, std::string_view kind,
                        std::string_view name = {});
 std::vector<const json*> FindObjects(const Rendered& rendered, std::string_view kind);
+// The webhook configurations as the API server ends up holding them: from the
+// registration ConfigMap (webhook.selfRegister), else as rendered. Each
+// object's documents in order (validating first); empty when none.
+std::vector<json> Configurations(const Rendered& rendered);
+// The objects of the YAML documents in `text`; fails the test on an error.
+std::vector<json> YamlObjects(const std::string& text);
 // The value at a JSON pointer ("/spec/replicas"), or null when it is absent.
 const json& At(const json& value, const std::string& pointer);
 // Every label of `selector` (matchLabels) is on `labels`, and there is one.

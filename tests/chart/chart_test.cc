@@ -102,41 +102,80 @@ void CheckMounts(const Rendered& r, const json& deployment) {
   CHECK(FindObject(r, "ServiceAccount", Str(At(pod, "/serviceAccountName"))) != nullptr);
 }
 
-void CheckWebhook(const Rendered& r, const ValueSet& set, const json& config,
-                  const std::string& path) {
-  REQUIRE(At(config, "/webhooks").size() == 1);
-  const json& w = At(config, "/webhooks/0");
-  CHECK(w.at("sideEffects") == "None");
-  CHECK(w.at("admissionReviewVersions") == json{"v1"});
-  CHECK(w.at("failurePolicy") == set.failure_policy);
-  CHECK(w.at("timeoutSeconds").get<int>() >= 1);
-  CHECK(w.at("timeoutSeconds").get<int>() <= 10);
-  CHECK(At(w, "/clientConfig/service/path") == path);
-  CHECK(At(w, "/clientConfig/service/namespace") == set.ns);
-  const json* service = FindObject(r, "Service", Str(At(w, "/clientConfig/service/name")));
-  REQUIRE(service != nullptr);
-  CHECK(At(*service, "/spec/ports/0/port") == At(w, "/clientConfig/service/port"));
-  CHECK(At(*service, "/spec/ports/0/targetPort") == "https");
-  bool excluded = false;
-  for (const json& e : At(w, "/namespaceSelector/matchExpressions"))
-    excluded |= e.at("key") == "kubernetes.io/metadata.name" && e.at("operator") == "NotIn" &&
-                Contains(e.at("values"), "kube-system") && Contains(e.at("values"), set.ns);
-  CHECK(excluded);
-  CHECK(Covers(w.at("rules"), "", "pods", "CREATE"));
-  bool has_ca_bundle = At(w, "/clientConfig/caBundle").is_string();
+// The expression of `selector` on `key`, or null.
+const json* Expression(const json& selector, const std::string& key) {
+  for (const json& e : At(selector, "/matchExpressions"))
+    if (e.at("key") == key) return &e;
+  return nullptr;
+}
+
+// One configuration: a webhook per mode, each reached at /ENDPOINT/MODE. The
+// cluster's mode takes every namespace not labelled with another mode.
+void CheckWebhooks(const Rendered& r, const ValueSet& set, const json& config,
+                   const std::string& endpoint) {
+  REQUIRE(At(config, "/webhooks").size() == 3);
+  for (const json& w : At(config, "/webhooks")) {
+    std::string name = w.at("name");
+    std::string mode = name == endpoint + ".gpulint.io" ? "deny" : name.substr(0, name.find('.'));
+    INFO(name);
+    CHECK(name == (mode == "deny" ? "" : mode + ".") + endpoint + ".gpulint.io");
+    CHECK(w.at("sideEffects") == "None");
+    CHECK(w.at("admissionReviewVersions") == json{"v1"});
+    // Only deny refuses; a webhook that only allows must not block when down.
+    CHECK(w.at("failurePolicy") == (mode == "deny" ? set.failure_policy : "Ignore"));
+    CHECK(w.at("timeoutSeconds").get<int>() >= 1);
+    CHECK(w.at("timeoutSeconds").get<int>() <= 10);
+    CHECK(At(w, "/clientConfig/service/path") == "/" + endpoint + "/" + mode);
+    CHECK(At(w, "/clientConfig/service/namespace") == set.ns);
+    const json* service = FindObject(r, "Service", Str(At(w, "/clientConfig/service/name")));
+    REQUIRE(service != nullptr);
+    CHECK(At(*service, "/spec/ports/0/port") == At(w, "/clientConfig/service/port"));
+    CHECK(At(*service, "/spec/ports/0/targetPort") == "https");
+    const json* excluded = Expression(At(w, "/namespaceSelector"), "kubernetes.io/metadata.name");
+    REQUIRE(excluded != nullptr);
+    CHECK(excluded->at("operator") == "NotIn");
+    CHECK(Contains(excluded->at("values"), "kube-system"));
+    CHECK(Contains(excluded->at("values"), set.ns));
+    const json* label = Expression(At(w, "/namespaceSelector"), "gpulint.io/mode");
+    REQUIRE(label != nullptr);
+    if (mode == set.mode) {
+      json others = json::array();
+      for (const char* m : {"audit", "warn", "deny"})
+        if (m != mode) others.push_back(m);
+      CHECK(*label == json{{"key", "gpulint.io/mode"}, {"operator", "NotIn"}, {"values", others}});
+    } else {
+      CHECK(*label == json{{"key", "gpulint.io/mode"}, {"operator", "In"}, {"values", {mode}}});
+    }
+    CHECK(Covers(w.at("rules"), "", "pods", "CREATE"));
+    // With selfRegister the webhook sets the CA itself, from the TLS Secret.
+    CHECK(At(w, "/clientConfig/caBundle").is_string() == (!set.self_register && !set.cert_manager));
+    if (endpoint == "mutate")
+      CHECK(w.at("reinvocationPolicy") == (mode == "deny" ? "IfNeeded" : "Never"));
+  }
   bool injected = At(config, "/metadata/annotations").contains("cert-manager.io/inject-ca-from");
-  CHECK(has_ca_bundle != set.cert_manager);
-  CHECK(injected == set.cert_manager);
+  CHECK(injected == (set.cert_manager && !set.self_register));
 }
 
 void CheckWebhookConfigurations(const Rendered& r, const ValueSet& set) {
-  const json* validating = FindObject(r, "ValidatingWebhookConfiguration");
-  const json* mutating = FindObject(r, "MutatingWebhookConfiguration");
-  REQUIRE(validating != nullptr);
-  REQUIRE(mutating != nullptr);
-  CheckWebhook(r, set, *validating, "/validate");
-  CheckWebhook(r, set, *mutating, "/mutate");
-  const json& rules = At(*validating, "/webhooks/0/rules");
+  std::vector<json> configs = Configurations(r);
+  REQUIRE(configs.size() == 2);
+  CHECK(At(configs[0], "/kind") == "ValidatingWebhookConfiguration");
+  CHECK(At(configs[1], "/kind") == "MutatingWebhookConfiguration");
+  CheckWebhooks(r, set, configs[0], "validate");
+  CheckWebhooks(r, set, configs[1], "mutate");
+  // What helm itself creates: empty configurations the webhook fills in, or
+  // the whole ones.
+  for (const json& config : configs) {
+    const json* rendered = FindObject(r, Str(At(config, "/kind")), Str(At(config, "/metadata/name")));
+    REQUIRE(rendered != nullptr);
+    if (set.self_register) {
+      CHECK(At(*rendered, "/webhooks") == json::array());
+      CHECK(At(*rendered, "/metadata/labels") == At(config, "/metadata/labels"));
+    } else {
+      CHECK(*rendered == config);
+    }
+  }
+  const json& rules = At(configs[0], "/webhooks/0/rules");
   for (const auto& [group, resource] : std::vector<std::pair<std::string, std::string>>{
            {"apps", "deployments"}, {"apps", "replicasets"}, {"apps", "statefulsets"},
            {"apps", "daemonsets"}, {"batch", "jobs"}, {"batch", "cronjobs"},
@@ -150,21 +189,55 @@ void CheckWebhookConfigurations(const Rendered& r, const ValueSet& set) {
   CHECK(Covers(rules, "", "pods/resize", "UPDATE"));
   CHECK_FALSE(Covers(rules, "", "pods", "UPDATE"));
   CHECK_FALSE(Covers(rules, "", "pods/status", "UPDATE"));
-  CHECK_FALSE(Covers(At(*mutating, "/webhooks/0/rules"), "", "pods/resize", "UPDATE"));
-  CHECK(At(*mutating, "/webhooks/0/reinvocationPolicy") == "IfNeeded");
+  CHECK_FALSE(Covers(At(configs[1], "/webhooks/0/rules"), "", "pods/resize", "UPDATE"));
 }
 
-void CheckRbacAndNetwork(const Rendered& r, const json& deployment) {
+// With selfRegister the webhook reads the configurations from their
+// ConfigMap and their CA from the TLS Secret's ca.crt.
+void CheckRegistration(const Rendered& r, const ValueSet& set, const json& deployment) {
+  const json& pod = At(deployment, "/spec/template/spec");
+  const json& c = WebhookContainer(deployment);
+  std::string file = Flag(c, "--register"), ca = Flag(c, "--ca-bundle");
+  CHECK(file.empty() == !set.self_register);
+  CHECK(ca.empty() == !set.self_register);
+  if (!set.self_register) return;
+  CHECK(At(VolumeFor(pod, c, ca), "/secret/secretName") == std::string(kRelease) + "-tls");
+  CHECK(ca.substr(ca.rfind('/')) == "/ca.crt");
+  CHECK(At(VolumeFor(pod, c, file), "/configMap/name") == std::string(kRelease) + "-webhooks");
+  CHECK(file.substr(file.rfind('/')) == "/webhooks.yaml");
+  CHECK(At(pod, "/automountServiceAccountToken") == true);
+}
+
+// Whether a namespace with `labels` matches `selector` (matchExpressions), as
+// the API server decides.
+bool Matches(const json& selector, const json& labels) {
+  for (const json& e : At(selector, "/matchExpressions")) {
+    std::string key = e.at("key"), op = e.at("operator");
+    bool has = labels.contains(key);
+    bool in = has && Contains(e.value("values", json::array()), labels.at(key));
+    if ((op == "In" && !in) || (op == "NotIn" && in) || (op == "Exists" && !has) ||
+        (op == "DoesNotExist" && has))
+      return false;
+  }
+  return true;
+}
+
+void CheckRbacAndNetwork(const Rendered& r, const ValueSet& set, const json& deployment) {
   const json& pod_labels = At(deployment, "/spec/template/metadata/labels");
   std::vector<const json*> roles = FindObjects(r, "ClusterRole");
   REQUIRE(roles.size() == 1);
   // Every value set keeps vram.enabled on: the VRAM advertiser patches one
   // key of a node's status, and nothing else is written.
-  CHECK(At(*roles[0], "/rules") ==
-        json::parse(R"([{"apiGroups": [""], "resources": ["nodes"],
-                         "verbs": ["get", "list", "watch"]},
-                        {"apiGroups": [""], "resources": ["nodes/status"],
-                         "verbs": ["patch"]}])"));
+  json rules = json::parse(R"([{"apiGroups": [""], "resources": ["nodes"],
+                                "verbs": ["get", "list", "watch"]},
+                               {"apiGroups": [""], "resources": ["nodes/status"],
+                                "verbs": ["patch"]}])");
+  // With selfRegister, its own two configurations, by name; never create.
+  if (set.self_register)
+    rules.push_back(json::parse(R"({"apiGroups": ["admissionregistration.k8s.io"],
+        "resources": ["validatingwebhookconfigurations", "mutatingwebhookconfigurations"],
+        "resourceNames": ["gpulint-webhook"], "verbs": ["get", "patch"]})"));
+  CHECK(At(*roles[0], "/rules") == rules);
   CHECK(FindObjects(r, "Role").empty());
   const json* binding = FindObject(r, "ClusterRoleBinding");
   REQUIRE(binding != nullptr);
@@ -217,7 +290,48 @@ TEST_CASE("every value set renders a hardened webhook that spares kube-system an
     CheckProbesAndShutdown(*deployment);
     CheckMounts(r, *deployment);
     CheckWebhookConfigurations(r, set);
-    CheckRbacAndNetwork(r, *deployment);
+    CheckRegistration(r, set, *deployment);
+    CheckRbacAndNetwork(r, set, *deployment);
+  }
+}
+
+TEST_CASE("a namespace's mode label sends it to exactly one webhook of each configuration",
+          "[chart][mode]") {
+  for (const ValueSet& set : ValueSets()) {
+    INFO(set.name);
+    Rendered r = Render(set.args, set.ns);
+    REQUIRE(r.helm.status == 0);
+    struct Case {
+      json labels;
+      std::string mode;  // the webhook it reaches
+    };
+    for (const Case& c : std::vector<Case>{
+             {json::object(), set.mode},
+             {{{"gpulint.io/mode", "audit"}}, "audit"},
+             {{{"gpulint.io/mode", "warn"}}, "warn"},
+             {{{"gpulint.io/mode", "deny"}}, "deny"},
+             {{{"gpulint.io/mode", "enforce"}}, set.mode},  // not a mode: the cluster's
+         }) {
+      json labels = c.labels;
+      labels["kubernetes.io/metadata.name"] = "team-a";
+      INFO(labels.dump());
+      for (const json& config : Configurations(r)) {
+        std::vector<std::string> reached;
+        for (const json& w : At(config, "/webhooks"))
+          if (Matches(At(w, "/namespaceSelector"), labels))
+            reached.push_back(Str(At(w, "/clientConfig/service/path")));
+        std::string endpoint = At(config, "/kind") == "ValidatingWebhookConfiguration" ? "validate"
+                                                                                         : "mutate";
+        CHECK(reached == std::vector<std::string>{"/" + endpoint + "/" + c.mode});
+      }
+    }
+    // kube-system and the release's namespace reach none, labelled or not.
+    for (const std::string& ns : {std::string("kube-system"), set.ns}) {
+      json labels = {{"kubernetes.io/metadata.name", ns}, {"gpulint.io/mode", "deny"}};
+      for (const json& config : Configurations(r))
+        for (const json& w : At(config, "/webhooks"))
+          CHECK_FALSE(Matches(At(w, "/namespaceSelector"), labels));
+    }
   }
 }
 

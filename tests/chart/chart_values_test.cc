@@ -61,22 +61,28 @@ TEST_CASE("production values narrow the network, add exclusions, CRD rules and c
   CHECK(At(*FindObject(r, "NetworkPolicy"), "/spec/ingress/0/from") == json::parse(R"([
     {"ipBlock": {"cidr": "10.0.0.0/24"}},
     {"namespaceSelector": {"matchLabels": {"kubernetes.io/metadata.name": "monitoring"}}}])"));
-  for (const char* kind : {"ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"}) {
-    INFO(kind);
-    const json& w = At(*FindObject(r, kind), "/webhooks/0");
+  std::vector<json> configs = Configurations(r);
+  REQUIRE(configs.size() == 2);
+  for (const json& config : configs) {
+    INFO(config.at("kind"));
+    // The deny webhook: production values set mode deny.
+    const json& w = At(config, "/webhooks/0");
+    CHECK(At(w, "/clientConfig/service/path").get<std::string>().find("/deny") !=
+          std::string::npos);
     CHECK(At(w, "/timeoutSeconds") == 3);
     CHECK(At(w, "/namespaceSelector/matchExpressions") == json::parse(R"([
       {"key": "kubernetes.io/metadata.name", "operator": "NotIn",
        "values": ["kube-system", "gpulint", "gpu-operator", "monitoring"]},
+      {"key": "gpulint.io/mode", "operator": "NotIn", "values": ["audit", "warn"]},
       {"key": "gpulint.io/webhook", "operator": "NotIn", "values": ["disabled"]}])"));
   }
-  auto pytorchjobs = [&](const char* kind) {
-    for (const json& rule : At(*FindObject(r, kind), "/webhooks/0/rules"))
+  auto pytorchjobs = [&](const json& config) {
+    for (const json& rule : At(config, "/webhooks/0/rules"))
       if (Contains(rule.at("resources"), "pytorchjobs")) return true;
     return false;
   };
-  CHECK(pytorchjobs("ValidatingWebhookConfiguration"));
-  CHECK_FALSE(pytorchjobs("MutatingWebhookConfiguration"));
+  CHECK(pytorchjobs(configs[0]));
+  CHECK_FALSE(pytorchjobs(configs[1]));
 
   const json& deployment = *FindObject(r, "Deployment");
   CHECK(At(deployment, "/spec/replicas") == 3);
@@ -98,12 +104,11 @@ TEST_CASE("matchConditions are set only on a webhook whose rules reach past CREA
            "expression": "object == null || !has(object.metadata.deletionTimestamp)"}])j");
   Rendered defaults = Render({}, "gpulint");
   REQUIRE(defaults.helm.status == 0);
-  const json* validating = FindObject(defaults, "ValidatingWebhookConfiguration");
-  const json* mutating = FindObject(defaults, "MutatingWebhookConfiguration");
-  REQUIRE(validating != nullptr);
-  REQUIRE(mutating != nullptr);
-  CHECK(At(*validating, "/webhooks/0/matchConditions") == kCondition);
-  CHECK(At(*mutating, "/webhooks/0/matchConditions").is_null());
+  std::vector<json> configs = Configurations(defaults);
+  REQUIRE(configs.size() == 2);
+  // Every mode's webhook alike.
+  for (const json& w : At(configs[0], "/webhooks")) CHECK(At(w, "/matchConditions") == kCondition);
+  for (const json& w : At(configs[1], "/webhooks")) CHECK(At(w, "/matchConditions").is_null());
 
   Rendered updates = Render({"--set", "webhook.mutating.extraRules[0].apiGroups[0]=kubeflow.org",
                              "--set", "webhook.mutating.extraRules[0].apiVersions[0]=v1",
@@ -111,15 +116,15 @@ TEST_CASE("matchConditions are set only on a webhook whose rules reach past CREA
                              "--set", "webhook.mutating.extraRules[0].operations[0]=UPDATE"},
                             "gpulint");
   REQUIRE(updates.helm.status == 0);
-  mutating = FindObject(updates, "MutatingWebhookConfiguration");
-  REQUIRE(mutating != nullptr);
-  CHECK(At(*mutating, "/webhooks/0/matchConditions") == kCondition);
+  configs = Configurations(updates);
+  REQUIRE(configs.size() == 2);
+  CHECK(At(configs[1], "/webhooks/0/matchConditions") == kCondition);
 
   Rendered none = Render({"--set", "webhook.matchConditions=null"}, "gpulint");
   REQUIRE(none.helm.status == 0);
-  validating = FindObject(none, "ValidatingWebhookConfiguration");
-  REQUIRE(validating != nullptr);
-  CHECK(At(*validating, "/webhooks/0/matchConditions").is_null());
+  configs = Configurations(none);
+  REQUIRE(configs.size() == 2);
+  CHECK(At(configs[0], "/webhooks/0/matchConditions").is_null());
 }
 
 TEST_CASE("one replica renders no PodDisruptionBudget", "[chart]") {
@@ -131,8 +136,9 @@ TEST_CASE("one replica renders no PodDisruptionBudget", "[chart]") {
 }
 
 TEST_CASE("without the node watch there is no RBAC and no service account token", "[chart]") {
-  Rendered off =
-      Render({"--set", "nodeWatch.enabled=false", "--set", "vram.enabled=false"}, "gpu-system");
+  Rendered off = Render({"--set", "nodeWatch.enabled=false", "--set", "vram.enabled=false", "--set",
+                         "webhook.selfRegister=false"},
+                        "gpu-system");
   Rendered on = Render({}, "gpu-system");
   REQUIRE(off.helm.status == 0);
   REQUIRE(on.helm.status == 0);
@@ -229,6 +235,15 @@ TEST_CASE("values that would make a broken or unsafe install are refused", "[cha
        "networkPolicy: apiServerCIDRs and apiServerPeers are both empty; an ingress rule with no "
        "peers admits every source. List the API server's addresses, or set "
        "networkPolicy.enabled=false"},
+      {"nodeWatch.enabled=false,vram.enabled=false",
+       "webhook.selfRegister needs nodeWatch.enabled: the webhook reaches the API server, to "
+       "register its configurations, through the node watch's service account. Set "
+       "nodeWatch.enabled=true, or webhook.selfRegister=false to have helm register the "
+       "configurations"},
+      {"mode=enforce", "- at '/mode': value must be one of 'audit', 'warn', 'deny'"},
+      {"extraArgs[0]=--register=/w.yaml",
+       "extraArgs: --register is set by the chart from webhook.selfRegister; set that value "
+       "instead (gpulint-webhook refuses a flag given twice)"},
       {"nodeWatch.enabled=false",
        "vram.enabled needs nodeWatch.enabled: the VRAM advertiser learns the GPU nodes from the "
        "node watch, and without it GPU pods would ask for a VRAM resource that no node "

@@ -133,8 +133,11 @@ TEST_CASE("the rendered certificate, key and policy bring gpulint-webhook up rea
   int port = FreePort();
   std::vector<std::string> argv = {GPULINT_WEBHOOK_BINARY};
   for (std::string a : ContainerArgs(r)) {
-    // No API server here to watch Nodes from, or to advertise their VRAM to.
-    if (a == "--in-cluster" || a == "--advertise-vram") continue;
+    // No API server here to watch Nodes from, advertise their VRAM to, or
+    // register the webhook configurations with.
+    if (a == "--in-cluster" || a == "--advertise-vram" || a.rfind("--register=", 0) == 0 ||
+        a.rfind("--ca-bundle=", 0) == 0)
+      continue;
     if (a.rfind("--listen=", 0) == 0) a = "--listen=127.0.0.1:" + std::to_string(port);
     if (a.rfind("--drain-seconds=", 0) == 0) a = "--drain-seconds=0";
     for (const std::string& m : mounts)

@@ -178,6 +178,7 @@ cluster_prepare() {
   WEBHOOK=${GPULINT_WEBHOOK:-$ROOT/build/webhook/gpulint-webhook}
   GPULINT=${GPULINT_BINARY:-$ROOT/build/gpulint}
   CHART=${GPULINT_E2E_CHART:-$ROOT/charts/gpulint-webhook}
+  E2E_CHART_VALUES=(--set mode=deny)
   check_tools
   prepare_assets
   remove_stale_dirs
@@ -404,7 +405,9 @@ cluster_up() {
 install_webhook() {
   local out=$E2E_TMP/chart
   mkdir -p "$out" "$E2E_TMP/volumes"
-  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint \
+  # Deny mode cluster-wide, so the incidents' scenarios see denials; the
+  # modes scenario labels namespaces (and switches the cluster's mode).
+  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint "${E2E_CHART_VALUES[@]}" \
     >"$out/rendered.yaml" 2>"$out/helm.err" ||
     { cat "$out/helm.err" >&2; missing_tool "helm template $CHART failed"; }
   k create --dry-run=client -o json -f "$out/rendered.yaml" |
@@ -414,10 +417,17 @@ install_webhook() {
   echo "e2e: the chart renders: $kinds"
 
   k create namespace gpulint >/dev/null
-  jq '{apiVersion: "v1", kind: "List", items: [.[] | select(.kind as $k |
-        ["Deployment", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"] | index($k) | not)]}' \
+  # Everything but the Deployment, whose container runs here; the webhook
+  # configurations as helm makes them, empty: the webhook fills them in
+  # (webhook.selfRegister) once it can answer.
+  jq '{apiVersion: "v1", kind: "List", items: [.[] | select(.kind != "Deployment")]}' \
     "$out/objects.json" | k apply -f - >"$out/apply.out" 2>&1 ||
     { cat "$out/apply.out" >&2; missing_tool "kubectl apply of the chart's objects failed"; }
+  jq '{apiVersion: "v1", kind: "List", items: [.[] | select(.kind == "ValidatingWebhookConfiguration"
+        or .kind == "MutatingWebhookConfiguration")]}' "$out/objects.json" >"$out/webhooks.json"
+  [[ $(jq '[.items[] | select(.webhooks == [])] | length' "$out/webhooks.json") == 2 ]] ||
+    missing_tool "the chart does not render both webhook configurations empty (webhook.selfRegister): $kinds"
+  WEBHOOK_PORT=$(free_port)
 
   local deployment pod container
   deployment=$(jq -c '[.[] | select(.kind == "Deployment")] | if length == 1 then .[0] else error("expected one Deployment, got \(length)") end' \
@@ -462,9 +472,9 @@ PY
   sa=$(jq -r '.serviceAccountName // "default"' <<<"$pod")
   while IFS= read -r arg; do
     if [[ $prev == --listen ]]; then
-      arg=127.0.0.1:0
+      arg=127.0.0.1:$WEBHOOK_PORT
     elif [[ $arg == --listen=* ]]; then
-      arg=--listen=127.0.0.1:0
+      arg=--listen=127.0.0.1:$WEBHOOK_PORT
     elif [[ $arg == --in-cluster ]]; then
       arg=--kubeconfig=$E2E_TMP/webhook.kubeconfig
     else
@@ -497,38 +507,55 @@ PY
 
   WEBHOOK_LOG=$E2E_TMP/logs/webhook.log
   POLICY_FILE=$(printf '%s\n' "${args[@]}" | sed -n 's/^--policy=//p' | head -n1)
+  # The configurations it registers, each webhook's clientConfig.service
+  # replaced by the URL of this process with the service's path.
+  REGISTRATION_FILE=$(printf '%s\n' "${args[@]}" | sed -n 's/^--register=//p' | head -n1)
+  [[ -n $REGISTRATION_FILE ]] || missing_tool "the chart's Deployment has no --register flag (webhook.selfRegister)"
+  cp "$REGISTRATION_FILE" "$out/registration.yaml"
+  registration_for_loopback "$out/registration.yaml" >"$REGISTRATION_FILE"
   WEBHOOK_CMDLINE="${args[*]}"
+  WEBHOOK_ARGS=("${args[@]}")
+  WEBHOOK_ENVS=("${envs[@]}")
   echo "e2e: gpulint-webhook $WEBHOOK_CMDLINE"
-  start_daemon webhook env "${envs[@]}" "$WEBHOOK" "${args[@]}"
-  WEBHOOK_PORT=
+  start_webhook
+  # The webhook registers itself: the API server then calls both.
+  wait_webhook_active
+}
+
+# start_webhook: gpulint-webhook as install_webhook laid it out, up and ready,
+# its webhook configurations registered.
+start_webhook() {
+  # A log of its own for each run, so that this one's lines are this run's.
+  [[ -s $WEBHOOK_LOG ]] && mv "$WEBHOOK_LOG" "$WEBHOOK_LOG.$(date +%s%N)"
+  start_daemon webhook env "${WEBHOOK_ENVS[@]}" "$WEBHOOK" "${WEBHOOK_ARGS[@]}"
   for _ in $(seq 100); do
-    WEBHOOK_PORT=$(sed -n 's/.*"msg":"listening".*"port":\([0-9]*\).*/\1/p' "$WEBHOOK_LOG" | head -n1)
-    [[ -n $WEBHOOK_PORT ]] && break
+    grep -q '"msg":"listening"' "$WEBHOOK_LOG" && break
     daemon_alive webhook || die_with_log "gpulint-webhook exited at start" webhook
     sleep 0.1
   done
-  [[ -n $WEBHOOK_PORT ]] || die_with_log "gpulint-webhook logged no 'listening' within 10 s" webhook
+  grep -q '"msg":"listening"' "$WEBHOOK_LOG" || die_with_log "gpulint-webhook logged no 'listening' within 10 s" webhook
   wait_for 20 "the webhook's /readyz" curl -sf --max-time 2 --cacert "$E2E_TMP/pki/ca.crt" \
     "https://127.0.0.1:$WEBHOOK_PORT/readyz" || die_with_log "gpulint-webhook /readyz not 200 within 20 s" webhook
-
-  # Both configurations, each webhook's clientConfig.service replaced by the
-  # URL of this process, with the service's path.
-  jq --arg base "https://127.0.0.1:$WEBHOOK_PORT" --arg ca "$(base64 -w0 "$E2E_TMP/pki/ca.crt")" '
-      {apiVersion: "v1", kind: "List", items: [.[] | select(.kind == "ValidatingWebhookConfiguration"
-        or .kind == "MutatingWebhookConfiguration") | .webhooks |= map(.clientConfig =
-        {url: ($base + (.clientConfig.service.path // "/")), caBundle: $ca})]}' "$out/objects.json" \
-    >"$out/webhooks.json"
-  [[ $(jq '[.items[].kind] | sort == ["MutatingWebhookConfiguration", "ValidatingWebhookConfiguration"]' \
-    "$out/webhooks.json") == true ]] ||
-    missing_tool "the chart does not render both webhook configurations: $kinds"
-  register_webhook
+  wait_for 20 "the webhook's configurations registered" metric_is gpulint_webhook_registered 1 ||
+    die_with_log "gpulint-webhook did not register its configurations within 20 s" webhook kube-apiserver
 }
+
+# restart_webhook: stopped (as a node failure would: no SIGTERM), then
+# started again with the same flags and files; its log starts anew.
+restart_webhook() {
+  stop_daemon webhook
+  start_webhook
+}
+
 
 # register_webhook / unregister_webhook: both configurations the chart renders
 # (as install_webhook rewrote them) applied / deleted, each waiting until the
 # API server calls the webhook / no longer calls it.
+# The configurations helm creates (empty), and a new version of the
+# registration file so that the webhook applies it at once.
 register_webhook() {
   k apply -f "$E2E_TMP/chart/webhooks.json" >/dev/null
+  touch "$REGISTRATION_FILE"
   wait_webhook_active
 }
 unregister_webhook() {

@@ -108,7 +108,7 @@ scenario_cleanup() {
   local rc=$? c
   for c in "${CLEANUPS[@]}"; do eval "$c" >/dev/null 2>&1 || true; done
   if [[ -n ${NS:-} ]]; then
-    k delete deployments,replicasets,jobs --all -n "$NS" --cascade=orphan --wait=false >/dev/null 2>&1 || true
+    k delete deployments,replicasets,jobs,daemonsets --all -n "$NS" --cascade=orphan --wait=false >/dev/null 2>&1 || true
     k delete pods --all -n "$NS" --force --grace-period=0 >/dev/null 2>&1 || true
     k delete namespace "$NS" --wait=false >/dev/null 2>&1 || true
   fi
@@ -336,3 +336,61 @@ set_policy() {
 }
 
 policy_reloaded_after() { (($(grep -c '"msg":"policy loaded"' "$WEBHOOK_LOG" || true) > $1)); }
+
+# registration_for_loopback FILE: the configurations of FILE (the chart's
+# registration ConfigMap) as JSON, each clientConfig.service replaced by this
+# webhook's URL on loopback with the service's path.
+registration_for_loopback() {
+  k create --dry-run=client -o json -f "$1" |
+    jq -s --arg base "https://127.0.0.1:$WEBHOOK_PORT" '
+      [.[] | if .kind == "List" then .items[] else . end] |
+      {apiVersion: "v1", kind: "List", items: map(.webhooks |= map(.clientConfig =
+        {url: ($base + (.clientConfig.service.path // "/"))}))}'
+}
+
+# set_cluster_mode MODE: the chart's registration as `helm upgrade --set
+# mode=MODE` would write it into the webhook's ConfigMap volume; the webhook
+# applies it, and this waits until the API server holds it.
+set_cluster_mode() {
+  local rendered=$E2E_TMP/registration.$1.yaml
+  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint --set mode="$1" |
+    k create --dry-run=client -o json -f - |
+    jq -rs '.[] | if .kind == "List" then .items[] else . end
+      | select(.kind == "ConfigMap" and (.data["webhooks.yaml"] // "") != "") | .data["webhooks.yaml"]' \
+      >"$rendered"
+  [[ -s $rendered ]] || fail "helm template --set mode=$1 rendered no registration ConfigMap"
+  registration_for_loopback "$rendered" >"$REGISTRATION_FILE.new"
+  mv -f "$REGISTRATION_FILE.new" "$REGISTRATION_FILE"
+  wait_for 20 "the API server holding mode $1" cluster_mode_is "$1" ||
+    fail "the webhook configurations do not say mode $1 20 s after the registration changed" \
+      "the $1 webhook taking unlabelled namespaces" \
+      "$(k get validatingwebhookconfiguration gpulint-webhook -o json | jq -c '[.webhooks[] | {name, namespaceSelector}]')"
+  sleep 1  # the API server's webhook cache follows the object within a moment
+}
+cluster_mode_is() {
+  k get validatingwebhookconfiguration gpulint-webhook -o json | jq -e --arg m "$1" '
+    any(.webhooks[]; (.clientConfig.url | endswith("/" + $m)) and
+      any(.namespaceSelector.matchExpressions[]; .key == "gpulint.io/mode" and .operator == "NotIn"))' \
+    >/dev/null
+}
+
+# pod_500gi NAME [CONTAINER]: incident 1's pod, 4 GPUs and 500Gi pinned to
+# gpu-v100, which deny mode refuses (exceeds-allocatable); CONTAINER (a flow
+# mapping) is added beside the trainer.
+pod_500gi() {
+  cat <<YAML
+apiVersion: v1
+kind: Pod
+metadata: {name: $1}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  nodeSelector: {kubernetes.io/hostname: gpu-v100}
+  containers:
+  - name: trainer
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources:
+      requests: {cpu: "40", memory: 500Gi, nvidia.com/gpu: 4}
+      limits: {memory: 500Gi, nvidia.com/gpu: 4}
+${2:+  - $2}
+YAML
+}

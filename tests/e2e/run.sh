@@ -4,7 +4,7 @@
 # hollow GPU nodes: what kubectl prints and what the scheduler decides, for
 # the incidents of ../shared/CONTEXT.md. tests/e2e/README.md has the details.
 #
-#   tests/e2e/run.sh [SCENARIO...]     (default: all; a scenario is its letter, a..h)
+#   tests/e2e/run.sh [SCENARIO...]     (default: all; a scenario is its letter, a..k)
 #
 # Environment: GPULINT_K8S_ASSETS (control-plane binaries; default
 # ../shared/k8s/v1.28.7 beside the repository), GPULINT_WEBHOOK (default
@@ -34,8 +34,26 @@ declare -A SCRIPTS=(
   [g-without]="g_extended_resource_toleration.sh without"
   [g-with]="g_extended_resource_toleration.sh with"
   [h]="h_rollout.sh"
+  [i]="i_node_agents.sh"
+  [j]="j_broken_policy.sh"
+  [k]="k_modes.sh"
 )
-ORDER=(a b c d e f h g-without g-with)
+ORDER=(a b c d e f h i j k g-without g-with)
+
+# Before scenario j: the chart installed with a policy the webhook refuses (a
+# node class with GPU replicas but no sharing, a rule its values schema cannot
+# express), and the webhook started again, so that no valid policy has loaded.
+break_policy() {
+  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint \
+      --set-json 'policy.spec={"nodeClasses":[{"name":"t4-shared","gpu":{"count":1,"replicas":4}}]}' |
+    k create --dry-run=client -o json -f - |
+    jq -rs '.[] | if .kind == "List" then .items[] else . end
+      | select(.kind == "ConfigMap" and (.data["policy.yaml"] // "") != "") | .data["policy.yaml"]' \
+      >"$POLICY_FILE.new"
+  mv -f "$POLICY_FILE.new" "$POLICY_FILE"
+  restart_webhook
+}
+declare -A BEFORE=([j]=break_policy)
 SCENARIO_SECONDS=${GPULINT_E2E_SCENARIO_SECONDS:-90}
 
 selected=()
@@ -43,7 +61,7 @@ if (($#)); then
   for want in "$@"; do
     case $want in
       g) selected+=(g-without g-with) ;;
-      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..h)" >&2; exit 2; }
+      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..k)" >&2; exit 2; }
          selected+=("$want") ;;
     esac
   done
@@ -73,7 +91,7 @@ install_webhook
 wait_inventory
 echo "e2e: gpulint-webhook installed from the chart on port $WEBHOOK_PORT ($((SECONDS - start)) s)"
 
-export KUBECTL KUBECONFIG E2E_TMP WEBHOOK_LOG WEBHOOK_PORT WEBHOOK_CMDLINE POLICY_FILE HELM GPULINT CHART
+export KUBECTL KUBECONFIG E2E_TMP WEBHOOK_LOG WEBHOOK_PORT WEBHOOK_CMDLINE POLICY_FILE REGISTRATION_FILE HELM GPULINT CHART
 cp "$POLICY_FILE" "$E2E_TMP/policy.default.yaml"
 export DEFAULT_POLICY=$E2E_TMP/policy.default.yaml
 
@@ -88,6 +106,7 @@ for s in "${selected[@]}"; do
   fi
   read -r script arg <<<"${SCRIPTS[$s]}"
   echo "=== scenario $s: ${script%.sh}${arg:+ $arg}"
+  [[ -n ${BEFORE[$s]:-} ]] && "${BEFORE[$s]}"
   t=$SECONDS
   rc=0
   SCENARIO="$s" setpriv --pdeathsig TERM -- timeout -k 5 "$SCENARIO_SECONDS" \

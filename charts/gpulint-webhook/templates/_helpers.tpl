@@ -64,24 +64,39 @@ app.kubernetes.io/component: admission-webhook
 {{- end }}
 
 {{/*
-The API server never sends these namespaces to the webhook: kube-system (the
-control plane and the GPU device plugin live there) and the release's own
-namespace (with failurePolicy Fail, a webhook that has to admit its own pods
-can never come back up). `kubernetes.io/metadata.name` is set by the API
-server on every namespace and cannot be removed.
+The namespaceSelector of the webhook for MODE: (list $ MODE). The API server
+never sends kube-system (the control plane and the GPU device plugin live
+there) or the release's own namespace (with failurePolicy Fail, a webhook that
+has to admit its own pods can never come back up); `kubernetes.io/metadata.name`
+is set by the API server on every namespace and cannot be removed. The mode
+label picks one webhook per namespace: a namespace labelled with a mode goes
+to that mode's webhook, any other (no label, or a value that is no mode) to
+the cluster's `mode`.
 */}}
 {{- define "gpulint-webhook.namespaceSelector" -}}
+{{- $ := index . 0 }}
+{{- $mode := index . 1 }}
+{{- $others := without (list "audit" "warn" "deny") $mode -}}
 matchExpressions:
   - key: kubernetes.io/metadata.name
     operator: NotIn
     values:
-      {{- toYaml (concat (list "kube-system" .Release.Namespace) .Values.webhook.excludedNamespaces | uniq) | nindent 6 }}
-  {{- with .Values.webhook.namespaceSelectorExpressions }}
+      {{- toYaml (concat (list "kube-system" $.Release.Namespace) $.Values.webhook.excludedNamespaces | uniq) | nindent 6 }}
+  {{- if eq $mode $.Values.mode }}
+  - key: {{ $.Values.modeLabel }}
+    operator: NotIn
+    values: {{ toJson $others }}
+  {{- else }}
+  - key: {{ $.Values.modeLabel }}
+    operator: In
+    values: [{{ $mode }}]
+  {{- end }}
+  {{- with $.Values.webhook.namespaceSelectorExpressions }}
   {{- toYaml . | nindent 2 }}
   {{- end }}
 {{- end }}
 
-{{/* clientConfig of one webhook; the caBundle only for the chart-made CA. */}}
+{{/* clientConfig of one webhook: (list $ PATH CA); the caBundle only when CA is given. */}}
 {{- define "gpulint-webhook.clientConfig" -}}
 {{- $ := index . 0 -}}
 service:
@@ -89,8 +104,63 @@ service:
   namespace: {{ $.Release.Namespace }}
   path: {{ index . 1 }}
   port: {{ $.Values.service.port }}
-{{- if not $.Values.certManager.enabled }}
-caBundle: {{ index . 2 | b64enc }}
+{{- with index . 2 }}
+caBundle: {{ . | b64enc }}
+{{- end }}
+{{- end }}
+
+{{/*
+Both webhook configurations, whole, as YAML documents: (list $ CA), the
+caBundle set to CA when it is not "". Each holds one webhook per mode (deny,
+warn, audit), told apart by the mode label's namespaceSelector, so a namespace
+is sent to exactly one of them and each pod costs one call per configuration.
+Audit and warn only allow: their failurePolicy is Ignore, and their mutating
+webhook never patches, so it is never reinvoked.
+*/}}
+{{- define "gpulint-webhook.configurations" -}}
+{{- $ := index . 0 }}
+{{- $ca := index . 1 }}
+{{- $fullname := include "gpulint-webhook.fullname" $ }}
+{{- $common := dict
+  "admissionReviewVersions" (list "v1")
+  "sideEffects" "None"
+  "timeoutSeconds" $.Values.webhook.timeoutSeconds
+  "matchPolicy" "Equivalent"
+}}
+{{- $inject := and $.Values.certManager.enabled (not $.Values.webhook.selfRegister) }}
+{{- range $kind := list "Validating" "Mutating" }}
+{{- $endpoint := ternary "validate" "mutate" (eq $kind "Validating") }}
+{{- $values := ternary $.Values.webhook.validating $.Values.webhook.mutating (eq $kind "Validating") }}
+{{- if $values.enabled }}
+{{- $rules := concat $values.rules $values.extraRules }}
+---
+apiVersion: admissionregistration.k8s.io/v1
+kind: {{ $kind }}WebhookConfiguration
+metadata:
+  name: {{ $fullname }}
+  labels:
+    {{- include "gpulint-webhook.labels" $ | nindent 4 }}
+  {{- if $inject }}
+  annotations:
+    cert-manager.io/inject-ca-from: {{ printf "%s/%s" $.Release.Namespace (include "gpulint-webhook.certificateName" $) }}
+  {{- end }}
+webhooks:
+  {{- range $mode := list "deny" "warn" "audit" }}
+  - name: {{ if ne $mode "deny" }}{{ $mode }}.{{ end }}{{ $endpoint }}.gpulint.io
+    clientConfig:
+      {{- include "gpulint-webhook.clientConfig" (list $ (printf "/%s/%s" $endpoint $mode) $ca) | nindent 6 }}
+    rules:
+      {{- toYaml $rules | nindent 6 }}
+    failurePolicy: {{ if eq $mode "deny" }}{{ $.Values.webhook.failurePolicy }}{{ else }}Ignore{{ end }}
+    namespaceSelector:
+      {{- include "gpulint-webhook.namespaceSelector" (list $ $mode) | nindent 6 }}
+    {{- if eq $kind "Mutating" }}
+    reinvocationPolicy: {{ if eq $mode "deny" }}{{ $values.reinvocationPolicy }}{{ else }}Never{{ end }}
+    {{- end }}
+    {{- toYaml $common | nindent 4 }}
+    {{- include "gpulint-webhook.matchConditions" (list $ $rules) | nindent 4 }}
+  {{- end }}
+{{- end }}
 {{- end }}
 {{- end }}
 
@@ -143,7 +213,7 @@ values, since gpulint-webhook refuses a flag given twice and the pod would
 never start. The render names the value to set instead.
 */}}
 {{- define "gpulint-webhook.extraArgs" -}}
-{{- $owned := dict "--listen" "listenAddress and containerPort" "--cert" "certManager or generatedCert" "--key" "certManager or generatedCert" "--policy" "policy" "--workers" "workers" "--drain-seconds" "shutdown.drainSeconds" "--in-cluster" "nodeWatch.enabled" "--advertise-vram" "vram.enabled" "--client-ca" "clientCA.configMap" }}
+{{- $owned := dict "--listen" "listenAddress and containerPort" "--cert" "certManager or generatedCert" "--key" "certManager or generatedCert" "--policy" "policy" "--workers" "workers" "--drain-seconds" "shutdown.drainSeconds" "--in-cluster" "nodeWatch.enabled" "--advertise-vram" "vram.enabled" "--client-ca" "clientCA.configMap" "--register" "webhook.selfRegister" "--ca-bundle" "webhook.selfRegister" }}
 {{- range .Values.extraArgs }}
 {{- $flag := first (splitList "=" .) }}
 {{- with get $owned $flag }}
@@ -168,4 +238,16 @@ never start. The render names the value to set instead.
 matchConditions:
   {{- toYaml $root.Values.webhook.matchConditions | nindent 2 }}
 {{- end }}
+{{- end }}
+
+{{/*
+"true" when gpulint-webhook registers its webhook configurations itself
+(webhook.selfRegister), else "". It reaches the API server through the
+service account the node watch uses.
+*/}}
+{{- define "gpulint-webhook.selfRegister" -}}
+{{- if and .Values.webhook.selfRegister (not .Values.nodeWatch.enabled) }}
+{{- fail "webhook.selfRegister needs nodeWatch.enabled: the webhook reaches the API server, to register its configurations, through the node watch's service account. Set nodeWatch.enabled=true, or webhook.selfRegister=false to have helm register the configurations" }}
+{{- end }}
+{{- if .Values.webhook.selfRegister }}true{{ end }}
 {{- end }}
