@@ -1,9 +1,10 @@
 // The policy format as one table: every field of a Policy document, its type,
 // bounds, a line about it, and where its value goes in a Policy. The strict
-// decoder (policy_loader.cc) reads documents with it. What a JSON Schema
-// cannot say (an RE2 pattern compiles, replicas need sharing, names are
-// unique, a class's GPU count is worked out) are checks beside the table, in
-// policy_schema.cc.
+// decoder (policy_loader.cc) reads documents with it, and the JSON Schema and
+// the field reference (policy_json_schema.cc) are written from it, so decoding
+// and the schema cannot disagree. What a JSON Schema cannot say (an RE2
+// pattern compiles, replicas need sharing, names are unique, a class's GPU
+// count is worked out) are checks beside the table, in policy_schema.cc.
 //
 // Adding a field: one entry in its object's table in policy_schema.cc, e.g.
 //   Int<&GpuInfo::count>("count", 0, 1024, "Physical GPUs per node."),
@@ -33,6 +34,14 @@ class PolicyDecoder;
 
 inline constexpr std::string_view kPolicyApiVersion = "gpulint.io/v1alpha1";
 inline constexpr std::string_view kPolicyKind = "Policy";
+
+// The policy format as a JSON Schema (draft-07): of a whole Policy document,
+// or of the webhook chart's `policy` value ({name, spec}, name becoming
+// metadata.name). Indented JSON text ending in a newline.
+enum class PolicySchemaShape { kDocument, kChartValues };
+std::string PolicyJsonSchema(PolicySchemaShape shape);
+// The field reference of policies/README.md: a Markdown table, one row a field.
+std::string PolicyFieldReference();
 
 enum class FieldType : uint8_t {
   kString,       // text; `non_empty`, `text` may narrow it
