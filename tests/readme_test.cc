@@ -1,8 +1,10 @@
-// The README's rule catalogue is generated from the rules themselves
-// (`gpulint rules --format markdown`) and must be current; the README shows the
-// command CI runs.
+// What is generated from the binary and checked in must be current: the
+// README's rule catalogue (`gpulint rules --format markdown`), the chart's
+// values schema for `policy` (`gpulint policy schema --values`). The README
+// shows the command CI runs.
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "tests/golden.h"
 
@@ -33,6 +35,15 @@ TEST_CASE("README rule catalogue is generated from the rules", "[readme]") {
   std::string generated = Run(std::string(GPULINT_BINARY) + " rules --format markdown");
   INFO("regenerate with: scripts/update-readme");
   CHECK(readme.substr(b, e - b) == generated);
+}
+
+TEST_CASE("the chart's values schema holds the generated policy schema", "[readme][policy]") {
+  auto values = nlohmann::json::parse(
+      ReadFile(SourceDir() + "/charts/gpulint-webhook/values.schema.json"));
+  auto generated =
+      nlohmann::json::parse(Run(std::string(GPULINT_BINARY) + " policy schema --values"));
+  INFO("regenerate with: scripts/update-chart-schema");
+  CHECK(values["properties"]["policy"] == generated);
 }
 
 TEST_CASE("README shows the command CI runs", "[readme]") {
