@@ -140,6 +140,22 @@ const Field& FindField(FieldList fields, std::string_view name) {
 
 std::string Code(std::string_view text) { return "`" + std::string(text) + "`"; }
 
+// A description in a table cell: no HTML tags, emphasis or cell breaks.
+std::string Escaped(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else if (c == '|' || c == '*')
+      out += {'\\', c};
+    else
+      out += c;
+  }
+  return out;
+}
+
 std::string Alternatives(std::span<const std::string_view> values) {
   std::string out;
   for (size_t i = 0; i < values.size(); ++i) {
@@ -149,14 +165,14 @@ std::string Alternatives(std::span<const std::string_view> values) {
   return out;
 }
 
-std::string QuantityType(QuantityBound bound) {
+std::string BoundText(QuantityBound bound) {
   switch (bound) {
     case QuantityBound::kAny:
-      return "quantity";
+      return "";
     case QuantityBound::kNonNegative:
-      return "quantity ≥ 0";
+      return " ≥ 0";
     case QuantityBound::kPositive:
-      return "quantity > 0";
+      return " > 0";
   }
   return "";
 }
@@ -170,9 +186,9 @@ std::string TypeText(const Field& f) {
     case FieldType::kInt:
       return "integer, " + std::to_string(f.min) + " to " + std::to_string(f.max);
     case FieldType::kQuantity:
-      return QuantityType(f.bound);
+      return "quantity" + BoundText(f.bound);
     case FieldType::kPercent:
-      return "number, 0 to 100, at most 3 decimals";
+      return "number, 0 to 100";
     case FieldType::kEnum:
     case FieldType::kConstant:
       return Alternatives(f.values);
@@ -184,13 +200,13 @@ std::string TypeText(const Field& f) {
     case FieldType::kStringMap:
       return "map of strings";
     case FieldType::kQuantityMap:
-      return "map of " + QuantityType(f.bound) + " (quantities)";
+      return "map of quantities" + BoundText(f.bound);
     case FieldType::kObject:
       return "object";
     case FieldType::kObjectList:
       return "list of objects";
     case FieldType::kObjectMap:
-      return f.keys ? "map of objects by " + std::string(f.key_noun) + " name" : "map of objects";
+      return "map of objects by " + std::string(f.key_noun) + (f.keys ? " name" : "");
   }
   return "";
 }
@@ -200,11 +216,11 @@ void AppendRows(FieldList fields, const std::string& prefix, std::string* out) {
     std::string path = prefix + std::string(f.name);
     std::string type = TypeText(f);
     if (f.required) type += ", required";
-    *out += "| " + Code(path) + " | " + type + " | " + std::string(f.description) + " |\n";
+    *out += "| " + Code(path) + " | " + type + " | " + Escaped(f.description) + " |\n";
     if (f.type == FieldType::kObject) AppendRows(f.fields, path + ".", out);
     if (f.type == FieldType::kObjectList) AppendRows(f.fields, path + "[].", out);
     if (f.type == FieldType::kObjectMap)
-      AppendRows(f.fields, path + ".<" + std::string(f.keys ? f.key_noun : "key") + ">.", out);
+      AppendRows(f.fields, path + ".<" + std::string(f.key_noun) + ">.", out);
   }
 }
 

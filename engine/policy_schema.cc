@@ -210,8 +210,9 @@ constexpr Field kGpuFields[] = {
     String<&GpuInfo::model>("model", "The GPU model, for messages."),
     Int<&GpuInfo::count>(
         "count", 0, 1024,
-        "Physical GPUs per node. Left out, it is worked out from allocatable's entry for the "
-        "first of gpuResources (count × replicas); that entry, left out, from it."),
+        "Physical GPUs per node. Nodes advertise count × replicas of the first gpuResources "
+        "entry: of count and that allocatable entry, one left out is worked out from the "
+        "other."),
     QuantityField<&GpuInfo::vram_per_gpu>(
         "memoryPerGpu", QuantityBound::kPositive,
         "VRAM per GPU: it sizes the VRAM mutation and the VRAM capacity patch."),
@@ -269,18 +270,21 @@ constexpr Field kWorkloadFields[] = {
     StringList<&WorkloadKind::templates>(
         "templates", &kDottedPath,
         "Dotted paths to pod templates (metadata + spec); * is every key or item, \"\" the "
-        "object itself."),
+        "object itself (as Pod is listed)."),
     StringList<&WorkloadKind::pod_specs>("podSpecs", &kDottedPath,
                                          "Dotted paths to pod specs (KServe predictors)."),
     StringList<&WorkloadKind::containers>(
         "containers", &kDottedPath,
-        "Dotted paths to single containers: an image beside its resources."),
-    StringList<&WorkloadKind::container_lists>("containerLists", &kDottedPath,
-                                               "Dotted paths to lists of containers."),
+        "Dotted paths to single containers, an image beside its resources (KServe "
+        "spec.predictor.model, Argo spec.templates.*.container)."),
+    StringList<&WorkloadKind::container_lists>(
+        "containerLists", &kDottedPath,
+        "Dotted paths to lists of containers (Argo spec.templates.*.containerSet.containers, "
+        "Pod spec.ephemeralContainers)."),
     NonEmptyString<&WorkloadKind::container_resources>(
         "containerResources",
-        "The field of a containers container that holds its requests and limits (default "
-        "resources)."),
+        "The field of a containers container that holds its requests and limits: resources "
+        "unless written (Kubeflow Trainer's resourcesPerNode)."),
 };
 
 constexpr Field kSpecFields[] = {
@@ -293,7 +297,8 @@ constexpr Field kSpecFields[] = {
     ObjectMap<&Policy::reserved>(
         "reserved", kReserveFields,
         "Headroom kept free on every node on top of kubelet's own, by resource (memory, cpu): "
-        "fixed + percent of allocatable + perGpu × physical GPUs."),
+        "fixed + percent of allocatable + perGpu × physical GPUs.",
+        nullptr, "resource"),
     Section<Policy>("gpuNodes", kGpuNodeFields,
                     "How to tell, with no node inventory, that a pod can reach a GPU node."),
     Section<Policy>("otherGpuAssignments", kOtherGpuAssignmentFields,

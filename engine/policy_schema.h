@@ -109,7 +109,7 @@ struct Field {
   const char* if_empty = nullptr;                 // kStringList: an empty list is refused with this
   FieldList fields = {};                          // kObject, kObjectList, kObjectMap
   std::vector<KeyName> (*keys)() = nullptr;       // kObjectMap: the only keys allowed
-  std::string_view key_noun = {};                 // ... named so in errors ("rule")
+  std::string_view key_noun = {};                 // kObjectMap: what a key is ("rule", "resource")
   // Where the value goes: the member of the object holding the field (null:
   // read, checked and dropped). Objects, lists and maps of objects are
   // decoded in place; other values are decoded whole, then handed to
@@ -387,7 +387,8 @@ constexpr Field ObjectList(std::string_view name, FieldList fields, std::string_
           .target = internal::Tag<Item>()};
 }
 // Objects by key into a std::map member: each key written replaces that key's
-// item whole, the others stay. With `keys`, no other key is allowed.
+// item whole, the others stay. `key_noun` says what a key is; with `keys`, no
+// other key is allowed.
 template <auto... M>
 constexpr Field ObjectMap(std::string_view name, FieldList fields, std::string_view description,
                           std::vector<KeyName> (*keys)() = nullptr,
