@@ -9,7 +9,7 @@
 # libraries, and runs as a non-root user.
 
 FROM debian:bookworm-slim AS build
-# dev's PACKAGES. dev's test-only packages, not installed here: pre-commit npm unzip curl jq python3 wrk slowhttptest
+# dev's PACKAGES. dev's test-only packages, not installed here: pre-commit npm unzip curl jq python3 python3-jsonschema wrk slowhttptest
 RUN apt-get update -qq \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
       cmake g++ make pkg-config libyaml-dev nlohmann-json3-dev rapidjson-dev libre2-dev catch2 \

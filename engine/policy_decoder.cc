@@ -87,9 +87,8 @@ bool PolicyDecoder::ExpectSequence(const Value& v, std::string_view path) {
 }
 
 bool PolicyDecoder::ExpectFields(const Value& v, std::string_view path,
-                                 std::initializer_list<std::string_view> known) {
+                                 const std::vector<std::string_view>& names) {
   if (!ExpectMapping(v, path)) return false;
-  std::vector<std::string_view> names(known);
   for (const auto& [key, child] : v.members()) {
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
     std::string message = "unknown field \"" + key + "\"";

@@ -6,7 +6,6 @@
 #define GPULINT_ENGINE_POLICY_DECODER_H_
 
 #include <cstdint>
-#include <initializer_list>
 #include <map>
 #include <string>
 #include <string_view>
@@ -37,7 +36,7 @@ class PolicyDecoder {
 
   // A mapping whose keys are all in `known`. Null counts as an empty mapping.
   bool ExpectFields(const Value& v, std::string_view path,
-                    std::initializer_list<std::string_view> known);
+                    const std::vector<std::string_view>& known);
   // A mapping with any keys (labels, allocatable, rules). Null is empty.
   bool ExpectMapping(const Value& v, std::string_view path);
   // A sequence; null is empty.

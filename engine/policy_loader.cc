@@ -1,78 +1,83 @@
-// Reads a policy document onto a Policy. A user policy is layered on the
-// default one: every field it writes replaces the default's, every field it
-// leaves out keeps it, and three tables merge by key (reserved by resource,
-// rules by name, workloads by group and kind). policies/README.md documents the
-// format; the error messages below are part of it.
+// Reads a policy document onto a Policy, field by field as the format's table
+// (policy_schema.h) describes it. A user policy is layered on the default one:
+// every field it writes replaces the default's, every field it leaves out
+// keeps it, and three tables merge by key (reserved by resource, rules by
+// name, workloads by group and kind). policies/README.md documents the format;
+// the error messages below are part of it.
 #include <re2/re2.h>
 
 #include <algorithm>
-#include <set>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <span>
 #include <utility>
 
 #include "engine/loader.h"
 #include "engine/path.h"
 #include "engine/policy.h"
 #include "engine/policy_decoder.h"
-#include "engine/rule.h"
+#include "engine/policy_schema.h"
 
 namespace gpulint {
 namespace {
-
-constexpr std::string_view kApiVersion = "gpulint.io/v1alpha1";
-constexpr std::string_view kKind = "Policy";
 
 std::string Index(std::string_view path, size_t i) {
   return std::string(path) + "[" + std::to_string(i) + "]";
 }
 
-// Calls fn(key, value, path) for each member of an optional mapping field.
-template <typename Fn>
-void ForField(const Value& parent, std::string_view path, std::string_view key, Fn fn) {
-  if (const Value* v = parent.Find(key)) fn(*v, JoinPath(path, key));
+const Field* FindField(FieldList fields, std::string_view name) {
+  for (const Field& f : fields)
+    if (f.name == name) return &f;
+  return nullptr;
 }
 
-bool ReadReserve(PolicyDecoder& d, const Value& v, const std::string& path, Reserve* out) {
-  if (!d.ExpectFields(v, path, {"fixed", "percent", "perGpu"})) return false;
-  *out = Reserve{};
-  ForField(v, path, "fixed",
-           [&](const Value& f, const std::string& p) { d.ReadQuantity(f, p, &out->fixed); });
-  ForField(v, path, "percent", [&](const Value& f, const std::string& p) {
-    d.ReadPercentMilli(f, p, &out->percent_milli);
-  });
-  ForField(v, path, "perGpu",
-           [&](const Value& f, const std::string& p) { d.ReadQuantity(f, p, &out->per_gpu); });
-  if (d.failed()) return false;
-  if (out->fixed.sign() < 0)
-    return d.Fail(*v.Find("fixed"), path + ".fixed", "must not be negative");
-  if (out->per_gpu.sign() < 0)
-    return d.Fail(*v.Find("perGpu"), path + ".perGpu", "must not be negative");
-  return true;
-}
-
-bool ReadReserved(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (!d.ExpectMapping(v, path)) return false;
-  for (const auto& [resource, child] : v.members()) {
-    Reserve r;
-    if (!ReadReserve(d, child, AppendKey(path, resource), &r)) return false;
-    p->reserved[resource] = r;
+// "a, b or c"
+std::string OneOf(std::span<const std::string_view> values) {
+  std::string out;
+  for (size_t i = 0; i < values.size(); ++i) {
+    if (i > 0) out += i + 1 == values.size() ? " or " : ", ";
+    out += values[i];
   }
+  return out;
+}
+
+// The table's text rules, compiled once.
+const RE2& Compiled(const TextRule& rule) {
+  static std::mutex mu;
+  static auto* compiled = new std::map<std::string_view, std::unique_ptr<RE2>>();
+  std::lock_guard<std::mutex> lock(mu);
+  std::unique_ptr<RE2>& re = (*compiled)[rule.pattern];
+  if (!re) re = std::make_unique<RE2>(rule.pattern);
+  return *re;
+}
+
+bool ReadText(PolicyDecoder& d, const Field& f, const Value& v, const std::string& path,
+              std::string* out) {
+  if (!(f.non_empty ? d.ReadNonEmptyString(v, path, out) : d.ReadString(v, path, out)))
+    return false;
+  if (f.text && !RE2::PartialMatch(*out, Compiled(*f.text)))
+    return d.Fail(v, path, f.text->message(*out));
   return true;
 }
 
-bool ReadVram(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (!d.ExpectFields(v, path, {"resource", "annotation"})) return false;
-  ForField(v, path, "resource", [&](const Value& f, const std::string& fp) {
-    if (d.ReadNonEmptyString(f, fp, &p->vram_resource) &&
-        p->vram_resource.find('/') == std::string::npos)
-      d.Fail(f, fp,
-             "\"" + p->vram_resource +
-                 "\" is not an extended resource name: use a domain prefix, e.g. "
-                 "gpulint.io/vram");
-  });
-  ForField(v, path, "annotation", [&](const Value& f, const std::string& fp) {
-    d.ReadNonEmptyString(f, fp, &p->vram_annotation);
-  });
-  return !d.failed();
+bool ReadBoundedQuantity(PolicyDecoder& d, const Field& f, const Value& v, const std::string& path,
+                         Quantity* out) {
+  if (!d.ReadQuantity(v, path, out)) return false;
+  if (f.bound == QuantityBound::kNonNegative && out->sign() < 0)
+    return d.Fail(v, path, "must not be negative");
+  if (f.bound == QuantityBound::kPositive && out->sign() <= 0)
+    return d.Fail(v, path, "must be more than 0");
+  return true;
+}
+
+bool ReadTextList(PolicyDecoder& d, const Field& f, const Value& v, const std::string& path,
+                  std::vector<std::string>* out) {
+  if (!d.ExpectSequence(v, path)) return false;
+  for (size_t i = 0; i < v.items().size(); ++i)
+    if (!ReadText(d, f, v.items()[i], Index(path, i), &out->emplace_back())) return false;
+  if (f.if_empty && out->empty()) return d.Fail(v, path, f.if_empty);
+  return true;
 }
 
 bool ReadPatterns(PolicyDecoder& d, const Value& v, const std::string& path, PatternList* out) {
@@ -82,345 +87,155 @@ bool ReadPatterns(PolicyDecoder& d, const Value& v, const std::string& path, Pat
   std::string error;
   std::vector<std::string> copy = texts;
   if (out->Set(std::move(texts), &bad, &error)) return true;
-  return d.Fail(v.items()[bad], Index(path, bad), "invalid pattern \"" + copy[bad] + "\": " + error);
+  return d.Fail(v.items()[bad], Index(path, bad),
+                "invalid pattern \"" + copy[bad] + "\": " + error);
 }
 
-bool ReadGpuNodes(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (!d.ExpectFields(v, path,
-                      {"taintKeys", "labelKeys", "cudaImages", "agentImages", "agentHostPaths",
-                       "extendedResourceToleration"}))
-    return false;
-  ForField(v, path, "extendedResourceToleration", [&](const Value& f, const std::string& fp) {
-    d.ReadBool(f, fp, &p->extended_resource_toleration);
-  });
-  ForField(v, path, "taintKeys", [&](const Value& f, const std::string& fp) {
-    d.ReadStringList(f, fp, &p->gpu_taint_keys);
-  });
-  ForField(v, path, "labelKeys", [&](const Value& f, const std::string& fp) {
-    d.ReadStringList(f, fp, &p->gpu_node_label_keys);
-  });
-  ForField(v, path, "cudaImages", [&](const Value& f, const std::string& fp) {
-    ReadPatterns(d, f, fp, &p->cuda_images);
-  });
-  ForField(v, path, "agentImages", [&](const Value& f, const std::string& fp) {
-    ReadPatterns(d, f, fp, &p->agent_images);
-  });
-  ForField(v, path, "agentHostPaths", [&](const Value& f, const std::string& fp) {
-    if (!d.ReadStringList(f, fp, &p->agent_host_paths)) return;
-    for (size_t i = 0; i < p->agent_host_paths.size(); ++i)
-      if (p->agent_host_paths[i].empty() || p->agent_host_paths[i].front() != '/')
-        d.Fail(f.items()[i], Index(fp, i),
-               "\"" + p->agent_host_paths[i] + "\" is not an absolute path");
-  });
-  return !d.failed();
+bool ReadQuantities(PolicyDecoder& d, const Field& f, const Value& v, const std::string& path,
+                    std::map<std::string, Quantity>* out) {
+  if (!d.ExpectMapping(v, path)) return false;
+  for (const auto& [key, q] : v.members())
+    if (!ReadBoundedQuantity(d, f, q, AppendKey(path, key), &(*out)[key])) return false;
+  return true;
 }
 
-bool ReadOtherGpuAssignments(PolicyDecoder& d, const Value& v, const std::string& path,
-                             Policy* p) {
-  if (!d.ExpectFields(v, path, {"resources", "podKeys", "deviceClasses"})) return false;
-  ForField(v, path, "deviceClasses", [&](const Value& f, const std::string& fp) {
-    d.ReadStringList(f, fp, &p->gpu_device_classes);
-  });
-  ForField(v, path, "resources", [&](const Value& f, const std::string& fp) {
-    ReadPatterns(d, f, fp, &p->gpu_assignment_resources);
-  });
-  ForField(v, path, "podKeys", [&](const Value& f, const std::string& fp) {
-    d.ReadStringList(f, fp, &p->gpu_assignment_pod_keys);
-  });
-  return !d.failed();
-}
-
-bool ReadTaint(PolicyDecoder& d, const Value& v, const std::string& path, Taint* out) {
-  if (!d.ExpectFields(v, path, {"key", "value", "effect"})) return false;
-  const Value* key = v.Find("key");
-  const Value* effect = v.Find("effect");
-  if (!key || !effect)
-    return d.Fail(v, path,
-                  std::string("missing required field \"") + (key ? "effect" : "key") + "\"");
-  d.ReadNonEmptyString(*key, path + ".key", &out->key);
-  ForField(v, path, "value",
-           [&](const Value& f, const std::string& fp) { d.ReadString(f, fp, &out->value); });
-  if (!d.ReadString(*effect, path + ".effect", &out->effect)) return false;
-  if (out->effect != "NoSchedule" && out->effect != "PreferNoSchedule" &&
-      out->effect != "NoExecute")
-    return d.Fail(*effect, path + ".effect",
-                  "unknown effect \"" + out->effect +
-                      "\" (expected NoSchedule, PreferNoSchedule or NoExecute)");
-  return !d.failed();
-}
-
-bool ReadSharing(PolicyDecoder& d, const Value& v, const std::string& path, GpuSharing* out) {
-  std::string s;
-  if (!d.ReadString(v, path, &s)) return false;
-  for (GpuSharing g : {GpuSharing::kNone, GpuSharing::kTimeSlicing, GpuSharing::kMps}) {
-    if (s == GpuSharingName(g)) {
-      *out = g;
+bool ReadEnum(PolicyDecoder& d, const Field& f, const Value& v, const std::string& path,
+              EnumChoice* out) {
+  std::string text;
+  if (!d.ReadString(v, path, &text)) return false;
+  for (size_t i = 0; i < f.values.size(); ++i) {
+    if (f.values[i] == text) {
+      *out = {i, f.values[i]};
       return true;
     }
   }
-  return d.Fail(v, path, "unknown sharing \"" + s + "\" (expected none, time-slicing or mps)");
+  return d.Fail(
+      v, path,
+      "unknown " + std::string(f.name) + " \"" + text + "\" (expected " + OneOf(f.values) + ")");
 }
 
-bool ReadGpu(PolicyDecoder& d, const Value& v, const std::string& path, GpuInfo* gpu,
-             bool* has_count) {
-  if (!d.ExpectFields(v, path, {"model", "count", "memoryPerGpu", "sharing", "replicas"}))
-    return false;
-  ForField(v, path, "model",
-           [&](const Value& f, const std::string& fp) { d.ReadString(f, fp, &gpu->model); });
-  ForField(v, path, "count", [&](const Value& f, const std::string& fp) {
-    *has_count = d.ReadInt(f, fp, 0, 1024, &gpu->count);
-  });
-  ForField(v, path, "memoryPerGpu", [&](const Value& f, const std::string& fp) {
-    Quantity q;
-    if (!d.ReadQuantity(f, fp, &q)) return;
-    if (q.sign() <= 0) d.Fail(f, fp, "must be more than 0");
-    gpu->vram_per_gpu = q;
-  });
-  ForField(v, path, "sharing",
-           [&](const Value& f, const std::string& fp) { ReadSharing(d, f, fp, &gpu->sharing); });
-  ForField(v, path, "replicas", [&](const Value& f, const std::string& fp) {
-    d.ReadInt(f, fp, 1, 1024, &gpu->replicas);
-  });
-  if (d.failed()) return false;
-  if (gpu->replicas > 1 && gpu->sharing == GpuSharing::kNone)
-    return d.Fail(*v.Find("replicas"), path + ".replicas",
-                  "more than 1 replica per GPU needs sharing: time-slicing or mps");
-  return true;
-}
-
-// A class's GPU count and its GPU resource in allocatable are two views of the
-// device plugin's advertisement (count × replicas); fill whichever is missing.
-void ReconcileGpuCount(const Policy& p, bool has_count, NodeClass* c) {
-  const std::string& resource = p.gpu_resources.front();
-  auto it = c->allocatable.find(resource);
-  if (!has_count && it != c->allocatable.end()) {
-    Quantity physical = it->second.ScaledUp(1, c->gpu.replicas);
-    c->gpu.count = physical.Value();
-  } else if (has_count && it == c->allocatable.end() && c->gpu.count > 0) {
-    c->allocatable[resource] = Quantity::FromInt(c->gpu.count * c->gpu.replicas);
-  }
-}
-
-bool ReadNodeClass(PolicyDecoder& d, const Policy& p, const Value& v, const std::string& path,
-                   NodeClass* c) {
-  if (!d.ExpectFields(v, path, {"name", "labels", "taints", "allocatable", "gpu"})) return false;
-  const Value* name = v.Find("name");
-  if (!name) return d.Fail(v, path, "missing required field \"name\"");
-  d.ReadNonEmptyString(*name, path + ".name", &c->name);
-  c->source = "policy";
-  ForField(v, path, "labels",
-           [&](const Value& f, const std::string& fp) { d.ReadStringMap(f, fp, &c->labels); });
-  ForField(v, path, "taints", [&](const Value& f, const std::string& fp) {
-    if (!d.ExpectSequence(f, fp)) return;
-    for (size_t i = 0; i < f.items().size() && !d.failed(); ++i) {
-      Taint t;
-      if (ReadTaint(d, f.items()[i], Index(fp, i), &t)) c->taints.push_back(std::move(t));
-    }
-  });
-  ForField(v, path, "allocatable", [&](const Value& f, const std::string& fp) {
-    if (!d.ExpectMapping(f, fp)) return;
-    for (const auto& [resource, q] : f.members()) {
-      std::string rp = AppendKey(fp, resource);
-      if (!d.ReadQuantity(q, rp, &c->allocatable[resource])) return;
-      if (c->allocatable[resource].sign() < 0) d.Fail(q, rp, "must not be negative");
-    }
-  });
-  bool has_count = false;
-  ForField(v, path, "gpu",
-           [&](const Value& f, const std::string& fp) { ReadGpu(d, f, fp, &c->gpu, &has_count); });
-  if (d.failed()) return false;
-  ReconcileGpuCount(p, has_count, c);
-  return true;
-}
-
-bool ReadNodeClasses(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (!d.ExpectSequence(v, path)) return false;
-  std::vector<NodeClass> classes;
-  std::set<std::string> names;
-  for (size_t i = 0; i < v.items().size(); ++i) {
-    NodeClass c;
-    std::string cp = Index(path, i);
-    if (!ReadNodeClass(d, *p, v.items()[i], cp, &c)) return false;
-    if (!names.insert(c.name).second)
-      return d.Fail(*v.items()[i].Find("name"), cp + ".name",
-                    "duplicate node class name \"" + c.name + "\"");
-    classes.push_back(std::move(c));
-  }
-  p->node_classes = std::move(classes);
-  return true;
-}
-
-bool ReadRules(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (!d.ExpectMapping(v, path)) return false;
-  for (const auto& [rule, child] : v.members()) {
-    std::string rp = AppendKey(path, rule);
-    if (!d.ExpectFields(child, rp, {"enabled", "severity"})) return false;
-    RuleSetting s;
-    s.mark = child.mark();
-    ForField(child, rp, "enabled",
-             [&](const Value& f, const std::string& fp) { d.ReadBool(f, fp, &s.enabled); });
-    ForField(child, rp, "severity", [&](const Value& f, const std::string& fp) {
-      std::string text;
-      Severity severity = Severity::kError;
-      if (!d.ReadString(f, fp, &text)) return;
-      if (ParseSeverity(text, &severity))
-        s.severity = severity;
-      else
-        d.Fail(f, fp, "unknown severity \"" + text + "\" (expected info, warning or error)");
-    });
-    if (d.failed()) return false;
-    if (!FindRule(rule)) {
-      std::string names;
-      for (const Rule* r : AllRules()) names += std::string(names.empty() ? "" : ", ") + r->info.name;
-      return d.Fail(child, rp, "unknown rule \"" + rule + "\" (rules: " + names + ")");
-    }
-    p->rules[rule] = s;
-  }
-  return true;
-}
-
-bool ReadMutations(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (!d.ExpectFields(v, path, {"vram", "headroom", "hideGpus", "headroomAnnotation"}))
-    return false;
-  ForField(v, path, "vram",
-           [&](const Value& f, const std::string& fp) { d.ReadBool(f, fp, &p->mutations.vram); });
-  ForField(v, path, "headroom", [&](const Value& f, const std::string& fp) {
-    d.ReadBool(f, fp, &p->mutations.headroom);
-  });
-  ForField(v, path, "hideGpus", [&](const Value& f, const std::string& fp) {
-    d.ReadBool(f, fp, &p->mutations.hide_gpus);
-  });
-  ForField(v, path, "headroomAnnotation", [&](const Value& f, const std::string& fp) {
-    d.ReadNonEmptyString(f, fp, &p->headroom_annotation);
-  });
-  return !d.failed();
-}
-
-bool ReadExemptions(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (!d.ExpectFields(v, path, {"namespaces", "ignoreAnnotationPrefix"})) return false;
-  ForField(v, path, "namespaces", [&](const Value& f, const std::string& fp) {
-    d.ReadStringList(f, fp, &p->exempt_namespaces);
-  });
-  ForField(v, path, "ignoreAnnotationPrefix", [&](const Value& f, const std::string& fp) {
-    d.ReadNonEmptyString(f, fp, &p->ignore_annotation_prefix);
-  });
-  return !d.failed();
-}
-
-// "spec.tasks.*.template": dotted names, "*" for any key or item; "" is the
-// object itself.
-bool ReadTemplatePaths(PolicyDecoder& d, const Value& v, const std::string& path,
-                       std::vector<std::string>* out) {
-  if (!d.ExpectSequence(v, path)) return false;
-  for (size_t i = 0; i < v.items().size(); ++i) {
-    std::string t;
-    if (!d.ReadString(v.items()[i], Index(path, i), &t)) return false;
-    bool bad =
-        !t.empty() && (t.front() == '.' || t.back() == '.' || t.find("..") != std::string::npos);
-    if (bad)
-      return d.Fail(v.items()[i], Index(path, i),
-                    "invalid path \"" + t +
-                        "\": expected dotted field names such as "
-                        "spec.template (\"*\" for every key or item, \"\" for the object itself)");
-    out->push_back(std::move(t));
-  }
-  return true;
-}
-
-bool ReadWorkloads(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (!d.ExpectSequence(v, path)) return false;
-  std::set<std::pair<std::string, std::string>> seen;
-  for (size_t i = 0; i < v.items().size(); ++i) {
-    const Value& item = v.items()[i];
-    std::string ip = Index(path, i);
-    if (!d.ExpectFields(item, ip, {"group", "kind", "templates", "podSpecs", "containers", "containerLists",
-                                        "containerResources"})) return false;
-    WorkloadKind w;
-    const Value* kind = item.Find("kind");
-    if (!kind) return d.Fail(item, ip, "missing required field \"kind\"");
-    d.ReadNonEmptyString(*kind, ip + ".kind", &w.kind);
-    ForField(item, ip, "group",
-             [&](const Value& f, const std::string& fp) { d.ReadString(f, fp, &w.group); });
-    ForField(item, ip, "templates", [&](const Value& f, const std::string& fp) {
-      ReadTemplatePaths(d, f, fp, &w.templates);
-    });
-    ForField(item, ip, "podSpecs", [&](const Value& f, const std::string& fp) {
-      ReadTemplatePaths(d, f, fp, &w.pod_specs);
-    });
-    ForField(item, ip, "containers", [&](const Value& f, const std::string& fp) {
-      ReadTemplatePaths(d, f, fp, &w.containers);
-    });
-    ForField(item, ip, "containerLists", [&](const Value& f, const std::string& fp) {
-      ReadTemplatePaths(d, f, fp, &w.container_lists);
-    });
-    ForField(item, ip, "containerResources", [&](const Value& f, const std::string& fp) {
-      d.ReadNonEmptyString(f, fp, &w.container_resources);
-    });
-    if (d.failed()) return false;
-    if (!seen.insert({w.group, w.kind}).second)
-      return d.Fail(item, ip,
-                    "duplicate entry for kind " + w.kind + " in group \"" + w.group + "\"");
-    auto same = [&](const WorkloadKind& o) { return o.group == w.group && o.kind == w.kind; };
-    auto it = std::find_if(p->workloads.begin(), p->workloads.end(), same);
-    if (it != p->workloads.end())
-      *it = std::move(w);
-    else
-      p->workloads.push_back(std::move(w));
-  }
-  return true;
-}
-
-bool ReadGpuResources(PolicyDecoder& d, const Value& v, const std::string& path, Policy* p) {
-  if (d.ReadStringList(v, path, &p->gpu_resources) && p->gpu_resources.empty())
-    d.Fail(v, path, "must name at least one resource, e.g. nvidia.com/gpu");
-  return !d.failed();
-}
-
-using SectionReader = bool (*)(PolicyDecoder&, const Value&, const std::string&, Policy*);
-
-struct Section {
-  std::string_view name;
-  SectionReader read;
-};
-
-constexpr Section kSections[] = {
-    {"vram", ReadVram},           {"gpuResources", ReadGpuResources}, {"reserved", ReadReserved},
-    {"gpuNodes", ReadGpuNodes},   {"otherGpuAssignments", ReadOtherGpuAssignments},   {"nodeClasses", ReadNodeClasses},   {"rules", ReadRules},
-    {"mutations", ReadMutations}, {"exemptions", ReadExemptions},     {"workloads", ReadWorkloads},
-};
-
-// Sections are read in the order they are written, so the first error
-// reported is the first one in the file. gpuResources goes first whatever its
-// place: a node class's GPU count may come from it.
-bool ReadSpec(PolicyDecoder& d, const Value& spec, Policy* p) {
-  const std::string path = "spec";
-  if (!d.ExpectFields(spec, path,
-                      {"vram", "gpuResources", "reserved", "gpuNodes", "otherGpuAssignments",
-                       "nodeClasses", "rules",
-                       "mutations", "exemptions", "workloads"}))
-    return false;
-  if (const Value* v = spec.Find("gpuResources");
-      v && !ReadGpuResources(d, *v, "spec.gpuResources", p))
-    return false;
-  for (const auto& [key, value] : spec.members()) {
-    if (key == "gpuResources") continue;
-    for (const Section& section : kSections)
-      if (section.name == key && !section.read(d, value, JoinPath(path, key), p)) return false;
-  }
-  return true;
-}
-
-bool ExpectExactly(PolicyDecoder& d, const Value& doc, std::string_view key,
-                   std::string_view expected) {
-  const Value* v = doc.Find(key);
-  if (!v)
-    return d.Fail(doc, "",
-                  "missing required field \"" + std::string(key) + "\" (" + std::string(key) +
-                      ": " + std::string(expected) + ")");
+bool ReadConstant(PolicyDecoder& d, const Field& f, const Value& v, const std::string& path) {
   std::string text;
-  if (!d.ReadString(*v, key, &text)) return false;
-  if (text != expected)
-    return d.Fail(*v, key, "expected \"" + std::string(expected) + "\", got \"" + text + "\"");
+  if (!d.ReadString(v, path, &text)) return false;
+  if (text != f.values.front())
+    return d.Fail(v, path,
+                  "expected \"" + std::string(f.values.front()) + "\", got \"" + text + "\"");
+  return true;
+}
+
+// Reads a value whose field is no object into a local of the type its
+// FieldType decodes to, and hands it to the field's member.
+template <typename T, typename Read>
+bool ReadLeaf(const Field& f, void* owner, Read read) {
+  T decoded{};
+  if (!read(&decoded)) return false;
+  if (f.slot) f.assign(f.slot(owner), &decoded);
+  return true;
+}
+
+bool DecodeFields(PolicyDecoder& d, FieldList fields, const Value& v, const std::string& path,
+                  void* target);
+
+bool DecodeObjects(PolicyDecoder& d, const Field& f, const Value& v, const std::string& path,
+                   void* owner) {
+  void* container = f.slot(owner);
+  if (f.type == FieldType::kObjectList) {
+    if (!d.ExpectSequence(v, path)) return false;
+    if (f.clear) f.clear(container);
+    for (size_t i = 0; i < v.items().size(); ++i) {
+      const Value& item = v.items()[i];
+      std::string ip = Index(path, i);
+      void* decoded = f.add_item(container, "");
+      if (!DecodeFields(d, f.fields, item, ip, decoded) ||
+          (f.check && !f.check(d, item, ip, decoded)) ||
+          (f.item_check && !f.item_check(d, v, i, ip, container)))
+        return false;
+    }
+    return true;
+  }
+  if (!d.ExpectMapping(v, path)) return false;
+  for (const auto& [key, item] : v.members()) {
+    std::string ip = AppendKey(path, key);
+    void* decoded = f.add_item(container, key);
+    if (!DecodeFields(d, f.fields, item, ip, decoded) ||
+        (f.check && !f.check(d, item, ip, decoded)))
+      return false;
+    if (!f.keys) continue;
+    std::vector<KeyName> keys = f.keys();
+    if (std::none_of(keys.begin(), keys.end(), [&](const KeyName& k) { return k.name == key; })) {
+      std::string names;
+      for (const KeyName& k : keys) names += (names.empty() ? "" : ", ") + std::string(k.name);
+      std::string noun(f.key_noun);
+      return d.Fail(item, ip,
+                    "unknown " + noun + " \"" + key + "\" (" + noun + "s: " + names + ")");
+    }
+  }
+  return true;
+}
+
+bool DecodeField(PolicyDecoder& d, const Field& f, const Value& v, const std::string& path,
+                 void* owner) {
+  switch (f.type) {
+    case FieldType::kString:
+      return ReadLeaf<std::string>(f, owner,
+                                   [&](auto* out) { return ReadText(d, f, v, path, out); });
+    case FieldType::kBool:
+      return ReadLeaf<bool>(f, owner, [&](auto* out) { return d.ReadBool(v, path, out); });
+    case FieldType::kInt:
+      return ReadLeaf<int64_t>(f, owner,
+                               [&](auto* out) { return d.ReadInt(v, path, f.min, f.max, out); });
+    case FieldType::kQuantity:
+      return ReadLeaf<Quantity>(f, owner,
+                                [&](auto* out) { return ReadBoundedQuantity(d, f, v, path, out); });
+    case FieldType::kPercent:
+      return ReadLeaf<int64_t>(f, owner,
+                               [&](auto* out) { return d.ReadPercentMilli(v, path, out); });
+    case FieldType::kEnum:
+      return ReadLeaf<EnumChoice>(f, owner,
+                                  [&](auto* out) { return ReadEnum(d, f, v, path, out); });
+    case FieldType::kConstant:
+      return ReadConstant(d, f, v, path);
+    case FieldType::kStringList:
+      return ReadLeaf<std::vector<std::string>>(
+          f, owner, [&](auto* out) { return ReadTextList(d, f, v, path, out); });
+    case FieldType::kPatternList:
+      return ReadLeaf<PatternList>(f, owner,
+                                   [&](auto* out) { return ReadPatterns(d, v, path, out); });
+    case FieldType::kStringMap:
+      return ReadLeaf<std::map<std::string, std::string>>(
+          f, owner, [&](auto* out) { return d.ReadStringMap(v, path, out); });
+    case FieldType::kQuantityMap:
+      return ReadLeaf<std::map<std::string, Quantity>>(
+          f, owner, [&](auto* out) { return ReadQuantities(d, f, v, path, out); });
+    case FieldType::kObject: {
+      void* target = f.slot(owner);
+      return DecodeFields(d, f.fields, v, path, target) &&
+             (!f.check || f.check(d, v, path, target));
+    }
+    case FieldType::kObjectList:
+    case FieldType::kObjectMap:
+      return DecodeObjects(d, f, v, path, owner);
+  }
+  return false;
+}
+
+// An object of `fields`: no unknown field, the required ones present, each
+// member read in the order it is written, so that the first error reported
+// is the first one in the file.
+bool DecodeFields(PolicyDecoder& d, FieldList fields, const Value& v, const std::string& path,
+                  void* target) {
+  std::vector<std::string_view> names;
+  for (const Field& f : fields) names.push_back(f.name);
+  if (!d.ExpectFields(v, path, names)) return false;
+  for (const Field& f : fields) {
+    if (!f.required || v.Find(f.name)) continue;
+    std::string message = "missing required field \"" + std::string(f.name) + "\"";
+    if (f.type == FieldType::kConstant)
+      message += " (" + std::string(f.name) + ": " + std::string(f.values.front()) + ")";
+    return d.Fail(v, path, message);
+  }
+  for (const auto& [key, child] : v.members())
+    if (!DecodeField(d, *FindField(fields, key), child, JoinPath(path, key), target)) return false;
   return true;
 }
 
@@ -431,22 +246,7 @@ bool ApplyDocument(PolicyDecoder& d, const Value& doc, Policy* p) {
                   doc.is_null() ? "the policy is empty"
                                 : "a policy must be a mapping with apiVersion, kind "
                                   "and spec");
-  if (!d.ExpectFields(doc, "", {"apiVersion", "kind", "metadata", "spec"})) return false;
-  if (!ExpectExactly(d, doc, "apiVersion", kApiVersion) || !ExpectExactly(d, doc, "kind", kKind))
-    return false;
-  ForField(doc, "", "metadata", [&](const Value& f, const std::string& fp) {
-    if (!d.ExpectFields(f, fp, {"name", "labels", "annotations"})) return;
-    ForField(f, fp, "name",
-             [&](const Value& n, const std::string& np) { d.ReadString(n, np, &p->name); });
-    std::map<std::string, std::string> ignored;
-    ForField(f, fp, "labels",
-             [&](const Value& n, const std::string& np) { d.ReadStringMap(n, np, &ignored); });
-    ForField(f, fp, "annotations",
-             [&](const Value& n, const std::string& np) { d.ReadStringMap(n, np, &ignored); });
-  });
-  if (d.failed()) return false;
-  if (const Value* spec = doc.Find("spec")) return ReadSpec(d, *spec, p);
-  return true;
+  return DecodeFields(d, PolicyDocumentFields(), doc, "", p);
 }
 
 // The one document of a policy stream; empty documents (a trailing "---")
@@ -472,7 +272,7 @@ bool SingleDocument(std::vector<Document>* docs, const std::string& name, Value*
       *error = Error{name,
                      {},
                      "the policy is empty: expected one document with apiVersion: " +
-                         std::string(kApiVersion) + " and kind: Policy"};
+                         std::string(kPolicyApiVersion) + " and kind: Policy"};
     return false;
   }
   *out = std::move(found->root);

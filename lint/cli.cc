@@ -30,6 +30,9 @@ Usage:
   gpulint node-patch [OPTIONS] [-]      the node-status patch that advertises
                                         VRAM, from nvidia-smi or GFD labels
   gpulint quantity [--format json] Q... what a resource quantity really is
+  gpulint policy check FILE...          validate policy files as the webhook
+                                        loads them (for CI)
+  gpulint policy schema [--values]      the policy format as a JSON Schema
   gpulint rules [--format text|json|markdown]
                                         list the rules
   gpulint explain RULE                  title, severity, rationale, fix, example
@@ -42,7 +45,8 @@ Usage:
 Exit status:
   0  nothing at or above --fail-on (default: error); fix: nothing to change
   1  findings at or above --fail-on; fix: something was (or would be) changed;
-     quantity: an input is not a valid quantity
+     quantity: an input is not a valid quantity; policy check: a policy is
+     invalid
   2  usage error, unreadable input, or an invalid --policy or --nodes file
 
 Examples:
@@ -56,6 +60,7 @@ Examples:
   nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits |
     gpulint node-patch --node gpu-node-1 --print-command
   gpulint quantity 500Gi 500GB
+  gpulint policy check gpulint-policy.yaml
   gpulint explain gpu-fractional
 
 Run 'gpulint COMMAND --help' for the options of a command.
@@ -173,8 +178,8 @@ const Command& VersionCommand() {
 const std::vector<const Command*>& AllCommands() {
   static const std::vector<const Command*> commands = {
       &CheckCommand(),   &BaselineCommand(), &FixCommand(),     &NodePatchCommand(),
-      &QuantityCommand(), &RulesCommand(),   &ExplainCommand(), &VersionCommand(),
-      &HelpCommand(),
+      &QuantityCommand(), &PolicyCommand(),  &RulesCommand(),   &ExplainCommand(),
+      &VersionCommand(),  &HelpCommand(),
   };
   return commands;
 }

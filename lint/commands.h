@@ -26,6 +26,7 @@ const Command& BaselineCommand();
 const Command& FixCommand();
 const Command& NodePatchCommand();
 const Command& QuantityCommand();
+const Command& PolicyCommand();
 const Command& RulesCommand();
 const Command& ExplainCommand();
 const Command& VersionCommand();

@@ -1,8 +1,11 @@
-// The README's rule catalogue is generated from the rules themselves
-// (`gpulint rules --format markdown`) and must be current; the README shows the
-// command CI runs.
+// What is generated from the binary and checked in must be current: the
+// README's rule catalogue (`gpulint rules --format markdown`), the policy's
+// field reference in policies/README.md (`gpulint policy schema --format
+// markdown`), the chart's values schema for `policy` (`gpulint policy schema
+// --values`). The README shows the command CI runs.
 #include <catch2/catch.hpp>
 #include <cstdio>
+#include <nlohmann/json.hpp>
 
 #include "tests/golden.h"
 
@@ -21,18 +24,37 @@ std::string Run(const std::string& command) {
 
 }  // namespace
 
-TEST_CASE("README rule catalogue is generated from the rules", "[readme]") {
-  std::string readme = ReadFile(SourceDir() + "/README.md");
-  const std::string begin = "<!-- BEGIN RULES";
-  const std::string end = "<!-- END RULES -->";
-  size_t b = readme.find(begin);
-  size_t e = readme.find(end);
+// The text of `file` from the line after the one holding `begin` up to `end`.
+std::string Between(const std::string& file, const std::string& begin, const std::string& end) {
+  std::string text = ReadFile(SourceDir() + "/" + file);
+  size_t b = text.find(begin);
+  size_t e = text.find(end);
   REQUIRE(b != std::string::npos);
   REQUIRE(e != std::string::npos);
-  b = readme.find('\n', b) + 1;
+  b = text.find('\n', b) + 1;
+  return text.substr(b, e - b);
+}
+
+TEST_CASE("README rule catalogue is generated from the rules", "[readme]") {
   std::string generated = Run(std::string(GPULINT_BINARY) + " rules --format markdown");
   INFO("regenerate with: scripts/update-readme");
-  CHECK(readme.substr(b, e - b) == generated);
+  CHECK(Between("README.md", "<!-- BEGIN RULES", "<!-- END RULES -->") == generated);
+}
+
+TEST_CASE("the policy's field reference is generated from the loader's table", "[readme][policy]") {
+  std::string generated = Run(std::string(GPULINT_BINARY) + " policy schema --format markdown");
+  INFO("regenerate with: scripts/update-readme");
+  CHECK(Between("policies/README.md", "<!-- BEGIN POLICY FIELDS", "<!-- END POLICY FIELDS -->") ==
+        generated);
+}
+
+TEST_CASE("the chart's values schema holds the generated policy schema", "[readme][policy]") {
+  auto values =
+      nlohmann::json::parse(ReadFile(SourceDir() + "/charts/gpulint-webhook/values.schema.json"));
+  auto generated =
+      nlohmann::json::parse(Run(std::string(GPULINT_BINARY) + " policy schema --values"));
+  INFO("regenerate with: scripts/update-chart-schema");
+  CHECK(values["properties"]["policy"] == generated);
 }
 
 TEST_CASE("README shows the command CI runs", "[readme]") {

@@ -256,10 +256,10 @@ TEST_CASE("a kubelet heartbeat publishes nothing; a taint publishes, and pods se
   REQUIRE(Named(then, "gpu-1") != nullptr);
   CHECK(Named(then, "gpu-1")->taints.empty());
   Json warned = s.Review("validate", GpuPodReview());
-  // (An admission warning is cut at 120 characters.)
+  // The taint's value is in the warning: it is cut at 256 bytes, not 120.
   CHECK(warned.at("response").at("warnings") ==
         Json::array({"no-matching-node (spec): 0/1 node in the inventory can run the pod: 1 "
-                     "node(s) had untolerated taint {maintenance: tru..."}));
+                     "node(s) had untolerated taint {maintenance: true}; it would stay Pending"}));
 
   server.RemoveNode("gpu-1");
   CHECK(server.CurrentSnapshot().inventory->size() == nodes - 1);

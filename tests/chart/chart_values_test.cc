@@ -18,6 +18,20 @@ const ValueSet& Production() {
   return ValueSets().front();
 }
 
+// A --set the render refuses, and a line of helm's message.
+struct Refusal {
+  std::string set;
+  std::string error;
+};
+
+void CheckRefused(const Refusal& c) {
+  INFO(c.set);
+  Rendered r = Render({"--set", c.set}, "gpu-system");
+  INFO(r.helm.err);
+  CHECK(r.helm.status != 0);
+  CHECK(r.helm.err.find(c.error) != std::string::npos);
+}
+
 bool HasArg(const json& container, const std::string& arg) {
   return Contains(At(container, "/args"), arg);
 }
@@ -218,11 +232,7 @@ TEST_CASE("vram.enabled turns the VRAM advertiser and the VRAM mutation on and o
 }
 
 TEST_CASE("values that would make a broken or unsafe install are refused", "[chart]") {
-  struct Case {
-    std::string set;
-    std::string error;  // a line of helm's message
-  };
-  const std::vector<Case> cases = {
+  const std::vector<Refusal> cases = {
       {"webhook.timeoutSeconds=31", "- at '/webhook/timeoutSeconds': maximum: got 31, want 30"},
       {"webhook.failurePolicy=fail",
        "- at '/webhook/failurePolicy': value must be one of 'Fail', 'Ignore'"},
@@ -260,13 +270,38 @@ TEST_CASE("values that would make a broken or unsafe install are refused", "[cha
        "extraArgs: --in-cluster is set by the chart from nodeWatch.enabled; set that value "
        "instead (gpulint-webhook refuses a flag given twice)"},
   };
-  for (const Case& c : cases) {
-    INFO(c.set);
-    Rendered r = Render({"--set", c.set}, "gpu-system");
-    INFO(r.helm.err);
-    CHECK(r.helm.status != 0);
-    CHECK(r.helm.err.find(c.error) != std::string::npos);
+  for (const Refusal& c : cases) CheckRefused(c);
+}
+
+// values.schema.json's `policy` is generated from the policy loader's table
+// (scripts/update-chart-schema), so helm refuses what the webhook would refuse
+// to load; a webhook with no valid policy would cost every admission.
+TEST_CASE("an invalid policy is refused at render, naming the field", "[chart][policy]") {
+  const std::vector<Refusal> cases = {
+      {"policy.spec.rules.foo.severity=info",
+       "- at '/policy/spec/rules': additional properties 'foo' not allowed"},
+      {"policy.spec.reserverd.memory.percent=5",
+       "- at '/policy/spec': additional properties 'reserverd' not allowed"},
+      {"policy.spec.mutations.hideGpus=yes",
+       "- at '/policy/spec/mutations/hideGpus': got string, want boolean"},
+      {"policy.spec.rules.gpu-fractional.severity=fatal",
+       "- at '/policy/spec/rules/gpu-fractional/severity': value must be one of 'info', "
+       "'warning', 'error'"},
+      {"policy.spec.reserved.memory.perGpu=1GB",
+       "- at '/policy/spec/reserved/memory/perGpu': '1GB' does not match pattern"},
+      {"policy.spec.nodeClasses[0].labels.a=b",
+       "- at '/policy/spec/nodeClasses/0': missing property 'name'"},
+      {"policy.spec.gpuNodes.cudaImages[0]=(",
+       "- at '/policy/spec/gpuNodes/cudaImages/0': '(' is not valid regex"},
+  };
+  for (const Refusal& c : cases) CheckRefused(c);
+  // What the chart's own values and the production example hold still renders.
+  for (const ValueSet& set : ValueSets()) {
+    INFO(set.name);
+    CHECK(Render(set.args, set.ns).helm.status == 0);
   }
+  CHECK(Render({"--set", "policy.spec.rules.gpu-fractional.severity=info"}, "gpu-system")
+            .helm.status == 0);
 }
 
 }  // namespace
