@@ -12,7 +12,12 @@
 namespace gpulint {
 namespace {
 
-constexpr std::string_view kGpuResource = "nvidia.com/gpu";
+// The resources device plugins advertise whole GPUs as, in the order a node's
+// GPU count is read from them when no GFD count label says: NVIDIA's (count ×
+// replicas on a shared node), AMD's, Intel's. The built-in policy's
+// gpuResources names the same (policies/default.yaml).
+constexpr std::string_view kGpuResources[] = {"nvidia.com/gpu", "amd.com/gpu",
+                                              "gpu.intel.com/i915", "gpu.intel.com/xe"};
 constexpr std::string_view kProductLabel = "nvidia.com/gpu.product";
 constexpr std::string_view kCountLabel = "nvidia.com/gpu.count";
 constexpr std::string_view kMemoryLabel = "nvidia.com/gpu.memory";  // MiB per GPU
@@ -87,9 +92,11 @@ bool ReadGpuLabels(PolicyDecoder& d, const Value& labels, const ResourceList& ca
   // keeps replicas that allocatable may leave out (an unhealthy slice).
   const Quantity* advertised = nullptr;
   const ResourceList& allocatable = node->allocatable;
-  for (const ResourceList* list : {&capacity, &allocatable}) {
-    auto it = list->find(std::string(kGpuResource));
-    if (it != list->end() && !advertised) advertised = &it->second;
+  for (std::string_view resource : kGpuResources) {
+    for (const ResourceList* list : {&capacity, &allocatable}) {
+      auto it = list->find(std::string(resource));
+      if (it != list->end() && !advertised) advertised = &it->second;
+    }
   }
   gpu.count = advertised ? advertised->ScaledUp(1, gpu.replicas).Value() : 0;
   return true;

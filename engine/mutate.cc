@@ -39,7 +39,7 @@ void AddOp(std::vector<PatchOp>* ops, std::string op, std::string path, Value va
 // limits are denied by gpu-fractional and quantity-invalid; mutating them
 // would only guess.
 bool CountGpus(const ContainerInfo& c, const Policy& policy, int64_t* count) {
-  if (!c.HasGpuLimit(policy)) return false;
+  if (!c.UsesGpus(policy)) return false;
   for (const std::string& gpu : policy.gpu_resources) {
     const ResourceEntry* l = c.Limit(gpu);
     const ResourceEntry* r = c.Request(gpu);
@@ -229,8 +229,8 @@ bool SetsEnv(const Value& container, std::string_view name) {
 // no way itself, and is not privileged (a privileged container sees every
 // device anyway, and may rely on the runtime's driver libraries).
 bool HidesSafely(const PodInfo& pod, const ContainerInfo& c, const Policy& policy) {
-  return !c.HasGpuLimit(policy) && !c.GpusAssignedOtherwise(policy) &&
-         !pod.SchedulerAssignsGpus(policy) && !c.Privileged() &&
+  return !c.UsesGpus(policy) && !c.HasClaims() && !pod.SchedulerAssignsGpus(policy) &&
+         !c.Privileged() &&
          !SetsEnv(*c.node, kVisibleDevices);
 }
 

@@ -44,7 +44,7 @@ bool IsDaemonSetPod(const Value& object) {
 
 std::string NodeAgentReason(const Value& object, const PodInfo& pod, const Policy& policy) {
   for (const ContainerInfo& c : pod.containers)
-    if (c.HasGpuLimit(policy)) return "";
+    if (c.UsesGpus(policy)) return "";
   std::string mounted;
   AnyHostPath(pod, [&](std::string_view path) {
     for (const std::string& dir : policy.agent_host_paths) {

@@ -52,11 +52,15 @@ Quantity ContainerInfo::GpuCount(const Policy& policy) const {
   return total;
 }
 
-bool ContainerInfo::HasGpuLimit(const Policy& policy) const {
+bool ContainerInfo::UsesGpus(const Policy& policy) const {
   if (!gpu_claims.empty()) return true;
   for (const std::string& gpu : policy.gpu_resources)
     if (const ResourceEntry* l = Limit(gpu); l && (!l->valid || l->quantity.sign() > 0))
       return true;
+  for (const auto* list : {&requests, &limits})
+    for (const ResourceEntry& e : *list)
+      if ((!e.valid || e.quantity.sign() > 0) && policy.gpu_assignment_resources.Matches(e.name))
+        return true;
   return false;
 }
 
@@ -64,13 +68,6 @@ bool ContainerInfo::HasClaims() const {
   const Value* res = node ? node->Find("resources") : nullptr;
   const Value* claims = res ? res->Find("claims") : nullptr;
   return claims && claims->is_sequence() && !claims->items().empty();
-}
-
-bool ContainerInfo::GpusAssignedOtherwise(const Policy& policy) const {
-  for (const auto* list : {&requests, &limits})
-    for (const ResourceEntry& e : *list)
-      if (policy.gpu_assignment_resources.Matches(e.name)) return true;
-  return HasClaims();
 }
 
 bool ContainerInfo::Privileged() const {

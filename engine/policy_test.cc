@@ -34,7 +34,8 @@ TEST_CASE("the default policy loads and holds the documented defaults", "[policy
   CHECK(p.vram_resource == "gpulint.io/vram");
   CHECK(p.vram_annotation == "gpulint.io/vram");
   CHECK(p.headroom_annotation == "gpulint.io/headroom-added");
-  CHECK(p.gpu_resources == std::vector<std::string>{"nvidia.com/gpu"});
+  CHECK(p.gpu_resources == std::vector<std::string>{"nvidia.com/gpu", "amd.com/gpu",
+                                                    "gpu.intel.com/i915", "gpu.intel.com/xe"});
   CHECK(p.gpu_taint_keys == std::vector<std::string>{"nvidia.com/gpu"});
   CHECK(p.node_classes.empty());
   CHECK(p.exempt_namespaces.empty());

@@ -173,7 +173,7 @@ std::vector<std::string> AffinityKeys(const Placement& placement) {
 // Why a pod can reach a GPU node, or "" when nothing says it can.
 std::string GpuReachReason(const PodInfo& pod, const Policy& policy) {
   for (const ContainerInfo& c : pod.containers)
-    if (c.HasGpuLimit(policy)) return "its pod requests GPUs";
+    if (c.UsesGpus(policy)) return "its pod requests GPUs";
   for (const Candidate& n : pod.candidates)
     if (n.node->has_gpu()) return "its pod can be scheduled on GPU node " + std::string(n.name);
   // Any toleration of a GPU taint key counts, whatever its value or effect.

@@ -65,17 +65,14 @@ struct ContainerInfo {
   // Device-plugin GPUs only: DRA devices are not counted here (a MIG slice
   // is not a GPU's VRAM, and a claim may ask for All devices).
   Quantity GpuCount(const Policy& policy) const;
-  // Whether the container uses GPUs: a GPU limit (valid or not, above zero),
-  // or a DRA claim that reaches a GPU device class.
-  bool HasGpuLimit(const Policy& policy) const;
+  // Whether the container uses GPUs, of any vendor and by any means: a limit
+  // of the policy's gpuResources (whole NVIDIA, AMD or Intel GPUs; valid or
+  // not, above zero), a request or limit of otherGpuAssignments.resources
+  // (MIG profiles, GPU-sharing plugins' shares), or a DRA claim that reaches
+  // a GPU device class. Every rule about GPU containers asks this.
+  bool UsesGpus(const Policy& policy) const;
   // Whether resources.claims names any DRA claim, GPU or not, resolved or not.
   bool HasClaims() const;
-  // Whether the container is given GPUs some other way than the policy's GPU
-  // resources: a resource of otherGpuAssignments.resources (MIG profiles,
-  // AMD, Intel, GPU-sharing device plugins) requested or limited, or a DRA
-  // claim. Such devices reach the container through the device plugin or
-  // the DRA driver, often as NVIDIA_VISIBLE_DEVICES itself.
-  bool GpusAssignedOtherwise(const Policy& policy) const;
   // Whether the container is privileged: it sees every device of its node.
   bool Privileged() const;
   // The value of env var `name` when set with a plain value; nullptr otherwise.

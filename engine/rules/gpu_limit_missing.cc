@@ -27,8 +27,8 @@ void Check(const ObjectContext& ctx, Reporter& out) {
     if (!pod.node_agent.empty() || OnlyCpuCandidates(pod) || pod.SchedulerAssignsGpus(policy))
       continue;
     for (const ContainerInfo& c : pod.containers) {
-      if (c.HasGpuLimit(policy) || HidesGpus(c) || !policy.MatchesCudaImage(c.image) ||
-          policy.agent_images.Matches(c.image) || c.GpusAssignedOtherwise(policy))
+      if (c.UsesGpus(policy) || HidesGpus(c) || !policy.MatchesCudaImage(c.image) ||
+          policy.agent_images.Matches(c.image) || c.HasClaims())
         continue;
       std::string why = pod.can_reach_gpu_node ? " and " + pod.gpu_reach_reason : "";
       if (c.Limit("alpha.kubernetes.io/nvidia-gpu"))

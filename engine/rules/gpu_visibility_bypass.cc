@@ -63,7 +63,7 @@ void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods) {
     if (!pod.node_agent.empty()) continue;  // agents must see every GPU
     for (const ContainerInfo& c : pod.containers) {
-      if (c.HasGpuLimit(ctx.policy)) continue;
+      if (c.UsesGpus(ctx.policy)) continue;
       CheckEnv(pod, c, ctx.policy, out);
       CheckPrivileged(pod, c, out);
     }

@@ -12,7 +12,7 @@ void Check(const ObjectContext& ctx, Reporter& out) {
     // A pod-level memory limit bounds every container that sets none.
     if (pod.PodLimit("memory")) continue;
     for (const ContainerInfo& c : pod.containers) {
-      if (!c.HasGpuLimit(ctx.policy) || c.Limit("memory")) continue;
+      if (!c.UsesGpus(ctx.policy) || c.Limit("memory")) continue;
       const Value* at = c.node->Find(c.resources_field);
       std::string claims = DescribeGpuClaims(c);
       out.Report(

@@ -11,7 +11,7 @@ false or debatable, and the problems no rule reported ("missed").
 
 Fails when a finding judged false comes back, when one judged true is lost,
 or when a finding has no verdict yet (it prints the line to add, to be judged
-by hand). Prints precision and recall per run. Exit 77 (skipped) when the
+by hand). A finding of a problem listed as missed is true: that was judged. Prints precision and recall per run. Exit 77 (skipped) when the
 manifests are not there.
 """
 import json
@@ -72,10 +72,16 @@ def main():
         seen = set()
         counts = {"true": 0, "false": 0, "debatable": 0}
         by_rule = {}
+        def listed_missed(f):  # a problem judged real, that no rule reported before
+            return next((m for m in classified["missed"]
+                         if f["file"] == m["file"] and f["name"] == m["name"] and
+                         f["rule"] == m["rule"] and f["path"].startswith(m["path"])), None)
         for f in got:
             k = key(f)
             seen.add(k)
             c = verdicts.get(k)
+            if c is None and listed_missed(f):
+                c = {**listed_missed(f), "verdict": "true"}
             if c is None:
                 problems.append(f"{run}: a finding with no verdict; judge it and add it to "
                                 f"testdata/heldout/classified.json:\n  " + json.dumps(
@@ -92,9 +98,7 @@ def main():
             if c["verdict"] == "true" and k not in seen:
                 problems.append(f"{run}: a true finding is lost: {c['file']} {c['path']} "
                                 f"[{c['rule']}]: {c['why']}")
-        missed = [m for m in classified["missed"]
-                  if not any(f["file"] == m["file"] and f["name"] == m["name"] and
-                             f["rule"] == m["rule"] and f["path"].startswith(m["path"]) for f in got)]
+        missed = [m for m in classified["missed"] if not any(listed_missed(f) is m for f in got)]
         found_missed = len(classified["missed"]) - len(missed)
         judged = counts["true"] + counts["false"]
         precision = counts["true"] / judged if judged else 1.0
