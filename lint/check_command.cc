@@ -51,8 +51,11 @@ Output:
             {"findings": [{"rule", "severity", "message", "file", "line",
               "column", "object": {"apiVersion", "kind", "namespace", "name"},
               "path", "fingerprint"}],
+             "errors": [{"message", "file", "line", "column"}],
              "summary": {"errors", "warnings", "infos", "objects", "files",
                          "checked", "notChecked", "policy", "policies"}}
+          "errors" lists the input errors (see below), [] on a clean run;
+          "summary.errors" counts findings of severity error.
           "checked" counts objects whose pods were checked, "notChecked"
           those holding containers gpulint could not reach.
           "fingerprint" is the finding's identity across runs (as in a
@@ -61,13 +64,17 @@ Output:
   sarif   SARIF 2.1.0 for GitHub code scanning: every rule with its
           description and help, a result per finding with its file (relative
           to the current directory), line and column, and its fingerprint
-          as partialFingerprints["gpulint/v1"].
+          as partialFingerprints["gpulint/v1"]. runs[0].invocations[0]
+          has executionSuccessful: false after an input error, with a
+          toolExecutionNotification (file, line, column) per error.
   junit   JUnit XML for CI test reports: a testsuite per file, a testcase per
           object (Kind/namespace/name), a <failure> per finding at or above
-          --fail-on; findings below it are the testcase's <system-out>.
+          --fail-on; findings below it are the testcase's <system-out>. An
+          input error is a testcase with an <error>.
   github  GitHub Actions workflow commands, one per finding, which annotate
           the pull request: ::error file=F,line=L,col=C,title=RULE::MESSAGE
-          (warning and notice for the lower severities).
+          (warning and notice for the lower severities); an input error is
+          ::error file=F,line=L,col=C,title=gpulint::MESSAGE.
 
 Policy:
   Without --policy, each input is checked with the nearest .gpulint.yaml
@@ -103,8 +110,12 @@ Charts and kustomizations:
 
 A document that cannot be parsed is a parse-error finding; the run goes on
 with the other documents and files. Problems with the inputs themselves (a
-missing file, an invalid policy or nodes file) are printed to stderr as
-'gpulint: error: ...' and make the exit status 2.
+missing or unreadable file or directory, a chart that does not render, a
+missing helm or kubectl, an invalid policy, nodes file or baseline) are input
+errors: printed to stderr as 'gpulint: error: ...' in every format, carried
+by the document of every format but text, and the exit status is 2. When one
+stops the run before anything is checked (a policy, the nodes, the baseline),
+the document is still whole, with no findings.
 
 Exit status: 0 clean, 1 findings at or above --fail-on, 2 error.
 )";

@@ -81,12 +81,47 @@ class CheckRun {
   CheckRun(const CheckOptions& options, CliIo& io) : options_(options), io_(io) {}
 
   int Run() {
+    bool ready = Prepare();
+    // Made whatever happened above, so that every format writes a whole
+    // document that carries the errors: a log with no results must not read
+    // as a clean run.
+    MakeWriter();
+    if (!ready) {
+      // Nothing was checked: no summary line, no baseline.
+      writer_->Finish(summary_);
+      writer_.reset();
+      return kExitUsage;
+    }
+    int jobs = std::min<int>(options_.jobs > 0 ? options_.jobs : UsableCpus(),
+                             static_cast<int>(inputs_.size()));
+    if (jobs > 1) {
+      CheckInParallel(inputs_, jobs);
+    } else {
+      for (size_t i = 0; i < inputs_.size(); ++i) CheckInput(inputs_[i], *policies_[i]);
+    }
+    writer_->Finish(summary_);
+    if (baseline_writer_)
+      return WriteBaseline(baseline_writer_->Text(), PolicyText(policy_names_));
+    writer_.reset();
+    if (!options_.format->holds_summary && !options_.quiet)
+      io_.err << "gpulint: " << SummaryText(summary_) << PolicyText(policy_names_) << '\n';
+
+    if (input_failed_) return kExitUsage;
+    return summary_.AtLeast(options_.fail_on) > 0 ? kExitFindings : kExitClean;
+  }
+
+ private:
+  // Loads the baseline, the policies and nodes, lists the inputs and finds
+  // each input's policy. False when something that every input needs did not
+  // load: nothing can be checked. Every policy is loaded before any output,
+  // so a bad one stops the run before half of it is reported.
+  bool Prepare() {
     Error error;
     if (!options_.baseline_file.empty()) {
       baseline_.emplace();
       if (!baseline_->Load(options_.baseline_file, io_.stdin_fd, &error)) {
         ReportError(error);
-        return kExitUsage;
+        return false;
       }
       summary_.baselined = 0;
     }
@@ -94,62 +129,52 @@ class CheckRun {
     if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &error,
                      env_policy ? env_policy : "")) {
       ReportError(error);
-      return kExitUsage;
+      return false;
     }
+    run_policy_ = &setup_.policy();
     std::vector<Error> path_errors;
-    std::vector<InputFile> inputs = ManifestInputs(options_.paths, &path_errors);
+    inputs_ = ManifestInputs(options_.paths, &path_errors);
     for (const Error& e : path_errors) ReportError(e);
-    // Every policy is loaded before any output, so a bad one stops the run
-    // before half of it is reported.
-    std::vector<std::string> policy_names;
-    for (const InputFile& input : inputs) {
+    std::vector<std::string> names;
+    for (const InputFile& input : inputs_) {
       const PolicySetup* policy = setup_.PolicyFor(input.path, &error);
       if (!policy) {
         ReportError(error);
-        return kExitUsage;
+        return false;
       }
       policies_.push_back(policy);
-      if (std::find(policy_names.begin(), policy_names.end(), policy->name) == policy_names.end())
-        policy_names.push_back(policy->name);
+      if (std::find(names.begin(), names.end(), policy->name) == names.end())
+        names.push_back(policy->name);
     }
+    policy_names_ = std::move(names);
     // A CI job pointed at the wrong directory should not pass in silence.
-    if (inputs.empty() && path_errors.empty())
+    if (inputs_.empty() && path_errors.empty())
       io_.err << "gpulint: warning: no manifests found (looked for *.yaml, *.yml and *.json)\n";
+    return true;
+  }
 
+  // The writer of the chosen format (or the baseline's), handed the errors
+  // reported before it existed.
+  void MakeWriter() {
     WriterOptions writer_options;
     writer_options.color = io_.color;
     writer_options.fail_on = options_.fail_on;
-    writer_options.policy = policies_.empty() ? &setup_.policy() : policies_[0]->policy;
-    writer_options.policies = policy_names;
+    writer_options.policy = policies_.empty() ? run_policy_ : policies_[0]->policy;
+    writer_options.policies = policy_names_;
     std::error_code ec;
     writer_options.base_dir = std::filesystem::current_path(ec).string();
     base_dir_ = writer_options.base_dir;
-    BaselineWriter* baseline_writer = nullptr;
     if (options_.write_baseline) {
       auto writer = std::make_unique<BaselineWriter>(base_dir_);
-      baseline_writer = writer.get();
+      baseline_writer_ = writer.get();
       writer_ = std::move(writer);
     } else {
       writer_ = options_.format->make(writer_options, io_.out);
     }
-    int jobs = std::min<int>(options_.jobs > 0 ? options_.jobs : UsableCpus(),
-                             static_cast<int>(inputs.size()));
-    if (jobs > 1) {
-      CheckInParallel(inputs, jobs);
-    } else {
-      for (size_t i = 0; i < inputs.size(); ++i) CheckInput(inputs[i], *policies_[i]);
-    }
-    writer_->Finish(summary_);
-    if (baseline_writer) return WriteBaseline(baseline_writer->Text(), PolicyText(policy_names));
-    writer_.reset();
-    if (!options_.format->holds_summary && !options_.quiet)
-      io_.err << "gpulint: " << SummaryText(summary_) << PolicyText(policy_names) << '\n';
-
-    if (input_failed_) return kExitUsage;
-    return summary_.AtLeast(options_.fail_on) > 0 ? kExitFindings : kExitClean;
+    for (const Error& error : early_errors_) writer_->AddError(error);
+    early_errors_.clear();
   }
 
- private:
   // `gpulint baseline`. Nothing is written when an input could not be read:
   // the next check would report that file's findings as new.
   int WriteBaseline(const std::string& text, const std::string& policy_text) {
@@ -172,10 +197,16 @@ class CheckRun {
     return kExitClean;
   }
 
+  // On stderr in every format, and in the document of those that have one.
   void ReportError(const Error& error) {
     input_failed_ = true;
-    // Hand buffered findings out first, so a terminal shows things in order.
-    if (writer_) writer_->Flush();
+    if (writer_) {
+      writer_->AddError(error);
+      // Hand buffered output out first, so a terminal shows things in order.
+      writer_->Flush();
+    } else {
+      early_errors_.push_back(error);
+    }
     io_.err << "gpulint: error: " << error.ToString() << '\n';
   }
 
@@ -354,8 +385,14 @@ class CheckRun {
   CliIo& io_;
   LoadLimits limits_;
   RunSetup setup_;
+  // --policy, else the built-in one; SARIF's rules when no input has a policy.
+  const Policy* run_policy_ = &DefaultPolicy();
+  std::vector<InputFile> inputs_;
   std::vector<const PolicySetup*> policies_;  // by input
+  std::vector<std::string> policy_names_;     // each once, in input order
   std::unique_ptr<FindingWriter> writer_;
+  BaselineWriter* baseline_writer_ = nullptr;  // `gpulint baseline`: writer_
+  std::vector<Error> early_errors_;            // reported before writer_ was made
   Summary summary_;
   bool input_failed_ = false;
   std::string base_dir_;              // the working directory, for fingerprints
