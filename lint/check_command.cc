@@ -35,6 +35,9 @@ Options:
                        cores); the output is the same for any N
   --strict             an object holding containers gpulint could not reach
                        (workload-not-checked) is an error, not a warning
+  --allow-empty        a PATH with no manifest is a warning, not an error
+                       (exit 0 if nothing else is wrong); with it, no PATH
+                       at all checks nothing
   -q, --quiet          leave out the summary line
   -h, --help           print this text
 
@@ -108,6 +111,12 @@ Charts and kustomizations:
   kustomize output). A missing tool or a source that fails to render is an
   input error at its path, with the tool's own message.
 
+A PATH that gives no manifest is an input error: a directory with no *.yaml,
+*.yml or *.json under it, a file or stdin holding no YAML or JSON document
+(empty, or comments only), a chart or kustomization that renders none. So
+'gpulint check -' fails on empty stdin: a pipeline whose first command printed
+nothing should not pass. --allow-empty makes these warnings.
+
 A document that cannot be parsed is a parse-error finding; the run goes on
 with the other documents and files. Problems with the inputs themselves (a
 missing or unreadable file or directory, a chart that does not render, a
@@ -126,6 +135,7 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
   options->nodes_files = args.All("--nodes");
   options->quiet = args.Has("--quiet");
   options->strict = args.Has("--strict");
+  options->allow_empty = args.Has("--allow-empty");
   options->baseline_file = args.Get("--baseline");
   options->output_file = args.Get("--output");
   options->render.values_files = args.All("--values");
@@ -157,7 +167,7 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
       return false;
     }
   }
-  if (options->paths.empty()) {
+  if (options->paths.empty() && !options->allow_empty) {
     *error = "no input: give a PATH, or - to read stdin (see 'gpulint check --help')";
     return false;
   }
@@ -182,6 +192,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
       {"--policy", "", true},  {"--nodes", "", true, true}, {"--format", "", true},
       {"--fail-on", "", true}, {"--quiet", "-q"},  {"--jobs", "-j", true},
       {"--baseline", "", true}, {"--values", "-f", true, true}, {"--strict", ""},
+      {"--allow-empty", ""},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, CheckCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
@@ -200,6 +211,7 @@ int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
       {"--policy", "", true}, {"--nodes", "", true, true}, {"--quiet", "-q"},
       {"--jobs", "-j", true}, {"--output", "-o", true}, {"--values", "-f", true, true},
+      {"--allow-empty", ""},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, BaselineCommand(), kSpecs, false, &parsed, io); rc >= 0)

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include <catch2/catch.hpp>
+#include <filesystem>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -87,11 +88,13 @@ void CheckCarries(std::string_view format, const std::string& out, const std::st
 }
 
 // One kind of input error: what to set up, the arguments (--format follows
-// "check"), and the file the error is about.
+// "check"), the file the error is about, and the helm on PATH.
+enum class Helm { kFails, kRendersNothing, kNone };
 struct ErrorCase {
   const char* name;
   std::function<std::vector<std::string>(const TempDir&)> args;
   const char* file;  // under the temporary directory
+  Helm helm = Helm::kFails;
 };
 
 const std::string kBadYaml = "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n  reserved: [1, 2\n";
@@ -111,7 +114,30 @@ const ErrorCase kCases[] = {
        d.Write("nohelm/Chart.yaml", "apiVersion: v2\nname: nohelm\nversion: 1.0.0\n");
        return std::vector<std::string>{d.path() + "/nohelm"};
      },
-     "nohelm"},
+     "nohelm", Helm::kNone},
+    {"a chart that renders nothing",
+     [](const TempDir& d) {
+       d.Write("chart/Chart.yaml", "apiVersion: v2\nname: chart\nversion: 1.0.0\n");
+       return std::vector<std::string>{d.path() + "/chart/templates/pod.yaml"};
+     },
+     "chart/templates/pod.yaml", Helm::kRendersNothing},
+    {"a directory with no manifest",
+     [](const TempDir& d) {
+       d.Write("docs/README.md", "# not a manifest\n");
+       return std::vector<std::string>{d.path() + "/docs"};
+     },
+     "docs"},
+    {"a directory with nothing but a policy",
+     [](const TempDir& d) {
+       d.Write("k8s/.gpulint.yaml", "apiVersion: gpulint.io/v1alpha1\nkind: Policy\n");
+       return std::vector<std::string>{d.path() + "/k8s"};
+     },
+     "k8s"},
+    {"a file of comments",
+     [](const TempDir& d) {
+       return std::vector<std::string>{d.Write("cm.yaml", kConfigMap), d.Write("empty.yaml", "# x\n")};
+     },
+     "empty.yaml"},
     {"an invalid --policy",
      [](const TempDir& d) {
        return std::vector<std::string>{"--policy", d.Write("policy.yaml", kBadYaml),
@@ -141,12 +167,16 @@ const ErrorCase kCases[] = {
 
 TEST_CASE("every kind of input error exits 2 and is in every format's document",
           "[cli][input-error]") {
-  // helm, for the charts: one that fails as helm does, or none at all.
+  // helm, for the charts: one that fails as helm does, one that prints
+  // nothing, or none at all.
   TempDir tools;
-  std::string helm = tools.Write("bin/helm", "#!/bin/sh\necho 'Error: chart is broken' >&2\nexit 1\n");
-  REQUIRE(chmod(helm.c_str(), 0755) == 0);
+  std::string fails = tools.Write("fails/helm", "#!/bin/sh\necho 'Error: chart is broken' >&2\nexit 1\n");
+  std::string silent = tools.Write("silent/helm", "#!/bin/sh\nexit 0\n");
+  for (const std::string& helm : {fails, silent}) REQUIRE(chmod(helm.c_str(), 0755) == 0);
   for (const ErrorCase& c : kCases) {
-    EnvVar path("PATH", tools.path() + (std::string_view(c.file) == "nohelm" ? "/none" : "/bin"));
+    EnvVar path("PATH", tools.path() + (c.helm == Helm::kFails            ? "/fails"
+                                        : c.helm == Helm::kRendersNothing ? "/silent"
+                                                                          : "/none"));
     for (const OutputFormat* format : OutputFormats()) {
       INFO(c.name << ", --format " << format->name);
       TempDir dir;
@@ -221,6 +251,76 @@ TEST_CASE("a file that cannot be read among good ones: findings and the error in
     REQUIRE(doc.at("errors").size() == 1);
     CHECK(doc["errors"][0].at("file") == dir.path() + "/nosuch.yaml");
   }
+}
+
+TEST_CASE("a PATH with no manifest: the messages, and --allow-empty makes them warnings",
+          "[cli][input-error]") {
+  TempDir dir;
+  std::string docs = dir.path() + "/docs";
+  dir.Write("docs/README.md", "# not a manifest\n");
+  const std::string none = docs + ": no manifests found (looked for *.yaml, *.yml and *.json)\n";
+  const std::string summary = "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\n";
+  Result r = Run({"check", docs});
+  CHECK(r.rc == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err == "gpulint: error: " + none + summary);
+  Result allowed = Run({"check", "--allow-empty", docs});
+  CHECK(allowed.rc == 0);
+  CHECK(allowed.err == "gpulint: warning: " + none + summary);
+  // Allowed, an empty SARIF log is a successful run.
+  Result sarif = Run({"check", "--allow-empty", "--format", "sarif", docs});
+  CHECK(sarif.rc == 0);
+  CHECK(json::parse(sarif.out).at("runs").at(0).at("invocations").at(0).at(
+            "executionSuccessful") == true);
+
+  // A PATH is judged as a whole: an empty file beside a manifest is fine.
+  dir.Write("k8s/cm.yaml", kConfigMap);
+  dir.Write("k8s/empty.yaml", "");
+  CHECK(Run({"check", dir.path() + "/k8s"}).rc == 0);
+  // Each PATH on its own: the manifest elsewhere does not excuse this one.
+  Result both = Run({"check", dir.path() + "/k8s", docs});
+  CHECK(both.rc == 2);
+  CHECK(both.err == "gpulint: error: " + none +
+                        "gpulint: 0 errors, 0 warnings in 1 object (2 files); policy: built-in\n");
+}
+
+TEST_CASE("check -: empty stdin is an error, allowed with --allow-empty; no PATH at all too",
+          "[cli][input-error]") {
+  TempDir dir;
+  std::string empty = dir.Write("empty.yaml", "");
+  const std::string none = "<stdin>: no manifests found (no YAML or JSON document in it)\n";
+  const std::string summary =
+      "gpulint: 0 errors, 0 warnings in 0 objects (1 file); policy: built-in\n";
+  Result r = Run({"check", "-"}, empty);
+  CHECK(r.rc == 2);
+  CHECK(r.err == "gpulint: error: " + none + summary);
+  Result allowed = Run({"check", "--allow-empty", "-"}, empty);
+  CHECK(allowed.rc == 0);
+  CHECK(allowed.err == "gpulint: warning: " + none + summary);
+  // As pre-commit runs a hook with always_run and no file to pass.
+  Result no_path = Run({"check", "--allow-empty"});
+  CHECK(no_path.rc == 0);
+  CHECK(no_path.out.empty());
+  CHECK(no_path.err == "gpulint: warning: no manifests found (no PATH given)\n"
+                       "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\n");
+  CHECK(Run({"check"}).rc == 2);  // without it, still a usage error
+}
+
+TEST_CASE("baseline: a PATH with no manifest writes no baseline, unless --allow-empty",
+          "[cli][input-error][baseline]") {
+  TempDir dir;
+  std::string docs = dir.path() + "/docs";
+  dir.Write("docs/README.md", "# not a manifest\n");
+  std::string out = dir.path() + "/baseline.json";
+  Result r = Run({"baseline", "-o", out, docs});
+  CHECK(r.rc == 2);
+  CHECK(r.err == "gpulint: error: " + docs +
+                     ": no manifests found (looked for *.yaml, *.yml and *.json)\n"
+                     "gpulint: error: no baseline written after an input error\n");
+  CHECK_FALSE(std::filesystem::exists(out));
+  Result allowed = Run({"baseline", "--allow-empty", "-o", out, docs});
+  CHECK(allowed.rc == 0);
+  CHECK(dir.Read("baseline.json") == "{\n  \"version\": 1,\n  \"findings\": []\n}\n");
 }
 
 }  // namespace

@@ -72,9 +72,13 @@ struct FileResult : FileSink {
 
   std::vector<std::variant<ObjectStart, Finding>> events;
   bool by_worker = false;  // checked on a worker thread, which frees it too
+  size_t documents = 0;
   bool ok = false;
   Error error;  // when !ok
 };
+
+constexpr char kNothingFound[] = "no manifests found ";
+constexpr char kLookedFor[] = "(looked for *.yaml, *.yml and *.json)";
 
 class CheckRun {
  public:
@@ -86,6 +90,7 @@ class CheckRun {
     // document that carries the errors: a log with no results must not read
     // as a clean run.
     MakeWriter();
+    outcomes_.assign(inputs_.size(), InputOutcome());
     if (!ready) {
       // Nothing was checked: no summary line, no baseline.
       writer_->Finish(summary_);
@@ -97,8 +102,9 @@ class CheckRun {
     if (jobs > 1) {
       CheckInParallel(inputs_, jobs);
     } else {
-      for (size_t i = 0; i < inputs_.size(); ++i) CheckInput(inputs_[i], *policies_[i]);
+      for (size_t i = 0; i < inputs_.size(); ++i) CheckInput(i);
     }
+    ReportEmptySources();
     writer_->Finish(summary_);
     if (baseline_writer_)
       return WriteBaseline(baseline_writer_->Text(), PolicyText(policy_names_));
@@ -133,8 +139,14 @@ class CheckRun {
     }
     run_policy_ = &setup_.policy();
     std::vector<Error> path_errors;
-    inputs_ = ManifestInputs(options_.paths, &path_errors);
+    inputs_ = ManifestInputs(options_.paths, &path_errors, &yields_);
     for (const Error& e : path_errors) ReportError(e);
+    // A CI job pointed at the wrong directory must not pass in silence.
+    for (size_t i = 0; i < options_.paths.size(); ++i) {
+      if (yields_[i].inputs.empty() && yields_[i].errors == 0)
+        ReportNothingFound({options_.paths[i], {}, std::string(kNothingFound) + kLookedFor});
+    }
+    if (options_.paths.empty()) ReportNothingFound({"", {}, std::string(kNothingFound) + "(no PATH given)"});
     std::vector<std::string> names;
     for (const InputFile& input : inputs_) {
       const PolicySetup* policy = setup_.PolicyFor(input.path, &error);
@@ -147,9 +159,6 @@ class CheckRun {
         names.push_back(policy->name);
     }
     policy_names_ = std::move(names);
-    // A CI job pointed at the wrong directory should not pass in silence.
-    if (inputs_.empty() && path_errors.empty())
-      io_.err << "gpulint: warning: no manifests found (looked for *.yaml, *.yml and *.json)\n";
     return true;
   }
 
@@ -175,12 +184,13 @@ class CheckRun {
     early_errors_.clear();
   }
 
-  // `gpulint baseline`. Nothing is written when an input could not be read:
-  // the next check would report that file's findings as new.
+  // `gpulint baseline`. Nothing is written after an input error: with a file
+  // that could not be read, the next check would report its findings as new;
+  // with a PATH that held nothing, it was most likely the wrong one.
   int WriteBaseline(const std::string& text, const std::string& policy_text) {
     writer_.reset();
     if (input_failed_) {
-      Fail(io_, "no baseline written: not every input could be read");
+      Fail(io_, "no baseline written after an input error");
       return kExitUsage;
     }
     if (options_.output_file.empty()) {
@@ -195,6 +205,40 @@ class CheckRun {
               << SummaryText(summary_) << policy_text << '\n';
     }
     return kExitClean;
+  }
+
+  // A PATH that gave no manifest: an input error, or with --allow-empty a
+  // warning on stderr.
+  void ReportNothingFound(const Error& error) {
+    if (!options_.allow_empty) {
+      ReportError(error);
+      return;
+    }
+    if (writer_) writer_->Flush();
+    io_.err << "gpulint: warning: " << error.ToString() << '\n';
+  }
+
+  // After the run: each PATH whose inputs were all read and held not one
+  // document (an empty file or stdin, a chart that renders nothing). One
+  // that failed was reported already.
+  void ReportEmptySources() {
+    for (size_t p = 0; p < yields_.size(); ++p) {
+      const PathYield& yield = yields_[p];
+      if (yield.inputs.empty() || yield.errors > 0) continue;
+      size_t documents = 0;
+      bool read = true, charts = true, kustomizations = true;
+      for (size_t i : yield.inputs) {
+        documents += outcomes_[i].documents;
+        read = read && outcomes_[i].read;
+        charts = charts && inputs_[i].kind == InputKind::kHelmChart;
+        kustomizations = kustomizations && inputs_[i].kind == InputKind::kKustomization;
+      }
+      if (!read || documents > 0) continue;
+      std::string why = charts           ? "(helm template rendered no document)"
+                        : kustomizations ? "(kubectl kustomize rendered no document)"
+                                         : "(no YAML or JSON document in it)";
+      ReportNothingFound({DisplayName(options_.paths[p]), {}, std::string(kNothingFound) + why});
+    }
   }
 
   // On stderr in every format, and in the document of those that have one.
@@ -238,12 +282,13 @@ class CheckRun {
     CheckRun& run_;
   };
 
-  void CheckInput(const InputFile& input, const PolicySetup& policy) {
-    writer_->BeginFile(DisplayName(input.path));
+  void CheckInput(size_t i) {
+    writer_->BeginFile(DisplayName(inputs_[i].path));
     DirectSink sink(*this);
     Error error;
-    if (CheckFile(input, policy, sink, &error)) {
+    if (CheckFile(inputs_[i], *policies_[i], sink, &outcomes_[i].documents, &error)) {
       ++summary_.files;
+      outcomes_[i].read = true;
     } else {
       ReportError(error);
     }
@@ -251,18 +296,20 @@ class CheckRun {
 
   // Touches nothing but `out`, the loader and the engine (all const here), so
   // that files can be checked on several threads at once.
+  // `documents` counts the documents read (an empty one is none).
   bool CheckFile(const InputFile& input, const PolicySetup& setup, FileSink& out,
-                 Error* error) const {
+                 size_t* documents, Error* error) const {
     const Policy& policy = *setup.policy;
     DeviceClaims claims;  // DRA claims and templates seen so far in this file
     DocumentSink sink = [&](Document&& doc) {
+      if (doc.ok && doc.root.is_null()) return true;  // empty, e.g. a trailing "---"
+      ++*documents;
       if (!doc.ok) {
         out.Object(ObjectRef(), DisplayName(input.path), doc.error.mark, false,
                    Coverage::kNoWorkload);
         out.Add(ParseErrorFinding(doc.error));
         return true;
       }
-      if (doc.root.is_null()) return true;  // empty document, e.g. a trailing "---"
       const std::string& file = doc.file.empty() ? DisplayName(input.path) : doc.file;
       ForEachObject(doc.root, [&](const Value& object) {
         if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
@@ -278,8 +325,8 @@ class CheckRun {
     return LoadSource(input, io_.stdin_fd, options_.render, limits_, sink, error);
   }
 
-  void Replay(const InputFile& input, FileResult& result) {
-    writer_->BeginFile(DisplayName(input.path));
+  void Replay(size_t i, FileResult& result) {
+    writer_->BeginFile(DisplayName(inputs_[i].path));
     for (auto& event : result.events) {
       if (auto* start = std::get_if<ObjectStart>(&event)) {
         if (start->counted) CountObject(start->coverage);
@@ -288,8 +335,10 @@ class CheckRun {
         Emit(std::get<Finding>(event));
       }
     }
+    outcomes_[i].documents = result.documents;
     if (result.ok) {
       ++summary_.files;
+      outcomes_[i].read = true;
     } else {
       ReportError(result.error);
     }
@@ -332,7 +381,7 @@ class CheckRun {
       to_free.clear();
       FileResult result;
       result.by_worker = by_worker;
-      result.ok = CheckFile(inputs[i], *policies_[i], result, &result.error);
+      result.ok = CheckFile(inputs[i], *policies_[i], result, &result.documents, &result.error);
       lock.lock();
       results[i] = std::move(result);
       if (i == awaited) done_cv.notify_one();
@@ -366,7 +415,7 @@ class CheckRun {
         bool wake = asleep > 0;
         lock.unlock();
         if (wake) space_cv.notify_all();
-        Replay(inputs[i - 1], result);
+        Replay(i - 1, result);
         lock.lock();
         if (result.by_worker) replayed_results.push_back(std::move(result));
       } else if (may_take()) {
@@ -388,7 +437,13 @@ class CheckRun {
   // --policy, else the built-in one; SARIF's rules when no input has a policy.
   const Policy* run_policy_ = &DefaultPolicy();
   std::vector<InputFile> inputs_;
+  std::vector<PathYield> yields_;             // by PATH: its inputs
   std::vector<const PolicySetup*> policies_;  // by input
+  struct InputOutcome {
+    bool read = false;
+    size_t documents = 0;
+  };
+  std::vector<InputOutcome> outcomes_;        // by input
   std::vector<std::string> policy_names_;     // each once, in input order
   std::unique_ptr<FindingWriter> writer_;
   BaselineWriter* baseline_writer_ = nullptr;  // `gpulint baseline`: writer_

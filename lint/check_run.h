@@ -23,7 +23,8 @@ struct CheckOptions {
   bool quiet = false;
   bool strict = false;  // workload-not-checked is an error
   int jobs = 0;                    // 0: one per core this process may run on
-  std::vector<std::string> paths;  // "-" is stdin
+  std::vector<std::string> paths;  // "-" is stdin; none only with allow_empty
+  bool allow_empty = false;        // a PATH with no manifest is a warning, not an error
   std::string baseline_file;       // --baseline: report only findings not in it
   bool write_baseline = false;     // `gpulint baseline`: write one instead of a report
   std::string output_file;         // `gpulint baseline --output`; empty: stdout

@@ -441,17 +441,6 @@ TEST_CASE("directories are searched for manifests", "[cli]") {
   CHECK(RulesIn(doc).count("parse-error") == 0);
 }
 
-TEST_CASE("a directory with no manifests passes, with a warning", "[cli]") {
-  TempDir dir;
-  dir.Write("empty/README.md", "# nothing here\n");
-  Result r = Run({"check", dir.path() + "/empty"});
-  CHECK(r.rc == 0);
-  CHECK(r.out.empty());
-  CHECK(r.err ==
-        "gpulint: warning: no manifests found (looked for *.yaml, *.yml and *.json)\n"
-        "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\n");
-}
-
 TEST_CASE("an invalid policy exits 2 with its position", "[cli][policy]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml", kFractionalPod);
