@@ -25,7 +25,9 @@ Options:
                        output, or Node documents. Repeatable
   --format FORMAT      @FORMATS@
   --fail-on SEVERITY   the lowest severity that makes the exit status 1:
-                       error (default), warning or info
+                       error (default), warning or info; none: findings
+                       never do, input errors still exit 2 (for a CI step
+                       that uploads findings rather than judges them)
   --baseline FILE      report only findings not in FILE, a baseline written
                        by 'gpulint baseline' (see its --help); the summary
                        says how many it hid
@@ -93,7 +95,7 @@ Examples:
   gpulint check k8s/
   gpulint check --nodes nodes.yaml --fail-on warning k8s/
   helm template chart/ | gpulint check --format json -
-  gpulint check --format sarif k8s/ > gpulint.sarif     # upload-sarif
+  gpulint check --format sarif --fail-on none k8s/ > gpulint.sarif
   gpulint check --format junit k8s/ > gpulint-junit.xml
   gpulint check --format github k8s/                    # in a workflow step
   gpulint check --baseline gpulint-baseline.json k8s/
@@ -126,7 +128,8 @@ by the document of every format but text, and the exit status is 2. When one
 stops the run before anything is checked (a policy, the nodes, the baseline),
 the document is still whole, with no findings.
 
-Exit status: 0 clean, 1 findings at or above --fail-on, 2 error.
+Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage or input
+error.
 )";
 
 // What the parser cannot see one argument at a time.
@@ -157,8 +160,13 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
     return false;
   }
   std::string fail_on = args.Get("--fail-on", "error");
-  if (!ParseSeverity(fail_on, &options->fail_on)) {
-    *error = "--fail-on: unknown severity '" + fail_on + "' (choose error, warning or info)";
+  Severity severity;
+  if (fail_on == "none") {
+    options->fail_on.reset();
+  } else if (ParseSeverity(fail_on, &severity)) {
+    options->fail_on = severity;
+  } else {
+    *error = "--fail-on: unknown severity '" + fail_on + "' (choose error, warning, info or none)";
     return false;
   }
   for (const std::string& p : options->paths) {

@@ -323,5 +323,27 @@ TEST_CASE("baseline: a PATH with no manifest writes no baseline, unless --allow-
   CHECK(dir.Read("baseline.json") == "{\n  \"version\": 1,\n  \"findings\": []\n}\n");
 }
 
+// The README's CI step: findings go to code scanning without failing the
+// step; an input error fails it.
+TEST_CASE("--fail-on none: findings never fail the run, input errors still do",
+          "[cli][input-error]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml",
+                              "apiVersion: v1\nkind: Pod\nmetadata:\n  name: half\nspec:\n"
+                              "  containers:\n  - name: c\n    image: nvcr.io/nvidia/cuda:12.4.1\n"
+                              "    resources:\n      limits: {nvidia.com/gpu: 0.5}\n");
+  REQUIRE(Run({"check", pod}).rc == 1);
+  Result sarif = Run({"check", "--format", "sarif", "--fail-on", "none", pod});
+  CHECK(sarif.rc == 0);
+  CHECK_FALSE(json::parse(sarif.out).at("runs").at(0).at("results").empty());
+  CHECK(Run({"check", "--fail-on", "none", pod, dir.path() + "/nosuch.yaml"}).rc == 2);
+  CHECK(Run({"check", "--fail-on", "none", dir.path()}).rc == 0);
+  // JUnit: findings at or above --fail-on are failures; with none, none is.
+  Result junit = Run({"check", "--format", "junit", "--fail-on", "none", pod});
+  CHECK(junit.rc == 0);
+  CHECK(junit.out.find("<failure") == std::string::npos);
+  CHECK(junit.out.find("<system-out>") != std::string::npos);
+}
+
 }  // namespace
 }  // namespace gpulint

@@ -113,7 +113,8 @@ class CheckRun {
       io_.err << "gpulint: " << SummaryText(summary_) << PolicyText(policy_names_) << '\n';
 
     if (input_failed_) return kExitUsage;
-    return summary_.AtLeast(options_.fail_on) > 0 ? kExitFindings : kExitClean;
+    bool failed = options_.fail_on && summary_.AtLeast(*options_.fail_on) > 0;
+    return failed ? kExitFindings : kExitClean;
   }
 
  private:

@@ -5,6 +5,7 @@
 #ifndef GPULINT_LINT_CHECK_RUN_H_
 #define GPULINT_LINT_CHECK_RUN_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -19,7 +20,7 @@ struct CheckOptions {
   std::string policy_file;               // empty: the built-in policy
   std::vector<std::string> nodes_files;  // --nodes, in order
   const OutputFormat* format = OutputFormats().front();
-  Severity fail_on = Severity::kError;
+  std::optional<Severity> fail_on = Severity::kError;  // none: findings never fail
   bool quiet = false;
   bool strict = false;  // workload-not-checked is an error
   int jobs = 0;                    // 0: one per core this process may run on

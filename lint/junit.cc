@@ -117,7 +117,7 @@ class JunitWriter : public BufferedWriter {
   void Add(const Finding& f) override {
     if (cases_.empty()) BeginObject(f.object, f.file, f.mark);
     TestCase& c = cases_.back();
-    if (f.severity >= fail_on_) {
+    if (fail_on_ && f.severity >= *fail_on_) {
       c.failures.push_back(f);
     } else {
       AppendFindingText(f, false, &c.system_out);
@@ -185,7 +185,7 @@ class JunitWriter : public BufferedWriter {
     buf_ += "    </testcase>\n";
   }
 
-  Severity fail_on_;
+  std::optional<Severity> fail_on_;
   bool in_file_ = false;
   std::string file_;
   std::vector<TestCase> cases_;

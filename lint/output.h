@@ -89,7 +89,8 @@ class BufferedWriter : public FindingWriter {
 
 struct WriterOptions {
   bool color = false;                   // text
-  Severity fail_on = Severity::kError;  // JUnit: findings at or above are <failure>s
+  // JUnit: findings at or above are <failure>s; none (--fail-on none): none are.
+  std::optional<Severity> fail_on = Severity::kError;
   const Policy* policy = nullptr;       // SARIF: the rules' severities; null: defaults
   std::string base_dir;                 // SARIF: URIs are relative to it (absolute)
   // JSON and SARIF: the policies the inputs were checked with, each named as

@@ -1,6 +1,7 @@
 // The README's rule catalogue is generated from the rules themselves
 // (`gpulint rules --format markdown`) and must be current; the README shows the
-// command CI runs.
+// command CI runs; its CI examples fail on an input error.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <cstdio>
 
@@ -41,6 +42,36 @@ TEST_CASE("README shows the command CI runs", "[readme]") {
   CHECK(ci.find("./dev test") != std::string::npos);
   CHECK(readme.find("./dev test") != std::string::npos);
   CHECK(readme.find("./dev run") != std::string::npos);
+}
+
+// An empty SARIF log uploaded after a failed run closes every open alert:
+// the examples must let an input error fail the job and still upload.
+TEST_CASE("README's CI examples do not hide failures", "[readme]") {
+  std::string readme = ReadFile(SourceDir() + "/README.md");
+  size_t b = readme.find("### In CI");
+  REQUIRE(b != std::string::npos);
+  std::string ci = readme.substr(b, readme.find("\n### ", b) - b);
+  CHECK(ci.find("|| true") == std::string::npos);
+  CHECK(ci.find("if: always()") != std::string::npos);
+  CHECK(ci.find("when: always") != std::string::npos);
+  // Each gpulint command, pointed at a directory that is not there: exit 2
+  // for that (not for a usage error), whatever the format.
+  size_t commands = 0;
+  for (size_t at = ci.find("build/gpulint check"); at != std::string::npos;
+       at = ci.find("build/gpulint check", at + 1)) {
+    std::string line = ci.substr(at, ci.find('\n', at) - at);
+    line = line.substr(0, std::min(line.find(" >"), line.find("  #")));
+    INFO(line);
+    size_t dir = line.find(" k8s/");
+    REQUIRE(dir != std::string::npos);
+    std::string command = std::string(GPULINT_BINARY) + line.substr(13, dir - 13) +
+                          " /nonexistent/k8s/ 2>&1 >/dev/null; echo \"exit $?\"";
+    std::string out = Run(command);
+    CHECK(out == "gpulint: error: /nonexistent/k8s/: no such file or directory\n"
+                 "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\nexit 2\n");
+    ++commands;
+  }
+  CHECK(commands == 3);
 }
 
 }  // namespace gpulint::testing
