@@ -311,6 +311,35 @@ TEST_CASE("hostile: an unreadable file", "[hostile][lint]") {
   }
 }
 
+// As a walk meets it: one input error, in the document of JSON and SARIF
+// too, and no "no manifests found" on top of it.
+TEST_CASE("hostile: an unreadable directory", "[hostile][lint]") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "locked");
+  dir.Write("locked/pod.yaml", FractionalPod("locked"));
+  std::string locked = dir.Path("locked");
+  REQUIRE(chmod(locked.c_str(), 0) == 0);
+  if (getuid() == 0) fs::permissions(dir.path(), fs::perms::all, fs::perm_options::replace);
+  RunOptions nobody;
+  nobody.as_nobody = true;
+  Result json = RunBinary(dir, {"check", "--format=json", locked}, nobody);
+  if (json.rc == kCannotRun) {
+    WARN("skipped: running as root and cannot run " GPULINT_BINARY " as nobody");
+    return;
+  }
+  CHECK(json.rc == 2);
+  CHECK(json.err == "gpulint: error: " + locked + ": permission denied\n");
+  CHECK(JsonOf(json).at("errors") ==
+        nlohmann::json::parse(R"([{"message": "permission denied", "file": ")" + locked +
+                              R"(", "line": 0, "column": 0}])"));
+  Result sarif = RunBinary(dir, {"check", "--format=sarif", locked}, nobody);
+  CHECK(sarif.rc == 2);
+  nlohmann::json invocation = JsonOf(sarif).at("runs").at(0).at("invocations").at(0);
+  CHECK(invocation.at("executionSuccessful") == false);
+  CHECK(invocation.at("toolExecutionNotifications").size() == 1);
+  REQUIRE(chmod(locked.c_str(), 0755) == 0);  // for TempDir to remove
+}
+
 TEST_CASE("hostile: symlink loops", "[hostile][lint]") {
   TempDir dir;
   fs::create_directories(dir.path() / "d");
