@@ -161,9 +161,9 @@ void WalkDirectory(const std::string& root, Seen* sources, std::vector<InputFile
     }
     if (!visited.insert({st.st_dev, st.st_ino}).second) continue;
     if (IsChart(entry.path) || IsKustomization(entry.path)) {
-      AddSource({entry.path, IsChart(entry.path) ? InputKind::kHelmChart
-                                                 : InputKind::kKustomization},
-                sources, files, yielded);
+      AddSource(
+          {entry.path, IsChart(entry.path) ? InputKind::kHelmChart : InputKind::kKustomization},
+          sources, files, yielded);
       continue;
     }
     std::vector<std::string> names;

@@ -145,8 +145,8 @@ TEST_CASE("ExpandPaths: what each path gave, so that a path that gave nothing ca
   std::vector<Error> errors;
   std::vector<PathYield> yields;
   std::vector<InputFile> files =
-      ExpandPaths({dir.Path("app/templates/deploy.yaml"), dir.Path("empty"), dir.Path("plain"),
-                   "-", dir.Path("nope.yaml"), dir.Path("app/values.yaml"), dir.path().string()},
+      ExpandPaths({dir.Path("app/templates/deploy.yaml"), dir.Path("empty"), dir.Path("plain"), "-",
+                   dir.Path("nope.yaml"), dir.Path("app/values.yaml"), dir.path().string()},
                   &errors, &yields);
   CHECK(Described(files, dir.path().string()) ==
         std::vector<std::string>{"chart:/app", "/plain/pod.yaml", "-", "kustomization:/overlay",

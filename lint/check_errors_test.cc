@@ -71,7 +71,8 @@ void CheckCarries(std::string_view format, const std::string& out, const std::st
     const json& n = invocation["toolExecutionNotifications"][0];
     CHECK(n.at("level") == "error");
     CHECK(n.at("message").at("text") == message);
-    std::string uri = n.at("locations").at(0).at("physicalLocation").at("artifactLocation").at("uri");
+    std::string uri =
+        n.at("locations").at(0).at("physicalLocation").at("artifactLocation").at("uri");
     CHECK(uri == "file://" + file);
   } else if (format == "junit") {
     CHECK(out.rfind("<?xml", 0) == 0);
@@ -97,7 +98,8 @@ struct ErrorCase {
   Helm helm = Helm::kFails;
 };
 
-const std::string kBadYaml = "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n  reserved: [1, 2\n";
+const std::string kBadYaml =
+    "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n  reserved: [1, 2\n";
 
 const ErrorCase kCases[] = {
     {"a missing file",
@@ -135,7 +137,8 @@ const ErrorCase kCases[] = {
      "k8s"},
     {"a file of comments",
      [](const TempDir& d) {
-       return std::vector<std::string>{d.Write("cm.yaml", kConfigMap), d.Write("empty.yaml", "# x\n")};
+       return std::vector<std::string>{d.Write("cm.yaml", kConfigMap),
+                                       d.Write("empty.yaml", "# x\n")};
      },
      "empty.yaml"},
     {"an invalid --policy",
@@ -170,7 +173,8 @@ TEST_CASE("every kind of input error exits 2 and is in every format's document",
   // helm, for the charts: one that fails as helm does, one that prints
   // nothing, or none at all.
   TempDir tools;
-  std::string fails = tools.Write("fails/helm", "#!/bin/sh\necho 'Error: chart is broken' >&2\nexit 1\n");
+  std::string fails =
+      tools.Write("fails/helm", "#!/bin/sh\necho 'Error: chart is broken' >&2\nexit 1\n");
   std::string silent = tools.Write("silent/helm", "#!/bin/sh\nexit 0\n");
   for (const std::string& helm : {fails, silent}) REQUIRE(chmod(helm.c_str(), 0755) == 0);
   for (const ErrorCase& c : kCases) {
@@ -212,20 +216,25 @@ TEST_CASE("a failed run's SARIF lists the built-in rules when no policy loaded",
           "[cli][sarif][input-error]") {
   TempDir dir;
   std::string policy = dir.Write("policy.yaml", kBadYaml);
-  Result r = Run({"check", "--format", "sarif", "--policy", policy, dir.Write("cm.yaml", kConfigMap)});
+  Result r =
+      Run({"check", "--format", "sarif", "--policy", policy, dir.Write("cm.yaml", kConfigMap)});
   CHECK(r.rc == 2);
   json run = json::parse(r.out).at("runs").at(0);
   const json& rules = run.at("tool").at("driver").at("rules");
   REQUIRE(rules.size() == AllRules().size());
   for (size_t i = 0; i < rules.size(); ++i) CHECK(rules[i].at("id") == AllRules()[i]->info.name);
   CHECK_FALSE(run.contains("properties"));  // no policy judged anything
-  const json& location = run.at("invocations").at(0).at("toolExecutionNotifications").at(0).at(
-      "locations").at(0).at("physicalLocation");
+  const json& location = run.at("invocations")
+                             .at(0)
+                             .at("toolExecutionNotifications")
+                             .at(0)
+                             .at("locations")
+                             .at(0)
+                             .at("physicalLocation");
   CHECK(location.at("region").at("startLine") == 5);  // where the flow sequence is cut off
 }
 
-TEST_CASE("a clean run: JSON's errors empty, SARIF's invocation successful",
-          "[cli][input-error]") {
+TEST_CASE("a clean run: JSON's errors empty, SARIF's invocation successful", "[cli][input-error]") {
   TempDir dir;
   std::string cm = dir.Write("cm.yaml", kConfigMap);
   Result j = Run({"check", "--format", "json", cm});
@@ -243,8 +252,8 @@ TEST_CASE("a file that cannot be read among good ones: findings and the error in
   std::string cm = dir.Write("cm.yaml", kConfigMap);
   for (const char* jobs : {"1", "4"}) {
     INFO("--jobs " << jobs);
-    Result r = Run({"check", "--format", "json", "--jobs", jobs, cm, dir.path() + "/nosuch.yaml",
-                    cm});
+    Result r =
+        Run({"check", "--format", "json", "--jobs", jobs, cm, dir.path() + "/nosuch.yaml", cm});
     CHECK(r.rc == 2);
     json doc = json::parse(r.out);
     CHECK(doc.at("summary").at("files") == 2);
@@ -270,8 +279,8 @@ TEST_CASE("a PATH with no manifest: the messages, and --allow-empty makes them w
   // Allowed, an empty SARIF log is a successful run.
   Result sarif = Run({"check", "--allow-empty", "--format", "sarif", docs});
   CHECK(sarif.rc == 0);
-  CHECK(json::parse(sarif.out).at("runs").at(0).at("invocations").at(0).at(
-            "executionSuccessful") == true);
+  CHECK(json::parse(sarif.out).at("runs").at(0).at("invocations").at(0).at("executionSuccessful") ==
+        true);
 
   // A PATH is judged as a whole: an empty file beside a manifest is fine.
   dir.Write("k8s/cm.yaml", kConfigMap);
@@ -301,8 +310,9 @@ TEST_CASE("check -: empty stdin is an error, allowed with --allow-empty; no PATH
   Result no_path = Run({"check", "--allow-empty"});
   CHECK(no_path.rc == 0);
   CHECK(no_path.out.empty());
-  CHECK(no_path.err == "gpulint: warning: no manifests found (no PATH given)\n"
-                       "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\n");
+  CHECK(no_path.err ==
+        "gpulint: warning: no manifests found (no PATH given)\n"
+        "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\n");
   CHECK(Run({"check"}).rc == 2);  // without it, still a usage error
 }
 

@@ -106,8 +106,7 @@ class CheckRun {
     }
     ReportEmptySources();
     writer_->Finish(summary_);
-    if (baseline_writer_)
-      return WriteBaseline(baseline_writer_->Text(), PolicyText(policy_names_));
+    if (baseline_writer_) return WriteBaseline(baseline_writer_->Text(), PolicyText(policy_names_));
     writer_.reset();
     if (!options_.format->holds_summary && !options_.quiet)
       io_.err << "gpulint: " << SummaryText(summary_) << PolicyText(policy_names_) << '\n';
@@ -147,7 +146,8 @@ class CheckRun {
       if (yields_[i].inputs.empty() && yields_[i].errors == 0)
         ReportNothingFound({options_.paths[i], {}, std::string(kNothingFound) + kLookedFor});
     }
-    if (options_.paths.empty()) ReportNothingFound({"", {}, std::string(kNothingFound) + "(no PATH given)"});
+    if (options_.paths.empty())
+      ReportNothingFound({"", {}, std::string(kNothingFound) + "(no PATH given)"});
     std::vector<std::string> names;
     for (const InputFile& input : inputs_) {
       const PolicySetup* policy = setup_.PolicyFor(input.path, &error);
@@ -298,8 +298,8 @@ class CheckRun {
   // Touches nothing but `out`, the loader and the engine (all const here), so
   // that files can be checked on several threads at once.
   // `documents` counts the documents read (an empty one is none).
-  bool CheckFile(const InputFile& input, const PolicySetup& setup, FileSink& out,
-                 size_t* documents, Error* error) const {
+  bool CheckFile(const InputFile& input, const PolicySetup& setup, FileSink& out, size_t* documents,
+                 Error* error) const {
     const Policy& policy = *setup.policy;
     DeviceClaims claims;  // DRA claims and templates seen so far in this file
     DocumentSink sink = [&](Document&& doc) {
@@ -444,8 +444,8 @@ class CheckRun {
     bool read = false;
     size_t documents = 0;
   };
-  std::vector<InputOutcome> outcomes_;        // by input
-  std::vector<std::string> policy_names_;     // each once, in input order
+  std::vector<InputOutcome> outcomes_;     // by input
+  std::vector<std::string> policy_names_;  // each once, in input order
   std::unique_ptr<FindingWriter> writer_;
   BaselineWriter* baseline_writer_ = nullptr;  // `gpulint baseline`: writer_
   std::vector<Error> early_errors_;            // reported before writer_ was made

@@ -22,7 +22,7 @@ struct CheckOptions {
   const OutputFormat* format = OutputFormats().front();
   std::optional<Severity> fail_on = Severity::kError;  // none: findings never fail
   bool quiet = false;
-  bool strict = false;  // workload-not-checked is an error
+  bool strict = false;             // workload-not-checked is an error
   int jobs = 0;                    // 0: one per core this process may run on
   std::vector<std::string> paths;  // "-" is stdin; none only with allow_empty
   bool allow_empty = false;        // a PATH with no manifest is a warning, not an error

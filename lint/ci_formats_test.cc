@@ -157,7 +157,8 @@ TEST_CASE("github: workflow commands with GitHub's escaping", "[output][github]"
 // that does not exist), one for the file being read (a chart that does not
 // render), one with a position (a policy), one on stdin, one with no file.
 const Error kMissing{"k8s/missing.yaml", {}, "no such file or directory"};
-const Error kRender{"chart", {}, "helm template failed (exit status 1): Error: parse error, line 3"};
+const Error kRender{
+    "chart", {}, "helm template failed (exit status 1): Error: parse error, line 3"};
 const Error kPolicy{"k8s/.gpulint.yaml", {4, 13}, "did not find expected ',' or ']'"};
 const Error kStdin{"<stdin>", {}, "read failed: is a directory"};
 const Error kNoFile{"", {}, "no manifests found (no PATH given)"};
@@ -229,7 +230,8 @@ TEST_CASE("github: an input error is an ::error titled gpulint", "[output][githu
         "::error file=dir%2Ca%3Ab%25.yaml,line=2,title=gpulint::bad:%0Avalue, 100%25\n");
 }
 
-TEST_CASE("json: input errors are the \"errors\" list, one per line", "[output][json][input-error]") {
+TEST_CASE("json: input errors are the \"errors\" list, one per line",
+          "[output][json][input-error]") {
   Driver d("json");
   CHECK(WithErrors(d).Finish() ==
         "{\"findings\":[],\"errors\":[\n"

@@ -81,7 +81,8 @@ TEST_CASE("usage errors exit 2 with a message naming the problem", "[cli]") {
       {{"rules", "--format", "yaml"},
        "gpulint: error: --format: unknown format 'yaml' (choose text, json or markdown)\n"},
       {{"check", "--fail-on", "fatal", pod},
-       "gpulint: error: --fail-on: unknown severity 'fatal' (choose error, warning, info or none)\n"},
+       "gpulint: error: --fail-on: unknown severity 'fatal' (choose error, warning, info or "
+       "none)\n"},
       {{"check", "--quiet=yes", pod}, "gpulint: error: option '--quiet' takes no value\n"},
       {{"check"},
        "gpulint: error: no input: give a PATH, or - to read stdin (see 'gpulint check "

@@ -270,8 +270,8 @@ TEST_CASE("JSON output with no findings is still a complete document", "[cli][js
   Result r = Run({"check", "--format=json", dir.Write("cm.yaml", kConfigMap)});
   CHECK(r.rc == 0);
   CHECK(nlohmann::json::parse(r.out) ==
-        nlohmann::json::parse(R"({"findings": [], "errors": [], "summary": {"errors": 0, "warnings": 0,
-                                  "infos": 0, "objects": 1, "files": 1,
+        nlohmann::json::parse(R"({"findings": [], "errors": [],
+                                  "summary": {"errors": 0, "warnings": 0, "infos": 0, "objects": 1, "files": 1,
                                   "checked": 0, "notChecked": 0, "policy": "built-in", "policies": ["built-in"]}})"));
 }
 

@@ -69,8 +69,7 @@ class GithubWriter : public BufferedWriter {
   // ::COMMAND file=F,line=L,col=C,title=TITLE::MESSAGE, with `unlocated` as
   // the message when there is no file to point at.
   void AppendCommand(const char* command, const std::string& file, Mark mark,
-                     std::string_view title, std::string_view message,
-                     std::string_view unlocated) {
+                     std::string_view title, std::string_view message, std::string_view unlocated) {
     buf_ += "::";
     buf_ += command;
     buf_ += ' ';

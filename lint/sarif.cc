@@ -141,8 +141,9 @@ class SarifWriter : public BufferedWriter {
       for (const Error& e : errors_) {
         json physical = PhysicalLocation(e.file, e.mark);
         // The location is said once: in the message when it has no artifact.
-        json notification = {{"level", "error"},
-                             {"message", {{"text", physical.is_null() ? e.ToString() : e.message}}}};
+        json notification = {
+            {"level", "error"},
+            {"message", {{"text", physical.is_null() ? e.ToString() : e.message}}}};
         if (!physical.is_null())
           notification["locations"] = json::array({{{"physicalLocation", physical}}});
         notifications.push_back(std::move(notification));

@@ -70,8 +70,7 @@ bool LoadPath(const std::string& path, int stdin_fd, const LoadLimits& limits,
 }
 
 std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
-                                      std::vector<Error>* errors,
-                                      std::vector<PathYield>* yields) {
+                                      std::vector<Error>* errors, std::vector<PathYield>* yields) {
   std::vector<PathYield> found_by_path;
   std::vector<InputFile> found = ExpandPaths(paths, errors, &found_by_path);
   std::vector<InputFile> inputs;

@@ -193,7 +193,8 @@ TEST_CASE("hostile: empty files and files of comments and markers", "[hostile][l
     INFO(text);
     std::string path = dir.Write("empty.yaml", text);
     const std::string nothing = path + ": no manifests found (no YAML or JSON document in it)\n";
-    const std::string summary = "gpulint: 0 errors, 0 warnings in 0 objects (1 file); policy: built-in\n";
+    const std::string summary =
+        "gpulint: 0 errors, 0 warnings in 0 objects (1 file); policy: built-in\n";
     Result r = RunBinary(dir, {"check", path});
     CHECK(r.rc == 2);
     CHECK(r.out.empty());

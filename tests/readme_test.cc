@@ -67,8 +67,9 @@ TEST_CASE("README's CI examples do not hide failures", "[readme]") {
     std::string command = std::string(GPULINT_BINARY) + line.substr(13, dir - 13) +
                           " /nonexistent/k8s/ 2>&1 >/dev/null; echo \"exit $?\"";
     std::string out = Run(command);
-    CHECK(out == "gpulint: error: /nonexistent/k8s/: no such file or directory\n"
-                 "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\nexit 2\n");
+    CHECK(out ==
+          "gpulint: error: /nonexistent/k8s/: no such file or directory\n"
+          "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\nexit 2\n");
     ++commands;
   }
   CHECK(commands == 3);
