@@ -335,7 +335,7 @@ TEST_CASE("baseline: a PATH with no manifest writes no baseline, unless --allow-
 
 // The README's CI step: findings go to code scanning without failing the
 // step; an input error fails it.
-TEST_CASE("--fail-on none: findings never fail the run, input errors still do",
+TEST_CASE("check --fail-on none: findings never fail the run, input errors still do",
           "[cli][input-error]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml",
