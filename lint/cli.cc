@@ -43,7 +43,9 @@ Exit status:
   0  nothing at or above --fail-on (default: error); fix: nothing to change
   1  findings at or above --fail-on; fix: something was (or would be) changed;
      quantity: an input is not a valid quantity
-  2  usage error, unreadable input, or an invalid --policy or --nodes file
+  2  usage error, or an input error: an unreadable input or one with no
+     manifest, a chart that does not render, an invalid --policy, --nodes or
+     --baseline file
 
 Examples:
   gpulint pod.yaml
