@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -94,20 +95,35 @@ std::optional<InputFile> EnclosingSource(const std::filesystem::path& dir, bool 
 }
 
 // Sources already listed, by the directory's identity, so that a chart named
-// through several of its files is rendered once.
-using Seen = std::set<std::pair<dev_t, ino_t>>;
+// through several of its files is rendered once: each one's index in the
+// inputs.
+using Seen = std::map<std::pair<dev_t, ino_t>, size_t>;
 
-void AddSource(InputFile source, Seen* sources, std::vector<InputFile>* files) {
+// Lists `file` and adds its index to `yielded`.
+void AddFile(InputFile file, std::vector<InputFile>* files, std::vector<size_t>* yielded) {
+  yielded->push_back(files->size());
+  files->push_back(std::move(file));
+}
+
+// Lists `source` unless it is already listed; either way, its index goes to
+// `yielded`.
+void AddSource(InputFile source, Seen* sources, std::vector<InputFile>* files,
+               std::vector<size_t>* yielded) {
   struct stat st;
-  if (stat(source.path.c_str(), &st) == 0 && !sources->insert({st.st_dev, st.st_ino}).second)
-    return;
-  files->push_back(std::move(source));
+  if (stat(source.path.c_str(), &st) == 0) {
+    auto [it, inserted] = sources->try_emplace({st.st_dev, st.st_ino}, files->size());
+    if (!inserted) {
+      yielded->push_back(it->second);
+      return;
+    }
+  }
+  AddFile(std::move(source), files, yielded);
 }
 
 // Depth first in name order, with an explicit stack; a directory reached
 // again (a symlink loop, or two links to one place) is not walked again.
 void WalkDirectory(const std::string& root, Seen* sources, std::vector<InputFile>* files,
-                   std::vector<Error>* errors) {
+                   std::vector<Error>* errors, std::vector<size_t>* yielded) {
   std::set<std::pair<dev_t, ino_t>> visited;
   struct Entry {
     std::string path;
@@ -132,22 +148,22 @@ void WalkDirectory(const std::string& root, Seen* sources, std::vector<InputFile
       std::filesystem::path path(entry.path);
       bool kustomization = is_dir || IsKustomizationFile(path.filename().string());
       if (auto source = EnclosingSource(is_dir ? path : path.parent_path(), kustomization)) {
-        AddSource(std::move(*source), sources, files);
+        AddSource(std::move(*source), sources, files, yielded);
         continue;
       }
     }
     if (!is_dir) {
       // Found in a directory: regular files only (a FIFO there would block).
       if (entry.named || (S_ISREG(st.st_mode) && HasManifestExtension(entry.path))) {
-        files->push_back({entry.path});
+        AddFile({entry.path}, files, yielded);
       }
       continue;
     }
     if (!visited.insert({st.st_dev, st.st_ino}).second) continue;
     if (IsChart(entry.path) || IsKustomization(entry.path)) {
-      AddSource({entry.path, IsChart(entry.path) ? InputKind::kHelmChart
-                                                 : InputKind::kKustomization},
-                sources, files);
+      AddSource(
+          {entry.path, IsChart(entry.path) ? InputKind::kHelmChart : InputKind::kKustomization},
+          sources, files, yielded);
       continue;
     }
     std::vector<std::string> names;
@@ -174,15 +190,20 @@ std::string RefusedType(mode_t mode) {
 }  // namespace
 
 std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
-                                   std::vector<Error>* errors) {
+                                   std::vector<Error>* errors, std::vector<PathYield>* yields) {
   std::vector<InputFile> files;
   Seen sources;
-  for (const std::string& path : paths) {
-    if (path == "-") {
-      files.push_back({path});
+  if (yields) yields->assign(paths.size(), PathYield());
+  for (size_t i = 0; i < paths.size(); ++i) {
+    PathYield yield;
+    size_t errors_before = errors->size();
+    if (paths[i] == "-") {
+      AddFile({paths[i]}, &files, &yield.inputs);
     } else {
-      WalkDirectory(path, &sources, &files, errors);
+      WalkDirectory(paths[i], &sources, &files, errors, &yield.inputs);
     }
+    yield.errors = errors->size() - errors_before;
+    if (yields) (*yields)[i] = std::move(yield);
   }
   return files;
 }

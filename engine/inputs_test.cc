@@ -136,6 +136,35 @@ TEST_CASE("ExpandPaths: files named inside a chart stand for the chart, listed o
                                  "kustomization:/overlay"});
 }
 
+TEST_CASE("ExpandPaths: what each path gave, so that a path that gave nothing can be told",
+          "[inputs]") {
+  TempDir dir;
+  WriteSources(dir);
+  REQUIRE(mkdir(dir.Path("empty").c_str(), 0755) == 0);
+  dir.Write("empty/README.md", "");
+  std::vector<Error> errors;
+  std::vector<PathYield> yields;
+  std::vector<InputFile> files =
+      ExpandPaths({dir.Path("app/templates/deploy.yaml"), dir.Path("empty"), dir.Path("plain"), "-",
+                   dir.Path("nope.yaml"), dir.Path("app/values.yaml"), dir.path().string()},
+                  &errors, &yields);
+  CHECK(Described(files, dir.path().string()) ==
+        std::vector<std::string>{"chart:/app", "/plain/pod.yaml", "-", "kustomization:/overlay",
+                                 "/plain/pod.yaml"});
+  REQUIRE(yields.size() == 7);
+  CHECK(yields[0].inputs == std::vector<size_t>{0});
+  CHECK(yields[1].inputs.empty());  // nothing there, and no error either
+  CHECK(yields[1].errors == 0);
+  CHECK(yields[2].inputs == std::vector<size_t>{1});
+  CHECK(yields[3].inputs == std::vector<size_t>{2});
+  CHECK(yields[4].inputs.empty());
+  CHECK(yields[4].errors == 1);
+  CHECK(yields[5].inputs == std::vector<size_t>{0});  // the chart, listed once
+  // The walk meets the chart again: it is this path's too.
+  CHECK(yields[6].inputs == std::vector<size_t>{0, 3, 4});
+  CHECK(errors.size() == 1);
+}
+
 TEST_CASE("ExpandPaths: a relative path looks for its chart up to the working directory",
           "[inputs]") {
   TempDir dir;

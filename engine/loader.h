@@ -105,8 +105,16 @@ struct InputFile {
   std::string path;  // "-" for stdin
   InputKind kind = InputKind::kFile;
 };
+// With `yields`, (*yields)[i] says what paths[i] gave: the indices of its
+// inputs in the result (a source named through several paths is under each)
+// and how many errors. A path that gave neither holds no manifest.
+struct PathYield {
+  std::vector<size_t> inputs;
+  size_t errors = 0;
+};
 std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
-                                   std::vector<Error>* errors);
+                                   std::vector<Error>* errors,
+                                   std::vector<PathYield>* yields = nullptr);
 
 // Opens and streams one input (file or "-") through LoadYamlFd. Refuses
 // directories, devices and unreadable files with a clear error; a FIFO or pipe

@@ -64,6 +64,8 @@ class BaselineWriter : public FindingWriter {
   void Add(const Finding& finding) override {
     entries_.push_back(BaselineEntryOf(finding, base_dir_));
   }
+  // No baseline is written when an input failed (check_run.cc).
+  void AddError(const Error&) override {}
   void Finish(const Summary&) override {}
   void Flush() override {}
   std::string Text() const { return BaselineText(entries_); }

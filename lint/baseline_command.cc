@@ -22,6 +22,8 @@ Options:
   -o, --output FILE    write the baseline to FILE (created, or replaced
                        atomically) instead of stdout
   -j, --jobs N         check N files at a time; the baseline is the same
+  --allow-empty        as for check: a PATH with no manifest is a warning,
+                       not an error (an empty baseline is then written)
   -q, --quiet          leave out the summary line
   -h, --help           print this text
 
@@ -36,7 +38,8 @@ line: lines inserted above a finding keep it in the baseline, while a changed
 value makes it a new finding. Run check from the directory the baseline was
 written in. A finding listed twice hides two alike; a third is new.
 
-Nothing is written when an input cannot be read.
+Nothing is written when an input cannot be read, or a PATH holds no
+manifest (without --allow-empty).
 
 Examples:
   gpulint baseline -o gpulint-baseline.json k8s/

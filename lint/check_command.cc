@@ -1,37 +1,13 @@
-// `gpulint check`: inputs -> documents -> objects -> Evaluate -> findings.
-// Documents stream through one at a time, so memory stays flat whatever the
-// size of the input; findings go to the writer as each object is evaluated.
-// With several files and --jobs above 1, a small pool checks files side by
-// side and the findings are replayed in input order, so the output is the same
-// byte for byte whatever the number of jobs.
-
+// `gpulint check` and `gpulint baseline`: the help, and the options read from
+// the command line. The run itself is check_run.cc.
 #include <algorithm>
-#include <condition_variable>
 #include <cstdlib>
-#include <filesystem>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <ostream>
 #include <string>
-#include <system_error>
-#include <thread>
-#include <utility>
-#include <variant>
 #include <vector>
 
-#include "common/cpus.h"
-#include "engine/engine.h"
-#include "engine/loader.h"
-#include "engine/workload.h"
-#include "lint/baseline.h"
+#include "lint/check_run.h"
 #include "lint/commands.h"
-#include "lint/fingerprint.h"
 #include "lint/formats.h"
-#include "lint/output.h"
-#include "lint/policy_discovery.h"
-#include "lint/render.h"
-#include "lint/setup.h"
 
 namespace gpulint {
 namespace {
@@ -49,7 +25,9 @@ Options:
                        output, or Node documents. Repeatable
   --format FORMAT      @FORMATS@
   --fail-on SEVERITY   the lowest severity that makes the exit status 1:
-                       error (default), warning or info
+                       error (default), warning or info; none: findings
+                       never do, input errors still exit 2 (for a CI step
+                       that uploads findings rather than judges them)
   --baseline FILE      report only findings not in FILE, a baseline written
                        by 'gpulint baseline' (see its --help); the summary
                        says how many it hid
@@ -59,6 +37,9 @@ Options:
                        cores); the output is the same for any N
   --strict             an object holding containers gpulint could not reach
                        (workload-not-checked) is an error, not a warning
+  --allow-empty        a PATH with no manifest is a warning, not an error
+                       (exit 0 if nothing else is wrong); with it, no PATH
+                       at all checks nothing
   -q, --quiet          leave out the summary line
   -h, --help           print this text
 
@@ -75,8 +56,11 @@ Output:
             {"findings": [{"rule", "severity", "message", "file", "line",
               "column", "object": {"apiVersion", "kind", "namespace", "name"},
               "path", "fingerprint"}],
+             "errors": [{"message", "file", "line", "column"}],
              "summary": {"errors", "warnings", "infos", "objects", "files",
                          "checked", "notChecked", "policy", "policies"}}
+          "errors" lists the input errors (see below), [] on a clean run;
+          "summary.errors" counts findings of severity error.
           "checked" counts objects whose pods were checked, "notChecked"
           those holding containers gpulint could not reach.
           "fingerprint" is the finding's identity across runs (as in a
@@ -85,13 +69,17 @@ Output:
   sarif   SARIF 2.1.0 for GitHub code scanning: every rule with its
           description and help, a result per finding with its file (relative
           to the current directory), line and column, and its fingerprint
-          as partialFingerprints["gpulint/v1"].
+          as partialFingerprints["gpulint/v1"]. runs[0].invocations[0]
+          has executionSuccessful: false after an input error, with a
+          toolExecutionNotification (file, line, column) per error.
   junit   JUnit XML for CI test reports: a testsuite per file, a testcase per
           object (Kind/namespace/name), a <failure> per finding at or above
-          --fail-on; findings below it are the testcase's <system-out>.
+          --fail-on; findings below it are the testcase's <system-out>. An
+          input error is a testcase with an <error>.
   github  GitHub Actions workflow commands, one per finding, which annotate
           the pull request: ::error file=F,line=L,col=C,title=RULE::MESSAGE
-          (warning and notice for the lower severities).
+          (warning and notice for the lower severities); an input error is
+          ::error file=F,line=L,col=C,title=gpulint::MESSAGE.
 
 Policy:
   Without --policy, each input is checked with the nearest .gpulint.yaml
@@ -107,7 +95,7 @@ Examples:
   gpulint check k8s/
   gpulint check --nodes nodes.yaml --fail-on warning k8s/
   helm template chart/ | gpulint check --format json -
-  gpulint check --format sarif k8s/ > gpulint.sarif     # upload-sarif
+  gpulint check --format sarif --fail-on none k8s/ > gpulint.sarif
   gpulint check --format junit k8s/ > gpulint-junit.xml
   gpulint check --format github k8s/                    # in a workflow step
   gpulint check --baseline gpulint-baseline.json k8s/
@@ -125,355 +113,24 @@ Charts and kustomizations:
   kustomize output). A missing tool or a source that fails to render is an
   input error at its path, with the tool's own message.
 
+A PATH that gives no manifest is an input error: a directory with no *.yaml,
+*.yml or *.json under it, a file or stdin holding no YAML or JSON document
+(empty, or comments only), a chart or kustomization that renders none. So
+'gpulint check -' fails on empty stdin: a pipeline whose first command printed
+nothing should not pass. --allow-empty makes these warnings.
+
 A document that cannot be parsed is a parse-error finding; the run goes on
 with the other documents and files. Problems with the inputs themselves (a
-missing file, an invalid policy or nodes file) are printed to stderr as
-'gpulint: error: ...' and make the exit status 2.
+missing or unreadable file or directory, a chart that does not render, a
+missing helm or kubectl, an invalid policy, nodes file or baseline) are input
+errors: printed to stderr as 'gpulint: error: ...' in every format, carried
+by the document of every format but text, and the exit status is 2. When one
+stops the run before anything is checked (a policy, the nodes, the baseline),
+the document is still whole, with no findings.
 
-Exit status: 0 clean, 1 findings at or above --fail-on, 2 error.
+Exit status: 0 clean, 1 findings at or above --fail-on, 2 usage or input
+error.
 )";
-
-struct CheckOptions {
-  std::string policy_file;               // empty: the built-in policy
-  std::vector<std::string> nodes_files;  // --nodes, in order
-  const OutputFormat* format = OutputFormats().front();
-  Severity fail_on = Severity::kError;
-  bool quiet = false;
-  bool strict = false;  // workload-not-checked is an error
-  int jobs = 0;                    // 0: one per core this process may run on
-  std::vector<std::string> paths;  // "-" is stdin
-  std::string baseline_file;       // --baseline: report only findings not in it
-  bool write_baseline = false;     // `gpulint baseline`: write one instead of a report
-  std::string output_file;         // `gpulint baseline --output`; empty: stdout
-  RenderOptions render;            // --values, for charts
-};
-
-// "; policy: built-in", "; policies: a/.gpulint.yaml, built-in"; nothing
-// when no file was checked.
-std::string PolicyText(const std::vector<std::string>& names) {
-  if (names.empty()) return "";
-  std::string out = names.size() == 1 ? "; policy: " : "; policies: ";
-  for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
-  return out;
-}
-
-// Where one file's objects and findings go: straight to the writer, or into a
-// FileResult to be replayed in input order.
-class FileSink {
- public:
-  virtual ~FileSink() = default;
-  // `counted`: an object, not a document that could not be read.
-  virtual void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted,
-                      Coverage coverage) = 0;
-  virtual void Add(Finding finding) = 0;
-};
-
-struct ObjectStart {
-  ObjectRef ref;
-  std::string file;
-  Mark mark;
-  bool counted;
-  Coverage coverage;
-};
-
-struct FileResult : FileSink {
-  void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted,
-              Coverage coverage) override {
-    events.emplace_back(ObjectStart{std::move(ref), file, mark, counted, coverage});
-  }
-  void Add(Finding finding) override { events.emplace_back(std::move(finding)); }
-
-  std::vector<std::variant<ObjectStart, Finding>> events;
-  bool by_worker = false;  // checked on a worker thread, which frees it too
-  bool ok = false;
-  Error error;  // when !ok
-};
-
-class CheckRun {
- public:
-  CheckRun(const CheckOptions& options, CliIo& io) : options_(options), io_(io) {}
-
-  int Run() {
-    Error error;
-    if (!options_.baseline_file.empty()) {
-      baseline_.emplace();
-      if (!baseline_->Load(options_.baseline_file, io_.stdin_fd, &error)) {
-        ReportError(error);
-        return kExitUsage;
-      }
-      summary_.baselined = 0;
-    }
-    const char* env_policy = std::getenv(kPolicyEnvVar);
-    if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &error,
-                     env_policy ? env_policy : "")) {
-      ReportError(error);
-      return kExitUsage;
-    }
-    std::vector<Error> path_errors;
-    std::vector<InputFile> inputs = ManifestInputs(options_.paths, &path_errors);
-    for (const Error& e : path_errors) ReportError(e);
-    // Every policy is loaded before any output, so a bad one stops the run
-    // before half of it is reported.
-    std::vector<std::string> policy_names;
-    for (const InputFile& input : inputs) {
-      const PolicySetup* policy = setup_.PolicyFor(input.path, &error);
-      if (!policy) {
-        ReportError(error);
-        return kExitUsage;
-      }
-      policies_.push_back(policy);
-      if (std::find(policy_names.begin(), policy_names.end(), policy->name) == policy_names.end())
-        policy_names.push_back(policy->name);
-    }
-    // A CI job pointed at the wrong directory should not pass in silence.
-    if (inputs.empty() && path_errors.empty())
-      io_.err << "gpulint: warning: no manifests found (looked for *.yaml, *.yml and *.json)\n";
-
-    WriterOptions writer_options;
-    writer_options.color = io_.color;
-    writer_options.fail_on = options_.fail_on;
-    writer_options.policy = policies_.empty() ? &setup_.policy() : policies_[0]->policy;
-    writer_options.policies = policy_names;
-    std::error_code ec;
-    writer_options.base_dir = std::filesystem::current_path(ec).string();
-    base_dir_ = writer_options.base_dir;
-    BaselineWriter* baseline_writer = nullptr;
-    if (options_.write_baseline) {
-      auto writer = std::make_unique<BaselineWriter>(base_dir_);
-      baseline_writer = writer.get();
-      writer_ = std::move(writer);
-    } else {
-      writer_ = options_.format->make(writer_options, io_.out);
-    }
-    int jobs = std::min<int>(options_.jobs > 0 ? options_.jobs : UsableCpus(),
-                             static_cast<int>(inputs.size()));
-    if (jobs > 1) {
-      CheckInParallel(inputs, jobs);
-    } else {
-      for (size_t i = 0; i < inputs.size(); ++i) CheckInput(inputs[i], *policies_[i]);
-    }
-    writer_->Finish(summary_);
-    if (baseline_writer) return WriteBaseline(baseline_writer->Text(), PolicyText(policy_names));
-    writer_.reset();
-    if (!options_.format->holds_summary && !options_.quiet)
-      io_.err << "gpulint: " << SummaryText(summary_) << PolicyText(policy_names) << '\n';
-
-    if (input_failed_) return kExitUsage;
-    return summary_.AtLeast(options_.fail_on) > 0 ? kExitFindings : kExitClean;
-  }
-
- private:
-  // `gpulint baseline`. Nothing is written when an input could not be read:
-  // the next check would report that file's findings as new.
-  int WriteBaseline(const std::string& text, const std::string& policy_text) {
-    writer_.reset();
-    if (input_failed_) {
-      Fail(io_, "no baseline written: not every input could be read");
-      return kExitUsage;
-    }
-    if (options_.output_file.empty()) {
-      io_.out << text;
-    } else if (std::string error; !WriteBaselineFile(options_.output_file, text, &error)) {
-      Fail(io_, error);
-      return kExitUsage;
-    }
-    if (!options_.quiet) {
-      io_.err << "gpulint: baseline"
-              << (options_.output_file.empty() ? "" : " " + options_.output_file) << ": "
-              << SummaryText(summary_) << policy_text << '\n';
-    }
-    return kExitClean;
-  }
-
-  void ReportError(const Error& error) {
-    input_failed_ = true;
-    // Hand buffered findings out first, so a terminal shows things in order.
-    if (writer_) writer_->Flush();
-    io_.err << "gpulint: error: " << error.ToString() << '\n';
-  }
-
-  // Not in the writers: a baseline hides findings before anything counts them.
-  void Emit(Finding& finding) {
-    if (options_.strict && finding.rule == "workload-not-checked")
-      finding.severity = Severity::kError;
-    finding.fingerprint = Fingerprint(finding, base_dir_);
-    if (baseline_ && baseline_->Hide(finding.fingerprint)) {
-      ++*summary_.baselined;
-      return;
-    }
-    summary_.Count(finding.severity);
-    writer_->Add(finding);
-  }
-
-  // The writer as a FileSink: one file at a time, findings as they come.
-  class DirectSink : public FileSink {
-   public:
-    explicit DirectSink(CheckRun& run) : run_(run) {}
-    void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted,
-                Coverage coverage) override {
-      if (counted) run_.CountObject(coverage);
-      run_.writer_->BeginObject(ref, file, mark);
-    }
-    void Add(Finding finding) override { run_.Emit(finding); }
-
-   private:
-    CheckRun& run_;
-  };
-
-  void CheckInput(const InputFile& input, const PolicySetup& policy) {
-    writer_->BeginFile(DisplayName(input.path));
-    DirectSink sink(*this);
-    Error error;
-    if (CheckFile(input, policy, sink, &error)) {
-      ++summary_.files;
-    } else {
-      ReportError(error);
-    }
-  }
-
-  // Touches nothing but `out`, the loader and the engine (all const here), so
-  // that files can be checked on several threads at once.
-  bool CheckFile(const InputFile& input, const PolicySetup& setup, FileSink& out,
-                 Error* error) const {
-    const Policy& policy = *setup.policy;
-    DeviceClaims claims;  // DRA claims and templates seen so far in this file
-    DocumentSink sink = [&](Document&& doc) {
-      if (!doc.ok) {
-        out.Object(ObjectRef(), DisplayName(input.path), doc.error.mark, false,
-                   Coverage::kNoWorkload);
-        out.Add(ParseErrorFinding(doc.error));
-        return true;
-      }
-      if (doc.root.is_null()) return true;  // empty document, e.g. a trailing "---"
-      const std::string& file = doc.file.empty() ? DisplayName(input.path) : doc.file;
-      ForEachObject(doc.root, [&](const Value& object) {
-        if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
-        claims.Add(object);
-        Coverage coverage;
-        std::vector<Finding> findings =
-            Evaluate(object, file, policy, setup.inventory, &claims, &coverage);
-        out.Object(RefOf(object), file, object.mark(), true, coverage);
-        for (Finding& f : findings) out.Add(std::move(f));
-      });
-      return true;
-    };
-    return LoadSource(input, io_.stdin_fd, options_.render, limits_, sink, error);
-  }
-
-  void Replay(const InputFile& input, FileResult& result) {
-    writer_->BeginFile(DisplayName(input.path));
-    for (auto& event : result.events) {
-      if (auto* start = std::get_if<ObjectStart>(&event)) {
-        if (start->counted) CountObject(start->coverage);
-        writer_->BeginObject(start->ref, start->file, start->mark);
-      } else {
-        Emit(std::get<Finding>(event));
-      }
-    }
-    if (result.ok) {
-      ++summary_.files;
-    } else {
-      ReportError(result.error);
-    }
-  }
-
-  void CountObject(Coverage coverage) {
-    ++summary_.objects;
-    if (coverage == Coverage::kChecked) ++summary_.checked;
-    if (coverage == Coverage::kNotChecked) ++summary_.not_checked;
-  }
-
-  // Files are taken in order by jobs - 1 workers and by this thread, which
-  // also replays each result as soon as it and all before it are done: it
-  // checks a file itself rather than sleep while the next result is not in.
-  // (A sleeping replayer woken once per file was 7,500 futex calls and a
-  // third more CPU on 2,000 small files.) At most kWindow results per job
-  // wait, so memory stays bounded by a few files' findings.
-  void CheckInParallel(const std::vector<InputFile>& inputs, int jobs) {
-    constexpr size_t kWindow = 16;
-    const size_t n = inputs.size();
-    const size_t window = kWindow * static_cast<size_t>(jobs);
-    std::vector<std::optional<FileResult>> results(n);
-    std::mutex mu;
-    std::condition_variable done_cv, space_cv;
-    size_t next = 0, replayed = 0;
-    size_t awaited = n;  // the result the replayer sleeps for, if it does
-    int asleep = 0;      // workers waiting for the window to move
-    auto may_take = [&] { return next < n && next < replayed + window; };
-    // Results a worker made and this thread replayed, for a worker to free.
-    // Freed here, their memory went to this thread's allocator cache and the
-    // worker's next files were built in memory last written on another core:
-    // two jobs spent 6 to 8% more CPU time (perf stat, best of 10).
-    std::vector<FileResult> replayed_results;
-    // Checks file `next` with the lock held on entry and on return.
-    auto check_next = [&](std::unique_lock<std::mutex>& lock, bool by_worker) {
-      size_t i = next++;
-      std::vector<FileResult> to_free;
-      if (by_worker) to_free.swap(replayed_results);
-      lock.unlock();
-      to_free.clear();
-      FileResult result;
-      result.by_worker = by_worker;
-      result.ok = CheckFile(inputs[i], *policies_[i], result, &result.error);
-      lock.lock();
-      results[i] = std::move(result);
-      if (i == awaited) done_cv.notify_one();
-    };
-    auto work = [&] {
-      std::unique_lock<std::mutex> lock(mu);
-      while (true) {
-        if (!may_take() && next < n) {
-          ++asleep;
-          space_cv.wait(lock, [&] { return next == n || may_take(); });
-          --asleep;
-        }
-        if (next == n) return;
-        check_next(lock, true);
-      }
-    };
-    std::vector<std::thread> workers;
-    for (int j = 1; j < jobs; ++j) {
-      try {
-        workers.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;  // out of threads: the ones there are will do
-      }
-    }
-    std::unique_lock<std::mutex> lock(mu);
-    for (size_t i = 0; i < n;) {
-      if (results[i].has_value()) {
-        FileResult result = std::move(*results[i]);
-        results[i].reset();
-        replayed = ++i;
-        bool wake = asleep > 0;
-        lock.unlock();
-        if (wake) space_cv.notify_all();
-        Replay(inputs[i - 1], result);
-        lock.lock();
-        if (result.by_worker) replayed_results.push_back(std::move(result));
-      } else if (may_take()) {
-        check_next(lock, false);
-      } else {
-        awaited = i;
-        done_cv.wait(lock, [&] { return results[i].has_value(); });
-        awaited = n;
-      }
-    }
-    lock.unlock();
-    for (std::thread& t : workers) t.join();
-  }
-
-  const CheckOptions& options_;
-  CliIo& io_;
-  LoadLimits limits_;
-  RunSetup setup_;
-  std::vector<const PolicySetup*> policies_;  // by input
-  std::unique_ptr<FindingWriter> writer_;
-  Summary summary_;
-  bool input_failed_ = false;
-  std::string base_dir_;              // the working directory, for fingerprints
-  std::optional<Baseline> baseline_;  // --baseline
-};
 
 // What the parser cannot see one argument at a time.
 bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* error) {
@@ -481,6 +138,7 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
   options->nodes_files = args.All("--nodes");
   options->quiet = args.Has("--quiet");
   options->strict = args.Has("--strict");
+  options->allow_empty = args.Has("--allow-empty");
   options->baseline_file = args.Get("--baseline");
   options->output_file = args.Get("--output");
   options->render.values_files = args.All("--values");
@@ -502,8 +160,13 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
     return false;
   }
   std::string fail_on = args.Get("--fail-on", "error");
-  if (!ParseSeverity(fail_on, &options->fail_on)) {
-    *error = "--fail-on: unknown severity '" + fail_on + "' (choose error, warning or info)";
+  Severity severity;
+  if (fail_on == "none") {
+    options->fail_on.reset();
+  } else if (ParseSeverity(fail_on, &severity)) {
+    options->fail_on = severity;
+  } else {
+    *error = "--fail-on: unknown severity '" + fail_on + "' (choose error, warning, info or none)";
     return false;
   }
   for (const std::string& p : options->paths) {
@@ -512,7 +175,7 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
       return false;
     }
   }
-  if (options->paths.empty()) {
+  if (options->paths.empty() && !options->allow_empty) {
     *error = "no input: give a PATH, or - to read stdin (see 'gpulint check --help')";
     return false;
   }
@@ -537,6 +200,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
       {"--policy", "", true},  {"--nodes", "", true, true}, {"--format", "", true},
       {"--fail-on", "", true}, {"--quiet", "-q"},  {"--jobs", "-j", true},
       {"--baseline", "", true}, {"--values", "-f", true, true}, {"--strict", ""},
+      {"--allow-empty", ""},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, CheckCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
@@ -546,7 +210,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
     Fail(io, error);
     return kExitUsage;
   }
-  return CheckRun(options, io).Run();
+  return RunCheck(options, io);
 }
 
 }  // namespace
@@ -555,6 +219,7 @@ int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
       {"--policy", "", true}, {"--nodes", "", true, true}, {"--quiet", "-q"},
       {"--jobs", "-j", true}, {"--output", "-o", true}, {"--values", "-f", true, true},
+      {"--allow-empty", ""},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, BaselineCommand(), kSpecs, false, &parsed, io); rc >= 0)
@@ -566,7 +231,7 @@ int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
     Fail(io, error);
     return kExitUsage;
   }
-  return CheckRun(options, io).Run();
+  return RunCheck(options, io);
 }
 
 const Command& CheckCommand() {

@@ -1,4 +1,5 @@
-// JUnit XML and GitHub workflow commands, word for word.
+// JUnit XML and GitHub workflow commands word for word, and every format's
+// input errors byte for byte (SARIF's are in sarif_test.cc).
 #include <catch2/catch.hpp>
 #include <sstream>
 #include <string>
@@ -39,6 +40,10 @@ class Driver {
   }
   Driver& Add(const Finding& f) {
     writer_->Add(f);
+    return *this;
+  }
+  Driver& Fail(const Error& e) {
+    writer_->AddError(e);
     return *this;
   }
   std::string Finish() {
@@ -146,6 +151,113 @@ TEST_CASE("github: workflow commands with GitHub's escaping", "[output][github]"
         "100%25 old:%0D%0Areally, yes\n"
         "::notice file=k8s/pod.yaml,title=quantity-milli-memory::tiny\n"
         "::error title=parse-error::bad\n");
+}
+
+// Input errors as `gpulint check` meets them: one before any file (a path
+// that does not exist), one for the file being read (a chart that does not
+// render), one with a position (a policy), one on stdin, one with no file.
+const Error kMissing{"k8s/missing.yaml", {}, "no such file or directory"};
+const Error kRender{
+    "chart", {}, "helm template failed (exit status 1): Error: parse error, line 3"};
+const Error kPolicy{"k8s/.gpulint.yaml", {4, 13}, "did not find expected ',' or ']'"};
+const Error kStdin{"<stdin>", {}, "read failed: is a directory"};
+const Error kNoFile{"", {}, "no manifests found (no PATH given)"};
+
+Driver& WithErrors(Driver& d) {
+  return d.Fail(kMissing)
+      .File("chart")
+      .Object({"v1", "Pod", "", "p"}, {1, 1}, "chart/templates/pod.yaml (rendered)")
+      .Fail(kRender)
+      .Fail(kPolicy)
+      .Fail(kStdin)
+      .Fail(kNoFile);
+}
+
+TEST_CASE("junit: an input error is a case with an <error>, in its file's suite",
+          "[output][junit][input-error]") {
+  Driver d("junit");
+  CHECK(WithErrors(d).Finish() ==
+        "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+        "<testsuites name=\"gpulint\">\n"
+        "  <testsuite name=\"k8s/missing.yaml\" tests=\"1\" failures=\"0\" errors=\"1\" "
+        "skipped=\"0\">\n"
+        "    <testcase name=\"input error\" classname=\"k8s/missing.yaml\">\n"
+        "      <error type=\"input-error\" message=\"no such file or directory\">"
+        "k8s/missing.yaml: no such file or directory</error>\n"
+        "    </testcase>\n"
+        "  </testsuite>\n"
+        "  <testsuite name=\"chart\" tests=\"2\" failures=\"0\" errors=\"1\" skipped=\"0\">\n"
+        "    <testcase name=\"Pod/p\" classname=\"chart/templates/pod.yaml (rendered)\"/>\n"
+        "    <testcase name=\"input error\" classname=\"chart\">\n"
+        "      <error type=\"input-error\" message=\"helm template failed (exit status 1): Error: "
+        "parse error, line 3\">chart: helm template failed (exit status 1): Error: parse error, "
+        "line 3</error>\n"
+        "    </testcase>\n"
+        "  </testsuite>\n"
+        "  <testsuite name=\"k8s/.gpulint.yaml\" tests=\"1\" failures=\"0\" errors=\"1\" "
+        "skipped=\"0\">\n"
+        "    <testcase name=\"input error at line 4\" classname=\"k8s/.gpulint.yaml\">\n"
+        "      <error type=\"input-error\" message=\"did not find expected &apos;,&apos; or "
+        "&apos;]&apos;\">k8s/.gpulint.yaml:4:13: did not find expected ',' or ']'</error>\n"
+        "    </testcase>\n"
+        "  </testsuite>\n"
+        "  <testsuite name=\"&lt;stdin&gt;\" tests=\"1\" failures=\"0\" errors=\"1\" "
+        "skipped=\"0\">\n"
+        "    <testcase name=\"input error\" classname=\"&lt;stdin&gt;\">\n"
+        "      <error type=\"input-error\" message=\"read failed: is a directory\">&lt;stdin&gt;: "
+        "read failed: is a directory</error>\n"
+        "    </testcase>\n"
+        "  </testsuite>\n"
+        "  <testsuite name=\"gpulint\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n"
+        "    <testcase name=\"input error\" classname=\"gpulint\">\n"
+        "      <error type=\"input-error\" message=\"no manifests found (no PATH given)\">"
+        "no manifests found (no PATH given)</error>\n"
+        "    </testcase>\n"
+        "  </testsuite>\n"
+        "</testsuites>\n");
+}
+
+TEST_CASE("github: an input error is an ::error titled gpulint", "[output][github][input-error]") {
+  Driver d("github");
+  CHECK(WithErrors(d).Fail({"dir,a:b%.yaml", {2, 0}, "bad:\nvalue, 100%"}).Finish() ==
+        "::error file=k8s/missing.yaml,title=gpulint::no such file or directory\n"
+        "::error file=chart,title=gpulint::helm template failed (exit status 1): Error: parse "
+        "error, line 3\n"
+        "::error file=k8s/.gpulint.yaml,line=4,col=13,title=gpulint::did not find expected ',' "
+        "or ']'\n"
+        "::error title=gpulint::<stdin>: read failed: is a directory\n"
+        "::error title=gpulint::no manifests found (no PATH given)\n"
+        "::error file=dir%2Ca%3Ab%25.yaml,line=2,title=gpulint::bad:%0Avalue, 100%25\n");
+}
+
+TEST_CASE("json: input errors are the \"errors\" list, one per line",
+          "[output][json][input-error]") {
+  Driver d("json");
+  CHECK(WithErrors(d).Finish() ==
+        "{\"findings\":[],\"errors\":[\n"
+        "{\"message\":\"no such file or directory\",\"file\":\"k8s/missing.yaml\",\"line\":0,"
+        "\"column\":0},\n"
+        "{\"message\":\"helm template failed (exit status 1): Error: parse error, line 3\","
+        "\"file\":\"chart\",\"line\":0,\"column\":0},\n"
+        "{\"message\":\"did not find expected ',' or ']'\",\"file\":\"k8s/.gpulint.yaml\","
+        "\"line\":4,\"column\":13},\n"
+        "{\"message\":\"read failed: is a directory\",\"file\":\"<stdin>\",\"line\":0,"
+        "\"column\":0},\n"
+        "{\"message\":\"no manifests found (no PATH given)\",\"file\":\"\",\"line\":0,"
+        "\"column\":0}\n"
+        "],\"summary\":{\"errors\":0,\"warnings\":0,\"infos\":0,\"objects\":0,\"files\":0,"
+        "\"checked\":0,\"notChecked\":0}}\n");
+  // A clean run: an empty list, so a reader need not test for the key.
+  Driver clean("json");
+  CHECK(clean.Finish() ==
+        "{\"findings\":[],\"errors\":[],\"summary\":{\"errors\":0,\"warnings\":0,\"infos\":0,"
+        "\"objects\":0,\"files\":0,\"checked\":0,\"notChecked\":0}}\n");
+}
+
+TEST_CASE("text: input errors are not on stdout (the caller puts them on stderr)",
+          "[output][input-error]") {
+  Driver d("text");
+  CHECK(WithErrors(d).Finish().empty());
 }
 
 }  // namespace

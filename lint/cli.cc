@@ -47,7 +47,9 @@ Exit status:
   1  findings at or above --fail-on; fix: something was (or would be) changed;
      quantity: an input is not a valid quantity; policy check: a policy is
      invalid
-  2  usage error, unreadable input, or an invalid --policy or --nodes file
+  2  usage error, or an input error: an unreadable input or one with no
+     manifest, a chart that does not render, an invalid --policy, --nodes or
+     --baseline file
 
 Examples:
   gpulint pod.yaml

@@ -15,7 +15,7 @@ namespace gpulint {
 // Exit codes, as documented in `gpulint --help`.
 inline constexpr int kExitClean = 0;     // nothing at or above --fail-on; nothing to fix
 inline constexpr int kExitFindings = 1;  // findings at or above --fail-on; fixes made
-inline constexpr int kExitUsage = 2;     // bad usage, unreadable input, bad policy/nodes
+inline constexpr int kExitUsage = 2;     // bad usage, or an input error (check --help)
 
 // Where the command line reads and writes. main() passes the process's own;
 // tests pass string streams and a pipe.

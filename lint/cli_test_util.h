@@ -1,5 +1,6 @@
-// Test helpers for running the CLI in-process: a temporary directory and
-// RunCli with captured streams. Test-only.
+// Test helpers for running the CLI in-process: a temporary directory, an
+// environment variable set for one test, and RunCli with captured streams.
+// Test-only.
 #ifndef GPULINT_LINT_CLI_TEST_UTIL_H_
 #define GPULINT_LINT_CLI_TEST_UTIL_H_
 
@@ -46,6 +47,28 @@ class TempDir {
 
  private:
   std::filesystem::path path_;
+};
+
+// Sets an environment variable for one test.
+class EnvVar {
+ public:
+  EnvVar(const char* name, const std::string& value) : name_(name) {
+    const char* old = getenv(name);
+    if (old) old_ = old, had_ = true;
+    setenv(name, value.c_str(), 1);
+  }
+  ~EnvVar() {
+    if (had_) {
+      setenv(name_, old_.c_str(), 1);
+    } else {
+      unsetenv(name_);
+    }
+  }
+
+ private:
+  const char* name_;
+  std::string old_;
+  bool had_ = false;
 };
 
 struct Result {

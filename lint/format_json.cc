@@ -1,6 +1,6 @@
-// --format json: {"findings":[...],"summary":{...}}, one finding per line so
-// the output stays readable and greppable. The schema is documented in
-// `gpulint check --help`.
+// --format json: {"findings":[...],"errors":[...],"summary":{...}}, one
+// finding or error per line so the output stays readable and greppable. The
+// schema is documented in `gpulint check --help`.
 #include "lint/formats.h"
 #include "lint/output.h"
 #include "lint/output_internal.h"
@@ -44,6 +44,8 @@ class JsonWriter : public BufferedWriter {
     buf_.append(DumpJson(row_));
     MaybeFlush();
   }
+  // Written at Finish, after the findings: there are few.
+  void AddError(const Error& error) override { errors_.push_back(error); }
   void Finish(const Summary& s) override {
     json summary = {
         {"errors", s.errors},   {"warnings", s.warnings}, {"infos", s.infos},
@@ -55,6 +57,16 @@ class JsonWriter : public BufferedWriter {
     if (policies_.size() == 1) summary["policy"] = policies_[0];
     if (!policies_.empty()) summary["policies"] = policies_;
     buf_.append(first_ ? "]," : "\n],");
+    buf_.append("\"errors\":[");
+    for (size_t i = 0; i < errors_.size(); ++i) {
+      const Error& e = errors_[i];
+      buf_.append(i == 0 ? "\n" : ",\n");
+      buf_.append(DumpJson({{"message", e.message},
+                            {"file", e.file},
+                            {"line", e.mark.line},
+                            {"column", e.mark.column}}));
+    }
+    buf_.append(errors_.empty() ? "]," : "\n],");
     buf_.append("\"summary\":");
     buf_.append(DumpJson(summary));
     buf_.append("}\n");
@@ -64,6 +76,7 @@ class JsonWriter : public BufferedWriter {
  private:
   bool first_ = true;
   std::vector<std::string> policies_;
+  std::vector<Error> errors_;
   json row_;  // the finding being written, reused
 };
 

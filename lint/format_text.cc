@@ -30,6 +30,7 @@ class TextWriter : public BufferedWriter {
     AppendFindingText(finding, color_, &buf_);
     MaybeFlush();
   }
+  void AddError(const Error&) override {}  // on stderr, by the caller
   void Finish(const Summary&) override { Flush(); }
 
  private:

@@ -1,6 +1,7 @@
 // GitHub Actions workflow commands: each finding becomes an annotation on the
 // pull request's diff, e.g.
 //   ::error file=k8s/pod.yaml,line=12,col=9,title=gpu-fractional::...
+// and each input error one titled "gpulint".
 // https://docs.github.com/actions/using-workflows/workflow-commands-for-github-actions
 #include <ostream>
 
@@ -54,30 +55,43 @@ class GithubWriter : public BufferedWriter {
   using BufferedWriter::BufferedWriter;
 
   void Add(const Finding& f) override {
+    AppendCommand(Command(f.severity), f.file, f.mark, f.rule, f.message, f.message);
+  }
+
+  // An annotation titled "gpulint"; stdin or no file: the message says where.
+  void AddError(const Error& e) override {
+    AppendCommand("error", e.file, e.mark, "gpulint", e.message, e.ToString());
+  }
+
+  void Finish(const Summary&) override { Flush(); }
+
+ private:
+  // ::COMMAND file=F,line=L,col=C,title=TITLE::MESSAGE, with `unlocated` as
+  // the message when there is no file to point at.
+  void AppendCommand(const char* command, const std::string& file, Mark mark,
+                     std::string_view title, std::string_view message, std::string_view unlocated) {
     buf_ += "::";
-    buf_ += Command(f.severity);
+    buf_ += command;
     buf_ += ' ';
     // stdin is no file in the repository: the annotation goes to the run's
     // summary instead of a line of the diff.
-    bool located = !f.file.empty() && f.file != "<stdin>";
+    bool located = !file.empty() && file != "<stdin>";
     if (located) {
       buf_ += "file=";
-      AppendEscaped(f.file, true, &buf_);
-      if (f.mark.line > 0) {
-        buf_ += ",line=" + std::to_string(f.mark.line);
-        if (f.mark.column > 0) buf_ += ",col=" + std::to_string(f.mark.column);
+      AppendEscaped(file, true, &buf_);
+      if (mark.line > 0) {
+        buf_ += ",line=" + std::to_string(mark.line);
+        if (mark.column > 0) buf_ += ",col=" + std::to_string(mark.column);
       }
       buf_ += ',';
     }
     buf_ += "title=";
-    AppendEscaped(f.rule, true, &buf_);
+    AppendEscaped(title, true, &buf_);
     buf_ += "::";
-    AppendEscaped(f.message, false, &buf_);
+    AppendEscaped(located ? message : unlocated, false, &buf_);
     buf_ += '\n';
     MaybeFlush();
   }
-
-  void Finish(const Summary&) override { Flush(); }
 };
 
 }  // namespace

@@ -1,7 +1,11 @@
 // JUnit XML, the test report every CI system shows: a testsuite per file, a
 // testcase per object, a <failure> per finding at or above --fail-on; findings
-// below it are the testcase's <system-out>, shown but not failing. A file's
-// suite is written when the file is done, so memory holds one file at a time.
+// below it are the testcase's <system-out>, shown but not failing. An input
+// error is a testcase of its own with an <error> (what JUnit calls a test that
+// could not run, as against one that failed), counted in the suite's
+// "errors". A file's suite is written when the file is done, so memory holds
+// one file at a time.
+#include <optional>
 #include <ostream>
 #include <vector>
 
@@ -81,6 +85,7 @@ struct TestCase {
   uint32_t line = 0;
   std::vector<Finding> failures;
   std::string system_out;
+  std::optional<Error> error;  // an input error's case
 };
 
 std::string TestCaseName(const ObjectRef& o, Mark mark) {
@@ -106,17 +111,27 @@ class JunitWriter : public BufferedWriter {
 
   void BeginObject(const ObjectRef& object, const std::string& file, Mark mark) override {
     if (!in_file_) BeginFile(file);
-    cases_.push_back(TestCase{TestCaseName(object, mark), file, mark.line, {}, {}});
+    cases_.push_back(TestCase{TestCaseName(object, mark), file, mark.line, {}, {}, {}});
   }
 
   void Add(const Finding& f) override {
     if (cases_.empty()) BeginObject(f.object, f.file, f.mark);
     TestCase& c = cases_.back();
-    if (f.severity >= fail_on_) {
+    if (fail_on_ && f.severity >= *fail_on_) {
       c.failures.push_back(f);
     } else {
       AppendFindingText(f, false, &c.system_out);
     }
+  }
+
+  // In the suite of its file (the one being read, when it is), else in a
+  // suite of its own; "gpulint" when the error has no file.
+  void AddError(const Error& e) override {
+    std::string file = e.file.empty() ? "gpulint" : e.file;
+    if (!in_file_ || file_ != file) BeginFile(file);
+    std::string name = "input error";
+    if (e.mark.line > 0) name += " at line " + std::to_string(e.mark.line);
+    cases_.push_back(TestCase{name, file, e.mark.line, {}, {}, e});
   }
 
   void Finish(const Summary&) override {
@@ -128,10 +143,14 @@ class JunitWriter : public BufferedWriter {
  private:
   void EndFile() {
     if (!in_file_) return;
-    size_t failed = 0;
-    for (const TestCase& c : cases_) failed += !c.failures.empty();
+    size_t failed = 0, errors = 0;
+    for (const TestCase& c : cases_) {
+      failed += !c.failures.empty();
+      errors += c.error.has_value();
+    }
     buf_ += "  <testsuite name=\"" + Attr(file_) + "\" tests=\"" + std::to_string(cases_.size()) +
-            "\" failures=\"" + std::to_string(failed) + "\" errors=\"0\" skipped=\"0\">\n";
+            "\" failures=\"" + std::to_string(failed) + "\" errors=\"" + std::to_string(errors) +
+            "\" skipped=\"0\">\n";
     for (const TestCase& c : cases_) AppendCase(c);
     buf_ += "  </testsuite>\n";
     cases_.clear();
@@ -141,11 +160,16 @@ class JunitWriter : public BufferedWriter {
 
   void AppendCase(const TestCase& c) {
     buf_ += "    <testcase name=\"" + Attr(c.name) + "\" classname=\"" + Attr(c.file) + "\"";
-    if (c.failures.empty() && c.system_out.empty()) {
+    if (c.failures.empty() && c.system_out.empty() && !c.error) {
       buf_ += "/>\n";
       return;
     }
     buf_ += ">\n";
+    if (c.error) {
+      buf_ += "      <error type=\"input-error\" message=\"" + Attr(c.error->message) + "\">";
+      AppendXml(c.error->ToString(), false, &buf_);
+      buf_ += "</error>\n";
+    }
     for (const Finding& f : c.failures) {
       buf_ += "      <failure type=\"" + Attr(f.rule) + "\" message=\"" + Attr(f.message) + "\">";
       std::string text;
@@ -161,7 +185,7 @@ class JunitWriter : public BufferedWriter {
     buf_ += "    </testcase>\n";
   }
 
-  Severity fail_on_;
+  std::optional<Severity> fail_on_;
   bool in_file_ = false;
   std::string file_;
   std::vector<TestCase> cases_;

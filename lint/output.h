@@ -44,9 +44,9 @@ void AppendFindingText(const Finding& finding, bool color, std::string* out);
 // One JSON object per the schema documented in `gpulint check --help`.
 std::string FindingJsonText(const Finding& finding);
 
-// Streams findings in one format. Text prints nothing at Finish (the summary
-// line goes to stderr, written by the caller); JSON closes the findings array
-// and adds "summary".
+// Streams findings and input errors in one format. Text prints nothing at
+// Finish (the summary line goes to stderr, written by the caller); JSON closes
+// the findings array and adds "errors" and "summary".
 class FindingWriter {
  public:
   virtual ~FindingWriter() = default;
@@ -56,6 +56,12 @@ class FindingWriter {
   // its findings follow (JUnit: a testcase per object).
   virtual void BeginObject(const ObjectRef& object, const std::string& file, Mark mark) {}
   virtual void Add(const Finding& finding) = 0;
+  // An input error: a file that cannot be read, a chart that does not
+  // render, a policy that does not load. The run exits 2 and the document
+  // says why, so that CI cannot take it for a clean run. (Text writes nothing:
+  // the caller prints "gpulint: error: ..." on stderr, as it does for every
+  // format.)
+  virtual void AddError(const Error& error) = 0;
   virtual void Finish(const Summary& summary) = 0;
   // Hands what is buffered to the stream (before writing to stderr, so a
   // terminal shows errors and findings in order).
@@ -83,7 +89,8 @@ class BufferedWriter : public FindingWriter {
 
 struct WriterOptions {
   bool color = false;                   // text
-  Severity fail_on = Severity::kError;  // JUnit: findings at or above are <failure>s
+  // JUnit: findings at or above are <failure>s; none (--fail-on none): none are.
+  std::optional<Severity> fail_on = Severity::kError;
   const Policy* policy = nullptr;       // SARIF: the rules' severities; null: defaults
   std::string base_dir;                 // SARIF: URIs are relative to it (absolute)
   // JSON and SARIF: the policies the inputs were checked with, each named as

@@ -17,6 +17,7 @@ namespace gpulint {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::EnvVar;
 using testing::Result;
 using testing::Run;
 using testing::TempDir;
@@ -52,28 +53,6 @@ Report Parse(const Result& r) {
   out.summary = doc.at("summary");
   return out;
 }
-
-// Sets an environment variable for one test.
-class EnvVar {
- public:
-  EnvVar(const char* name, const std::string& value) : name_(name) {
-    const char* old = getenv(name);
-    if (old) old_ = old, had_ = true;
-    setenv(name, value.c_str(), 1);
-  }
-  ~EnvVar() {
-    if (had_) {
-      setenv(name_, old_.c_str(), 1);
-    } else {
-      unsetenv(name_);
-    }
-  }
-
- private:
-  const char* name_;
-  std::string old_;
-  bool had_ = false;
-};
 
 // Runs in `dir` for one test: stdin's policy is looked up from there.
 class InDirectory {

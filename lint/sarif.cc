@@ -1,11 +1,13 @@
 // SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the format
 // GitHub code scanning uploads: one run whose driver lists every rule, then
-// one result per finding. Results stream out as they come; only the rule table
-// is written up front.
+// one result per finding, and an invocation that says whether the run
+// succeeded, with a notification per input error. Results stream out as they
+// come; only the rule table is written up front.
 #include <cctype>
 #include <filesystem>
 #include <map>
 #include <ostream>
+#include <vector>
 
 #include "engine/policy.h"
 #include "engine/rule.h"
@@ -110,17 +112,8 @@ class SarifWriter : public BufferedWriter {
     auto it = rule_index_.find(f.rule);
     if (it != rule_index_.end()) result["ruleIndex"] = it->second;
     json location = json::object();
-    if (!f.file.empty() && f.file != "<stdin>") {
-      std::string uri = SarifUri(f.file, base_dir_);
-      json artifact = {{"uri", uri}};
-      if (uri.rfind("file:", 0) != 0 && !base_dir_.empty()) artifact["uriBaseId"] = "%SRCROOT%";
-      json physical = {{"artifactLocation", artifact}};
-      if (f.mark.line > 0) {
-        physical["region"] = {{"startLine", f.mark.line}};
-        if (f.mark.column > 0) physical["region"]["startColumn"] = f.mark.column;
-      }
-      location["physicalLocation"] = physical;
-    }
+    if (json physical = PhysicalLocation(f.file, f.mark); !physical.is_null())
+      location["physicalLocation"] = std::move(physical);
     if (!f.object.kind.empty()) {
       location["logicalLocations"] = json::array({{{"name", f.object.name},
                                                    {"fullyQualifiedName", ObjectName(f.object)},
@@ -136,14 +129,52 @@ class SarifWriter : public BufferedWriter {
     MaybeFlush();
   }
 
+  // Written at Finish as the run's invocation: there are few.
+  void AddError(const Error& error) override { errors_.push_back(error); }
+
+  // The invocation says whether the run succeeded: a log with no results
+  // and executionSuccessful false is a failed run, not a clean one.
   void Finish(const Summary&) override {
-    buf_ += "\n]}]}\n";
+    json invocation = {{"executionSuccessful", errors_.empty()}};
+    if (!errors_.empty()) {
+      json notifications = json::array();
+      for (const Error& e : errors_) {
+        json physical = PhysicalLocation(e.file, e.mark);
+        // The location is said once: in the message when it has no artifact.
+        json notification = {
+            {"level", "error"},
+            {"message", {{"text", physical.is_null() ? e.ToString() : e.message}}}};
+        if (!physical.is_null())
+          notification["locations"] = json::array({{{"physicalLocation", physical}}});
+        notifications.push_back(std::move(notification));
+      }
+      invocation["toolExecutionNotifications"] = std::move(notifications);
+    }
+    buf_ += "\n],\"invocations\":";
+    buf_ += DumpJson(json::array({invocation}));
+    buf_ += "}]}\n";
     Flush();
   }
 
  private:
+  // `file` at `mark` as a SARIF physicalLocation; null for no file or stdin,
+  // which are no artifact of the repository.
+  json PhysicalLocation(const std::string& file, Mark mark) const {
+    if (file.empty() || file == "<stdin>") return nullptr;
+    std::string uri = SarifUri(file, base_dir_);
+    json artifact = {{"uri", uri}};
+    if (uri.rfind("file:", 0) != 0 && !base_dir_.empty()) artifact["uriBaseId"] = "%SRCROOT%";
+    json physical = {{"artifactLocation", artifact}};
+    if (mark.line > 0) {
+      physical["region"] = {{"startLine", mark.line}};
+      if (mark.column > 0) physical["region"]["startColumn"] = mark.column;
+    }
+    return physical;
+  }
+
   std::string base_dir_;
   std::map<std::string, size_t, std::less<>> rule_index_;
+  std::vector<Error> errors_;
   bool first_ = true;
 };
 

@@ -28,13 +28,15 @@ Finding MakeFinding(std::string rule, Severity severity, std::string file, Mark 
   return f;
 }
 
-json Sarif(const std::vector<Finding>& findings, const Policy* policy = nullptr) {
+json Sarif(const std::vector<Finding>& findings, const Policy* policy = nullptr,
+           const std::vector<Error>& errors = {}) {
   std::ostringstream out;
   WriterOptions options;
   options.base_dir = "/work/repo";
   options.policy = policy;
   std::unique_ptr<FindingWriter> writer = FindOutputFormat("sarif")->make(options, out);
   for (const Finding& f : findings) writer->Add(f);
+  for (const Error& e : errors) writer->AddError(e);
   writer->Finish(Summary());
   writer.reset();
   INFO(out.str());
@@ -43,6 +45,23 @@ json Sarif(const std::vector<Finding>& findings, const Policy* policy = nullptr)
 
 bool IsText(const json& message) {
   return message.is_object() && message.contains("text") && message["text"].is_string();
+}
+
+bool IsLevel(const json& level) {
+  return level.is_string() &&
+         std::set<std::string>{"none", "note", "warning", "error"}.count(level) == 1;
+}
+
+// A location's physicalLocation: an artifact with a URI, a region from 1.
+void CheckPhysicalLocation(const json& location) {
+  if (!location.contains("physicalLocation")) return;
+  const json& physical = location["physicalLocation"];
+  CHECK(physical.at("artifactLocation").at("uri").is_string());
+  if (physical.contains("region")) {
+    CHECK(physical["region"].at("startLine").get<int>() >= 1);
+    if (physical["region"].contains("startColumn"))
+      CHECK(physical["region"]["startColumn"].get<int>() >= 1);
+  }
 }
 
 // The "required" lists and enums of the SARIF 2.1.0 schema for the parts
@@ -68,28 +87,33 @@ void CheckSchema(const json& log) {
     CHECK(IsText(rule.at("fullDescription")));
     CHECK(IsText(rule.at("help")));
     CHECK(rule.at("help").at("markdown").is_string());
-    const std::string level = rule.at("defaultConfiguration").at("level");
-    CHECK(std::set<std::string>{"none", "note", "warning", "error"}.count(level) == 1);
+    CHECK(IsLevel(rule.at("defaultConfiguration").at("level")));
   }
   REQUIRE(run.at("results").is_array());
   for (const json& result : run["results"]) {
     INFO(result.dump());
     CHECK(IsText(result.at("message")));
-    CHECK(std::set<std::string>{"none", "note", "warning", "error"}.count(
-              result.at("level").get<std::string>()) == 1);
+    CHECK(IsLevel(result.at("level")));
     size_t index = result.at("ruleIndex");
     REQUIRE(index < rules.size());
     CHECK(rules[index].at("id") == result.at("ruleId"));
     if (!result.contains("locations")) continue;
-    for (const json& location : result["locations"]) {
-      if (!location.contains("physicalLocation")) continue;
-      const json& physical = location["physicalLocation"];
-      CHECK(physical.at("artifactLocation").at("uri").is_string());
-      if (physical.contains("region")) {
-        CHECK(physical["region"].at("startLine").get<int>() >= 1);
-        if (physical["region"].contains("startColumn"))
-          CHECK(physical["region"]["startColumn"].get<int>() >= 1);
-      }
+    for (const json& location : result["locations"]) CheckPhysicalLocation(location);
+  }
+  // invocation: "executionSuccessful" required; a notification requires a
+  // message, its level one of four, its locations locations.
+  REQUIRE(run.at("invocations").is_array());
+  for (const json& invocation : run["invocations"]) {
+    INFO(invocation.dump());
+    CHECK(invocation.at("executionSuccessful").is_boolean());
+    if (!invocation.contains("toolExecutionNotifications")) continue;
+    REQUIRE(invocation["toolExecutionNotifications"].is_array());
+    for (const json& notification : invocation["toolExecutionNotifications"]) {
+      CHECK(IsText(notification.at("message")));
+      if (notification.contains("level")) CHECK(IsLevel(notification["level"]));
+      if (!notification.contains("locations")) continue;
+      REQUIRE(notification["locations"].is_array());
+      for (const json& location : notification["locations"]) CheckPhysicalLocation(location);
     }
   }
 }
@@ -166,6 +190,47 @@ TEST_CASE("sarif: the policy's severities and disabled rules", "[output][sarif]"
     if (rule["id"] == "gpu-fractional") CHECK(rule["defaultConfiguration"]["level"] == "warning");
     if (rule["id"] == "removed-annotation") CHECK(rule["defaultConfiguration"]["enabled"] == false);
   }
+}
+
+TEST_CASE("sarif: a clean run's invocation succeeded", "[output][sarif][input-error]") {
+  json log = Sarif({MakeFinding("gpu-fractional", Severity::kError, "k8s/pod.yaml", {11, 25})});
+  CheckSchema(log);
+  CHECK(log["runs"][0]["invocations"] == json::parse(R"([{"executionSuccessful": true}])"));
+}
+
+// The old log of `gpulint check --format sarif nosuch.yaml`, "results": []
+// and nothing else, read as a clean run and closed every alert.
+TEST_CASE("sarif: input errors make a failed invocation, a notification each",
+          "[output][sarif][input-error]") {
+  json log = Sarif({}, nullptr,
+                   {{"k8s/nosuch.yaml", {}, "no such file or directory"},
+                    {"/work/repo/k8s/.gpulint.yaml", {4, 13}, "did not find expected ']'"},
+                    {"<stdin>", {}, "read failed: is a directory"},
+                    {"", {}, "no manifests found (no PATH given)"}});
+  CheckSchema(log);
+  const json& run = log["runs"][0];
+  CHECK(run["results"] == json::array());
+  CHECK(run["invocations"] == json::parse(R"j([{
+    "executionSuccessful": false,
+    "toolExecutionNotifications": [
+      {"level": "error", "message": {"text": "no such file or directory"},
+       "locations": [{"physicalLocation": {
+         "artifactLocation": {"uri": "k8s/nosuch.yaml", "uriBaseId": "%SRCROOT%"}}}]},
+      {"level": "error", "message": {"text": "did not find expected ']'"},
+       "locations": [{"physicalLocation": {
+         "artifactLocation": {"uri": "k8s/.gpulint.yaml", "uriBaseId": "%SRCROOT%"},
+         "region": {"startLine": 4, "startColumn": 13}}}]},
+      {"level": "error", "message": {"text": "<stdin>: read failed: is a directory"}},
+      {"level": "error", "message": {"text": "no manifests found (no PATH given)"}}]}])j"));
+}
+
+// Results and notifications in one log: the invocation follows the results.
+TEST_CASE("sarif: findings and an input error in one log", "[output][sarif][input-error]") {
+  json log = Sarif({MakeFinding("gpu-fractional", Severity::kError, "k8s/pod.yaml", {11, 25})},
+                   nullptr, {{"chart", {}, "cannot run helm template: not found"}});
+  CheckSchema(log);
+  CHECK(log["runs"][0]["results"].size() == 1);
+  CHECK(log["runs"][0]["invocations"][0]["executionSuccessful"] == false);
 }
 
 TEST_CASE("SarifUri: relative to the base directory, else file://, percent-encoded",

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 #include <filesystem>
 #include <system_error>
@@ -69,12 +70,28 @@ bool LoadPath(const std::string& path, int stdin_fd, const LoadLimits& limits,
 }
 
 std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
-                                      std::vector<Error>* errors) {
-  std::vector<InputFile> inputs = ExpandPaths(paths, errors);
-  std::erase_if(inputs, [&](const InputFile& input) {
-    return std::filesystem::path(input.path).filename() == kPolicyFileName &&
-           std::find(paths.begin(), paths.end(), input.path) == paths.end();
-  });
+                                      std::vector<Error>* errors, std::vector<PathYield>* yields) {
+  std::vector<PathYield> found_by_path;
+  std::vector<InputFile> found = ExpandPaths(paths, errors, &found_by_path);
+  std::vector<InputFile> inputs;
+  constexpr size_t kDropped = SIZE_MAX;
+  std::vector<size_t> kept_at(found.size(), kDropped);  // index in `found` -> in `inputs`
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (std::filesystem::path(found[i].path).filename() == kPolicyFileName &&
+        std::find(paths.begin(), paths.end(), found[i].path) == paths.end())
+      continue;
+    kept_at[i] = inputs.size();
+    inputs.push_back(std::move(found[i]));
+  }
+  if (yields) {
+    for (PathYield& yield : found_by_path) {
+      std::vector<size_t> kept;
+      for (size_t i : yield.inputs)
+        if (kept_at[i] != kDropped) kept.push_back(kept_at[i]);
+      yield.inputs = std::move(kept);
+    }
+    *yields = std::move(found_by_path);
+  }
   return inputs;
 }
 

@@ -31,8 +31,10 @@ bool LoadPath(const std::string& path, int stdin_fd, const LoadLimits& limits,
 
 // ExpandPaths, less the .gpulint.yaml files found in directories: a policy
 // is not a manifest. One named on the command line is read all the same.
+// `yields` as ExpandPaths gives them, indexing the inputs returned.
 std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
-                                      std::vector<Error>* errors);
+                                      std::vector<Error>* errors,
+                                      std::vector<PathYield>* yields = nullptr);
 
 // One policy, its name in reports, and the inventory built with it (its node
 // classes plus the --nodes files).

@@ -185,14 +185,24 @@ TEST_CASE("hostile: a stream of 10,000 documents, some broken", "[hostile][lint]
   CHECK(doc.at("findings").size() == kDocs);
 }
 
+// Read without complaint, but a PATH that holds no document is an input
+// error; --allow-empty makes it a warning.
 TEST_CASE("hostile: empty files and files of comments and markers", "[hostile][lint]") {
   TempDir dir;
   for (const char* text : {"", "\n\n", "# nothing\n", "---\n", "---\n...\n---\n", "\xEF\xBB\xBF"}) {
     INFO(text);
-    Result r = RunBinary(dir, {"check", dir.Write("empty.yaml", text)});
-    CHECK(r.rc == 0);
+    std::string path = dir.Write("empty.yaml", text);
+    const std::string nothing = path + ": no manifests found (no YAML or JSON document in it)\n";
+    const std::string summary =
+        "gpulint: 0 errors, 0 warnings in 0 objects (1 file); policy: built-in\n";
+    Result r = RunBinary(dir, {"check", path});
+    CHECK(r.rc == 2);
     CHECK(r.out.empty());
-    CHECK(r.err == "gpulint: 0 errors, 0 warnings in 0 objects (1 file); policy: built-in\n");
+    CHECK(r.err == "gpulint: error: " + nothing + summary);
+    Result allowed = RunBinary(dir, {"check", "--allow-empty", path});
+    CHECK(allowed.rc == 0);
+    CHECK(allowed.out.empty());
+    CHECK(allowed.err == "gpulint: warning: " + nothing + summary);
   }
 }
 
@@ -259,10 +269,10 @@ TEST_CASE("hostile: a directory", "[hostile][lint]") {
   CHECK(in.err.find("gpulint: error: <stdin>: read failed: is a directory\n") == 0);
 
   Result empty = RunBinary(dir, {"check", dir.Path("empty")});
-  CHECK(empty.rc == 0);
-  CHECK(empty.err ==
-        "gpulint: warning: no manifests found (looked for *.yaml, *.yml and *.json)\n"
-        "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\n");
+  CHECK(empty.rc == 2);
+  CHECK(empty.err == "gpulint: error: " + dir.Path("empty") +
+                         ": no manifests found (looked for *.yaml, *.yml and *.json)\n"
+                         "gpulint: 0 errors, 0 warnings in 0 objects (0 files)\n");
 
   // A directory named like a manifest is walked, not read.
   Result tree = RunBinary(dir, {"check", "--format=json", dir.Path("tree")});
@@ -300,6 +310,35 @@ TEST_CASE("hostile: an unreadable file", "[hostile][lint]") {
     CHECK_FALSE(LoadInput(InputFile{secret}, {}, [](Document&&) { return true; }, &error));
     CHECK(error.ToString() == secret + ": permission denied");
   }
+}
+
+// As a walk meets it: one input error, in the document of JSON and SARIF
+// too, and no "no manifests found" on top of it.
+TEST_CASE("hostile: an unreadable directory", "[hostile][lint]") {
+  TempDir dir;
+  fs::create_directories(dir.path() / "locked");
+  dir.Write("locked/pod.yaml", FractionalPod("locked"));
+  std::string locked = dir.Path("locked");
+  REQUIRE(chmod(locked.c_str(), 0) == 0);
+  if (getuid() == 0) fs::permissions(dir.path(), fs::perms::all, fs::perm_options::replace);
+  RunOptions nobody;
+  nobody.as_nobody = true;
+  Result json = RunBinary(dir, {"check", "--format=json", locked}, nobody);
+  if (json.rc == kCannotRun) {
+    WARN("skipped: running as root and cannot run " GPULINT_BINARY " as nobody");
+    return;
+  }
+  CHECK(json.rc == 2);
+  CHECK(json.err == "gpulint: error: " + locked + ": permission denied\n");
+  CHECK(JsonOf(json).at("errors") ==
+        nlohmann::json::parse(R"([{"message": "permission denied", "file": ")" + locked +
+                              R"(", "line": 0, "column": 0}])"));
+  Result sarif = RunBinary(dir, {"check", "--format=sarif", locked}, nobody);
+  CHECK(sarif.rc == 2);
+  nlohmann::json invocation = JsonOf(sarif).at("runs").at(0).at("invocations").at(0);
+  CHECK(invocation.at("executionSuccessful") == false);
+  CHECK(invocation.at("toolExecutionNotifications").size() == 1);
+  REQUIRE(chmod(locked.c_str(), 0755) == 0);  // for TempDir to remove
 }
 
 TEST_CASE("hostile: symlink loops", "[hostile][lint]") {

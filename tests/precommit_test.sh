@@ -2,7 +2,9 @@
 # The shipped .pre-commit-hooks.yaml, driven by the real pre-commit in a
 # temporary git repository: a commit with a bad GPU manifest (YAML, .yml or
 # JSON) is blocked and shows gpulint's findings; files that are not YAML or
-# JSON are not given to gpulint; a good manifest is committed. The
+# JSON are not given to gpulint; a good manifest is committed; a commit that
+# touches no manifest, or only a manifest file with nothing in it, goes
+# through, also with `always_run: true` (the hook then gets no file). The
 # gpulint-build hook, with no gpulint on PATH, blocks a bad manifest too.
 #
 #   tests/precommit_test.sh GPULINT_DIR SOURCE_DIR
@@ -54,9 +56,10 @@ cp "$src/scripts/pre-commit-gpulint" "$hooks/scripts/"
 git -C "$hooks" add .pre-commit-hooks.yaml scripts/pre-commit-gpulint
 git -C "$hooks" commit -q -m hooks
 
-# new_project DIR HOOK_ID: a fresh repository in DIR (the current directory
-# from then on) whose .pre-commit-config.yaml uses hook HOOK_ID of $hooks,
-# with pre-commit installed as its git hook.
+# new_project DIR HOOK_ID [SETTING]: a fresh repository in DIR (the current
+# directory from then on) whose .pre-commit-config.yaml uses hook HOOK_ID of
+# $hooks (with SETTING, e.g. "always_run: true"), with pre-commit installed as
+# its git hook.
 new_project() {
   project=$1
   git init -q "$project"
@@ -67,6 +70,7 @@ repos:
     rev: $(git -C "$hooks" rev-parse HEAD)
     hooks:
       - id: $2
+        ${3:-}
 EOF
   git add .pre-commit-config.yaml
   pre-commit install >/dev/null
@@ -134,6 +138,29 @@ fi
 grep -q '^gpulint\.*Passed$' <<<"$out" || fail "pre-commit did not run the gpulint hook:"$'\n'"$out"
 [ "$(git rev-list --count HEAD 2>/dev/null)" = 1 ] || fail "the good commit is not recorded"
 
+# No manifest touched: pre-commit skips the hook. A manifest file with nothing
+# in it: "no manifests found" is a warning for the hook (--allow-empty).
+printf 'more notes\n' >>notes.txt
+git add notes.txt
+out=$(git commit -q -m notes 2>&1) || fail "a commit of notes only was refused:"$'\n'"$out"
+grep -q '^gpulint\.*(no files to check)Skipped$' <<<"$out" ||
+  fail "pre-commit did not skip the gpulint hook:"$'\n'"$out"
+printf '# filled in later\n' >k8s/placeholder.yaml
+git add k8s/placeholder.yaml
+out=$(git commit -q -m placeholder 2>&1) || fail "a manifest of comments was refused:"$'\n'"$out"
+grep -q '^gpulint\.*Passed$' <<<"$out" || fail "the gpulint hook did not pass:"$'\n'"$out"
+[ "$(git rev-list --count HEAD 2>/dev/null)" = 3 ] || fail "the notes and placeholder commits are not recorded"
+
+# always_run: pre-commit runs the hook even when no file matches, then with
+# no file at all (the first commit holds .pre-commit-config.yaml, which does
+# match); it passes.
+new_project "$tmp/project-always" gpulint "always_run: true"
+git commit -q -m config >/dev/null 2>&1 || fail "always_run: the first commit was refused"
+printf 'notes\n' >notes.txt
+git add notes.txt
+out=$(git commit -q -m notes 2>&1) || fail "always_run: a commit of notes only was refused:"$'\n'"$out"
+grep -q '^gpulint\.*Passed$' <<<"$out" || fail "always_run: the gpulint hook did not pass:"$'\n'"$out"
+
 # gpulint-build runs the script from pre-commit's own clone of the hook
 # repository, with no gpulint on PATH. Its first use compiles gpulint there
 # (minutes, too long for every CI run: checked by hand); GPULINT_BUILD_DIR
@@ -155,4 +182,4 @@ if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed" >&2
   exit 1
 fi
-echo "pre-commit: bad manifests (.yaml, .yml, .json) blocked with their findings, good one committed; gpulint-build blocks too"
+echo "pre-commit: bad manifests (.yaml, .yml, .json) blocked with their findings, good one committed, commits with no manifest go through (always_run too); gpulint-build blocks too"

@@ -2,7 +2,8 @@
 # Charts and kustomizations given to gpulint, rendered by the real helm v4 and
 # kubectl (testdata/sources): findings at the template, one run per chart
 # however many of its files are named, helm's own error for a chart that does
-# not render, one clear message when the tool is missing, and fix refusing.
+# not render (in SARIF too: a failed run), one clear message when the tool is
+# missing, and fix refusing.
 #
 #   tests/sources_test.sh GPULINT_DIR SOURCE_DIR
 #
@@ -89,6 +90,21 @@ Use --debug flag to render out invalid YAML"
 expect "a chart that fails to render: helm's error at the chart's path" 2 "$broken
 gpulint: 0 errors, 0 warnings in 0 objects (0 files); policy: built-in" \
   "$both" check testdata/sources/broken-chart
+
+# The same failure in SARIF: a failed run carrying helm's error at the chart,
+# not an empty log that reads as clean.
+status=0
+sarif=$(cd "$src" && PATH=$both "$gpulint" check --format sarif testdata/sources/broken-chart 2>/dev/null) ||
+  status=$?
+if [ "$status" -eq 2 ] &&
+  grep -qF '"invocations":[{"executionSuccessful":false,"toolExecutionNotifications":[{"level":"error","message":{"text":"helm template failed (exit status 1): Error: execution error at' <<<"$sarif" &&
+  grep -qF '"artifactLocation":{"uri":"testdata/sources/broken-chart","uriBaseId":"%SRCROOT%"}' <<<"$sarif"; then
+  echo "ok: a chart that fails to render, in SARIF: a failed invocation with helm's error"
+else
+  echo "FAIL: a chart that fails to render, in SARIF (exit status $status):" >&2
+  echo "$sarif" | tail -c 800 >&2
+  failures=$((failures + 1))
+fi
 
 kustomized="testdata/sources/gpu-kustomize (kustomized):18:11: warning: container \"ollama\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]"
 expect "a walk renders each chart and kustomization, never reads templates raw" 2 "$broken
