@@ -271,7 +271,7 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
   };
   // A node agent must see every GPU, and asks for none: hiding them takes the
   // node's GPUs away from the scheduler; headroom and VRAM do not apply.
-  if (!pod.node_agent.empty()) return;
+  if (!pod.node_agent.empty() || pod.partial) return;
   Quantity per_gpu = HeadroomPerGpu(policy);
   // Headroom needs a place to record itself: pod specs without a template
   // (KServe predictors) have no metadata of their own and get none.

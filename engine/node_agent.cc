@@ -56,16 +56,20 @@ std::string NodeAgentReason(const Value& object, const PodInfo& pod, const Polic
     return false;
   });
   if (!mounted.empty()) return "it mounts the kubelet's " + mounted;
-  if (pod.can_reach_gpu_node && IsDaemonSetPod(object)) {
+  // A DaemonSet runs on every node it may, GPU nodes included unless it says
+  // otherwise: privileged or with host devices, it is a node agent of some
+  // kind (a driver installer, a config manager; or a CNI or CSI plugin, which
+  // gpulint has nothing to say about either).
+  if (IsDaemonSetPod(object)) {
     for (const ContainerInfo& c : pod.containers)
-      if (c.Privileged()) return "it is a privileged DaemonSet pod on GPU nodes";
+      if (c.Privileged()) return "it is a privileged DaemonSet pod";
     std::string device;
     AnyHostPath(pod, [&](std::string_view path) {
       if (!Under(path, "/dev")) return false;
       device = std::string(path);
       return true;
     });
-    if (!device.empty()) return "it is a DaemonSet pod on GPU nodes that mounts " + device;
+    if (!device.empty()) return "it is a DaemonSet pod that mounts " + device;
   }
   for (const ContainerInfo& c : pod.containers)
     if (policy.agent_images.Matches(c.image))

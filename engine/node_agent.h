@@ -23,8 +23,8 @@ struct PodInfo;
 //    policy's gpuNodes.agentHostPaths: the device-plugin socket directory,
 //    pod-resources, plugin registration), or
 //  - it is a DaemonSet pod (a DaemonSet's template, or a Pod whose owner is a
-//    DaemonSet) that can reach a GPU node and is privileged or mounts host
-//    devices (a hostPath under /dev), or
+//    DaemonSet) that is privileged or mounts host devices (a hostPath under
+//    /dev): it runs on every node it may, GPU nodes included, or
 //  - one of its containers runs an image of the policy's gpuNodes.agentImages
 //    (the extension point for agents that do neither).
 // A pod that asks the device plugin for GPUs is a workload, never an agent.

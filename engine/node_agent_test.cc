@@ -63,7 +63,7 @@ TEST_CASE("a pod that mounts the kubelet's device-plugin or pod-resources direct
           .empty());
 }
 
-TEST_CASE("a privileged or /dev-mounting DaemonSet pod that can reach GPU nodes is an agent",
+TEST_CASE("a privileged or /dev-mounting DaemonSet pod is an agent",
           "[node-agent]") {
   std::string privileged =
       "      containers: [{name: mig, image: example.com/mig:1, securityContext: {privileged: "
@@ -71,21 +71,22 @@ TEST_CASE("a privileged or /dev-mounting DaemonSet pod that can reach GPU nodes 
   std::string dev =
       "      containers: [{name: dri, image: example.com/dri:1}]\n"
       "      volumes: [{name: dri, hostPath: {path: /dev/dri}}]\n";
-  CHECK(Reason(Agent(privileged + std::string(kTolerates))) ==
-        "it is a privileged DaemonSet pod on GPU nodes");
-  CHECK(Reason(Agent(dev + std::string(kTolerates))) ==
-        "it is a DaemonSet pod on GPU nodes that mounts /dev/dri");
+  CHECK(Reason(Agent(privileged + std::string(kTolerates))) == "it is a privileged DaemonSet pod");
+  CHECK(Reason(Agent(dev + std::string(kTolerates))) == "it is a DaemonSet pod that mounts /dev/dri");
   // Not a DaemonSet: a privileged Deployment is a workload.
   CHECK(Reason(Agent(privileged + std::string(kTolerates), "Deployment")).empty());
-  // A DaemonSet that cannot reach a GPU node manages none.
-  CHECK(Reason(Agent(privileged)).empty());
+  // A DaemonSet that says nothing of where it runs runs on GPU nodes too.
+  CHECK(Reason(Agent(privileged)) == "it is a privileged DaemonSet pod");
+  // One that is neither privileged nor mounts a device is a workload.
+  CHECK(Reason(Agent("      containers: [{name: c, image: busybox}]\n" + std::string(kTolerates)))
+            .empty());
   // A Pod made by a DaemonSet, as the webhook sees it.
   std::string pod =
       "apiVersion: v1\nkind: Pod\nmetadata:\n  name: dcgm-abcde\n  ownerReferences:\n"
       "  - {apiVersion: apps/v1, kind: DaemonSet, name: dcgm, controller: true, uid: u}\n"
       "spec:\n  nodeName: gpu-1\n  tolerations: [{operator: Exists}]\n"
       "  containers: [{name: c, image: example.com/c:1, securityContext: {privileged: true}}]\n";
-  CHECK(Reason(pod) == "it is a privileged DaemonSet pod on GPU nodes");
+  CHECK(Reason(pod) == "it is a privileged DaemonSet pod");
 }
 
 TEST_CASE("agentImages stays an extension point; a pod that asks for GPUs is never an agent",

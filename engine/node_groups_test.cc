@@ -149,13 +149,15 @@ spec:
                          [](const Finding& f) { return f.rule == "exceeds-allocatable"; });
   REQUIRE(it != findings.end());
   // gpu-1, gpu-3 and gpu-5 are one group, cpu-2 another: four candidates,
-  // the first of them named, as node by node.
+  // the first of them named, as node by node. cpu-2 lacks both memory and
+  // GPUs, and is counted under both, as the scheduler counts it.
   CHECK(it->message ==
         "the pod fits on none of its 4 candidate nodes: 4 insufficient memory: node \"gpu-1\": "
         "memory request 2000Gi (2147483648000 B = 2.1 TB = 2 TiB) > allocatable 1000Gi "
         "(1073741824000 B = 1.1 TB = 1000 GiB) - reserved 62277025792 B = 62.3 GB = 58 GiB "
         "[5% of allocatable + 8 GPUs × 1Gi] = 1011464798208 B = 1 TB = 942 GiB (and 3 more); "
-        "5 node(s) didn't match Pod's node affinity/selector");
+        "1 insufficient nvidia.com/gpu: node \"cpu-2\": nvidia.com/gpu request 8 > allocatable "
+        "0; 5 node(s) didn't match Pod's node affinity/selector");
 }
 
 TEST_CASE("NodeGroups follows a node watch: add, modify, delete", "[inventory]") {

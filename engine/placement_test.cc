@@ -61,16 +61,17 @@ TEST_CASE("ExtendedResourceToleration: what the finding says with and without it
   REQUIRE(findings.size() == 2);
   CHECK(findings[0].rule == "exceeds-allocatable");
   CHECK(findings[0].message ==
-        "the pod fits on none of its 3 candidate nodes: 2 insufficient nvidia.com/gpu: node "
-        "\"rtx8000-node\": nvidia.com/gpu request 4 > allocatable 1 (and 1 more); 1 insufficient "
-        "memory: node \"t4-mps-node\": memory request 16Gi (17179869184 B = 17.2 GB = 16 GiB) > "
-        "allocatable 17413608Ki (17831534592 B = 17.8 GB = 16.6 GiB) - reserved 1965318554 B = "
-        "2 GB = 1.8 GiB [5% of allocatable + 1 GPU × 1Gi] = 15866216038 B = 15.9 GB = 14.8 GiB; "
-        "2 node(s) had untolerated taint {nvidia.com/gpu: present}");
-  // The MPS node may take it (4 of its 10 replicas) and its device plugin
-  // would refuse it there, but it is not the only GPU node: a warning.
+        "the pod fits on none of its 3 candidate nodes: 1 insufficient memory: node "
+        "\"t4-mps-node\": memory request 16Gi (17179869184 B = 17.2 GB = 16 GiB) > allocatable "
+        "17413608Ki (17831534592 B = 17.8 GB = 16.6 GiB) - reserved 1965318554 B = 2 GB = 1.8 "
+        "GiB [5% of allocatable + 1 GPU × 1Gi] = 15866216038 B = 15.9 GB = 14.8 GiB; 2 "
+        "insufficient nvidia.com/gpu: node \"rtx8000-node\": nvidia.com/gpu request 4 > "
+        "allocatable 1 (and 1 more); 2 node(s) had untolerated taint {nvidia.com/gpu: present}");
+  // Of the GPU nodes it can reach, only the MPS node has 4 GPUs' worth (4 of
+  // its 10 replicas: the RTX 8000 node has 1 GPU), and its device plugin would
+  // refuse that: an error.
   CHECK(findings[1].rule == "shared-gpu-multiple-replicas");
-  CHECK(findings[1].severity == Severity::kWarning);
+  CHECK(findings[1].severity == Severity::kError);
   // With it (the default), the V100 node is a candidate and the pod fits:
   // only the MPS warning is left.
   findings = Evaluate(Yaml(kUntolerated), "", DefaultPolicy(), IncidentNodes());

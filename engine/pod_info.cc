@@ -139,6 +139,13 @@ Quantity PodInfo::EffectiveLimit(std::string_view resource) const {
   });
 }
 
+Quantity PodInfo::FitRequest(std::string_view resource) const {
+  Quantity request = EffectiveRequest(resource);
+  if (const ResourceEntry* o = FindEntry(overhead, resource); o && o->valid)
+    request = request + o->quantity;
+  return request;
+}
+
 const Value* PodInfo::Annotation(std::string_view key) const {
   const Value* annotations = metadata ? metadata->Find("annotations") : nullptr;
   return annotations ? annotations->Find(key) : nullptr;

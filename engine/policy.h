@@ -52,6 +52,9 @@ struct WorkloadKind {
   // The field of a `containers` container that holds its requests and limits
   // (Kubeflow Trainer's trainer: resourcesPerNode, one pod per node).
   std::string container_resources = "resources";
+  // Its pods are defaults merged into other objects' pods (KServe and
+  // Kubeflow Trainer runtimes), never run as written.
+  bool partial = false;
 };
 
 struct RuleSetting {

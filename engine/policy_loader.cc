@@ -154,7 +154,10 @@ bool DecodeObjects(PolicyDecoder& d, const Field& f, const Value& v, const std::
     return true;
   }
   if (!d.ExpectMapping(v, path)) return false;
-  for (const auto& [key, item] : v.members()) {
+  for (const Value::Member& member : v.members()) {
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    const std::string& key = member.first;
+    const Value& item = member.second;
     std::string ip = AppendKey(path, key);
     void* decoded = f.add_item(container, key);
     if (!DecodeFields(d, f.fields, item, ip, decoded) ||

@@ -294,6 +294,11 @@ constexpr Field kWorkloadFields[] = {
         "containerResources",
         "The field of a containers container that holds its requests and limits: resources "
         "unless written (Kubeflow Trainer's resourcesPerNode)."),
+    Bool<&WorkloadKind::partial>(
+        "partial",
+        "Its pods are never run as written: their containers are defaults merged into another "
+        "object's pods (a KServe ServingRuntime into an InferenceService's predictor). Rules "
+        "about what a pod leaves out or where it lands do not judge them."),
 };
 
 constexpr Field kSpecFields[] = {

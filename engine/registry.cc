@@ -20,6 +20,7 @@ extern const Rule kGpuFractionalRule;
 extern const Rule kMemoryLimitMissingRule;
 extern const Rule kDraClaimUnresolvedRule;
 extern const Rule kExceedsAllocatableRule;
+extern const Rule kUnknownResourceRule;
 extern const Rule kNoMatchingNodeRule;
 extern const Rule kVramExceedsGpuRule;
 extern const Rule kSharedGpuMultipleReplicasRule;
@@ -35,7 +36,8 @@ const std::vector<const Rule*>& AllRules() {
       &kQuantityMixedUnitsRule,  &kQuantityCpuUnitsRule,   &kQuantitySuspiciousRule,
       &kLimitBelowRequestRule,   &kGpuLimitMissingRule,    &kGpuRequestLimitMismatchRule,
       &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kDraClaimUnresolvedRule,
-      &kExceedsAllocatableRule,  &kNoMatchingNodeRule,     &kVramExceedsGpuRule,
+      &kExceedsAllocatableRule,  &kUnknownResourceRule,    &kNoMatchingNodeRule,
+      &kVramExceedsGpuRule,
       &kSharedGpuMultipleReplicasRule, &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,
       &kRemovedAnnotationRule,   &kInvalidIgnoreRule,      &kWorkloadNotCheckedRule,
   };

@@ -79,6 +79,9 @@ bool IsPodLevelResource(std::string_view name) {
 
 // spec.resources: the pod-level requests and limits.
 void ReadPodResources(const Value& spec, PodInfo* pod) {
+  // spec.overhead: what the RuntimeClass admission plugin adds for the
+  // sandbox (Kata, gVisor); the scheduler adds it to the pod's requests.
+  pod->overhead = ParseResources(spec.Find("overhead"), JoinPath(pod->path, "overhead"));
   const Value* res = spec.Find("resources");
   if (!res || !res->is_mapping()) return;
   auto read = [&](const char* list, std::vector<ResourceEntry>* out) {
@@ -411,7 +414,10 @@ std::vector<PodInfo> ExtractPods(const Value& object, const Policy& policy,
       }
     });
   DropEmptyPods(&pods);
-  for (PodInfo& pod : pods) Settle(object, policy, inventory, ns, claims, &pod);
+  for (PodInfo& pod : pods) {
+    pod.partial = kind->partial;
+    Settle(object, policy, inventory, ns, claims, &pod);
+  }
   return pods;
 }
 

@@ -93,6 +93,9 @@ struct PodInfo {
   // Only the supported ones are kept: cpu, memory, hugepages-*.
   std::vector<ResourceEntry> requests;
   std::vector<ResourceEntry> limits;
+  // spec.overhead (the RuntimeClass's sandbox), added to the pod's requests
+  // where the scheduler fits it.
+  std::vector<ResourceEntry> overhead;
   // The pod's DRA claims (spec.resourceClaims) that its containers use but
   // whose ResourceClaim or ResourceClaimTemplate is not in view: gpulint
   // cannot tell what devices they bring, and counts none.
@@ -112,6 +115,10 @@ struct PodInfo {
   // Why the pod is a GPU node agent (engine/node_agent.h), which no mutation
   // changes and no GPU-visibility rule blames; "" when it is not one.
   std::string node_agent;
+  // Defaults merged into other objects' pods (a KServe runtime's: the
+  // workloads entry's `partial`), never run as written: rules about what a
+  // pod leaves out or where it lands skip it, and nothing mutates it.
+  bool partial = false;
 
   // Kubernetes' effective pod request for `resource`: the larger of
   // sum(app containers) + sum(sidecars) and, for each init container, its own
@@ -121,6 +128,8 @@ struct PodInfo {
   // limit replaces the containers' sum.
   Quantity EffectiveRequest(std::string_view resource) const;
   Quantity EffectiveLimit(std::string_view resource) const;
+  // What the scheduler fits on a node: EffectiveRequest plus spec.overhead.
+  Quantity FitRequest(std::string_view resource) const;
   // The pod-level entry for `resource` (valid or not), or null.
   const ResourceEntry* PodRequest(std::string_view resource) const;
   const ResourceEntry* PodLimit(std::string_view resource) const;

@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "engine/path.h"
+#include "engine/removed_apis.h"
+#include "engine/workload.h"
 
 namespace gpulint {
 namespace {
@@ -187,6 +189,15 @@ std::vector<UncheckedShape> FindUncheckedShapes(const Value& object, const Polic
                                                 const std::vector<PodInfo>& pods) {
   std::vector<UncheckedShape> out;
   if (!object.is_mapping() || object.StringAt("kind").empty()) return out;
+  // A CustomResourceDefinition describes a kind, a PodSpec in its schema
+  // included; it is never a workload. And an object of an API no server
+  // serves is refused before any pod exists: removed-api-version says so.
+  std::string_view api_version = object.StringAt("apiVersion");
+  std::string_view kind_name = object.StringAt("kind");
+  if ((kind_name == "CustomResourceDefinition" &&
+       ApiGroupOf(api_version) == "apiextensions.k8s.io") ||
+      FindRemovedApi(api_version, kind_name))
+    return out;
   if (const WorkloadKind* kind =
           policy.FindWorkload(object.StringAt("apiVersion"), object.StringAt("kind")))
     CheckConfiguredPaths(object, *kind, &out);

@@ -76,13 +76,6 @@ class Repairer {
     if (!policy_.mutations.hide_gpus)
       return Leave(f, "the policy turns hiding GPUs off (spec.mutations.hideGpus: false); set a "
                       "GPU limit, or NVIDIA_VISIBLE_DEVICES=void if it needs no GPU");
-    // The author chose a value (or a valueFrom); overriding it is not a repair.
-    const Value* env = c.node->Find("env");
-    if (env && env->is_sequence())
-      for (const Value& e : env->items())
-        if (e.StringAt("name") == kVisibleDevices)
-          return Leave(f, "it sets NVIDIA_VISIBLE_DEVICES itself; set a GPU limit, or the value "
-                          "void if it needs no GPU");
     if (c.Privileged())
       return Leave(f, "it is privileged: it sees every GPU device whatever NVIDIA_VISIBLE_DEVICES "
                       "says; drop privileged, or set a GPU limit");

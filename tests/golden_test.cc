@@ -4,6 +4,8 @@
 //                   ("LINE:COL: SEVERITY: MESSAGE", one per line)
 //   policy.yaml     optional policy for the directory (else the default policy)
 //   nodes.yaml      optional node inventory (kubectl get nodes -o yaml)
+//   nodes-NAME.yaml the inventory of the case pass-NAME or fail-NAME alone,
+//                   in place of nodes.yaml
 // and one directory per workload kind: testdata/workloads/<kind>/, the same
 // files judged by every rule, each expected finding with its rule and path
 //   ("LINE:COL: SEVERITY: [RULE] PATH: MESSAGE"): a finding in a CRD must point
@@ -56,6 +58,15 @@ DirSetup SetupFor(const fs::path& dir) {
   if (fs::exists(dir / "nodes.yaml")) nodes = LoadNodes((dir / "nodes.yaml").string());
   s.inventory = BuildInventory(s.policy, std::move(nodes));
   return s;
+}
+
+// The inventory a case is judged against: its own nodes-NAME.yaml, else the
+// directory's.
+Inventory InventoryFor(const fs::path& file, const DirSetup& setup) {
+  std::string stem = file.stem().string();
+  fs::path own = file.parent_path() / ("nodes-" + stem.substr(stem.find('-') + 1) + ".yaml");
+  if (!fs::exists(own)) return setup.inventory;
+  return BuildInventory(setup.policy, LoadNodes(own.string()));
 }
 
 std::string Relative(const fs::path& p) { return fs::relative(p, SourceDir()).string(); }
@@ -126,13 +137,15 @@ TEST_CASE("golden cases give the expected findings", "[golden]") {
     DirSetup setup = SetupFor(dir);
     for (const fs::path& file : Cases(dir, "pass-")) {
       INFO(Relative(file));
-      auto findings = Render(LintFile(file.string(), setup.policy, setup.inventory), name);
+      auto findings =
+          Render(LintFile(file.string(), setup.policy, InventoryFor(file, setup)), name);
       CHECK(findings == std::vector<std::string>{});
     }
     for (const fs::path& file : Cases(dir, "fail-")) {
       INFO(Relative(file));
-      CheckExpected(file, Render(LintFile(file.string(), setup.policy, setup.inventory), name),
-                    update);
+      CheckExpected(
+          file, Render(LintFile(file.string(), setup.policy, InventoryFor(file, setup)), name),
+          update);
     }
   }
 }

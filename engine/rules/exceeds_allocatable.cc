@@ -37,27 +37,29 @@ struct Shortfall {
   Quantity reserved;
 };
 
-// The first resource of `pod` that does not fit on `node`, if any.
-bool FindShortfall(const PodInfo& pod, const NodeClass& node, const Policy& policy,
-                   const std::set<std::string>& resources, Shortfall* out) {
+// Every resource of `pod` that does not fit on `node`, in name order, as the
+// scheduler's NodeResourcesFit finds them: a resource the node does not
+// advertise is 0 allocatable there (the scheduler's own rule), and the pod's
+// requests include spec.overhead. gpulint adds the reserve and the memory
+// limit.
+std::vector<Shortfall> FindShortfalls(const PodInfo& pod, const NodeClass& node,
+                                      const Policy& policy,
+                                      const std::set<std::string>& resources) {
+  std::vector<Shortfall> out;
   for (const std::string& r : resources) {
     auto alloc = node.allocatable.find(r);
-    if (alloc == node.allocatable.end() && !IsGpuResource(policy, r)) continue;
     Quantity allocatable = alloc == node.allocatable.end() ? Quantity() : alloc->second;
     Quantity reserved = policy.ReservedOn(r, node);
     Quantity available = allocatable - reserved;
-    Quantity request = pod.EffectiveRequest(r);
+    Quantity request = pod.FitRequest(r);
     Quantity limit = r == "memory" ? pod.EffectiveLimit(r) : Quantity();
-    if (request > available) {
-      *out = {r, "request", request, allocatable, reserved};
-      return true;
-    }
-    if (limit > available) {
-      *out = {r, "limit", limit, allocatable, reserved};
-      return true;
+    if (request.sign() > 0 && request > available) {
+      out.push_back({r, "request", request, allocatable, reserved});
+    } else if (limit > available) {
+      out.push_back({r, "limit", limit, allocatable, reserved});
     }
   }
-  return false;
+  return out;
 }
 
 // A figure gpulint computed (no text of the user's to echo).
@@ -95,36 +97,50 @@ const ResourceEntry* EntryFor(const PodInfo& pod, const Shortfall& s) {
   return pod.PodLimit(s.resource);
 }
 
-// "2 insufficient memory: node "a": ... (and 1 more); 3 node(s) had
-// untolerated taint {...}": the candidates counted by the resource each lacks,
-// the first of each group with its arithmetic, then the nodes the pod cannot
-// reach, as the scheduler counts them. Short enough for kubectl to show whole
-// however many nodes there are.
-std::string Misses(const std::vector<std::pair<const Candidate*, Shortfall>>& misses,
+// "2 insufficient cpu: node "a": ... (and 1 more); 3 insufficient memory:
+// ...; 3 node(s) had untolerated taint {...}": the candidates counted under
+// each resource they lack (a node short of two is counted under both, as the
+// scheduler counts it), the first of each group with its arithmetic, then the
+// nodes the pod cannot reach. Short enough for kubectl to show whole however
+// many nodes there are.
+std::string Misses(const std::vector<std::pair<const Candidate*, std::vector<Shortfall>>>& misses,
                    const PodInfo& pod, const ObjectContext& ctx) {
   struct Group {
     std::string key;  // "memory request"
-    size_t first;     // index in misses
+    const Candidate* first;
+    const Shortfall* shortfall;
     size_t nodes;
   };
   std::vector<Group> groups;
-  for (size_t i = 0; i < misses.size(); ++i) {
-    std::string key = misses[i].second.resource + " " + misses[i].second.what;
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.key == key; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {key, i, 0});
-    it->nodes += misses[i].first->count;
+  for (const auto& [candidate, shortfalls] : misses) {
+    for (const Shortfall& s : shortfalls) {
+      std::string key = s.resource + " " + s.what;
+      auto it =
+          std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.key == key; });
+      if (it == groups.end()) it = groups.insert(groups.end(), {key, candidate, &s, 0});
+      it->nodes += candidate->count;
+    }
   }
+  std::stable_sort(groups.begin(), groups.end(),
+                   [](const Group& a, const Group& b) { return a.key < b.key; });
   std::string msg;
   for (const Group& g : groups) {
-    const auto& [candidate, shortfall] = misses[g.first];
     msg += (msg.empty() ? "" : "; ") + std::to_string(g.nodes) + " insufficient " +
-           shortfall.resource + (shortfall.what == "limit" ? " (limit)" : "") + ": " +
-           Explain(shortfall, *candidate, ctx.policy);
+           g.shortfall->resource + (g.shortfall->what == "limit" ? " (limit)" : "") + ": " +
+           Explain(*g.shortfall, *g.first, ctx.policy);
     if (g.nodes > 1) msg += " (and " + std::to_string(g.nodes - 1) + " more)";
   }
   std::string excluded = ExclusionSummary(pod.placement, ctx.inventory);
   if (!excluded.empty()) msg += "; " + excluded;
   return msg;
+}
+
+// Whether some node of the inventory advertises `resource`: one that none
+// does is unknown-resource's to report, with a "did you mean".
+bool Offered(const Inventory& inventory, const std::string& resource) {
+  for (const auto& group : inventory.groups)
+    if (group->shape.allocatable.count(resource)) return true;
+  return false;
 }
 
 void CheckPod(const PodInfo& pod, const ObjectContext& ctx, Reporter& out) {
@@ -133,26 +149,34 @@ void CheckPod(const PodInfo& pod, const ObjectContext& ctx, Reporter& out) {
     for (const ResourceEntry& e : c.requests) resources.insert(e.name);
     for (const ResourceEntry& e : c.limits) resources.insert(e.name);
   }
-  for (const auto* list : {&pod.requests, &pod.limits})
+  for (const auto* list : {&pod.requests, &pod.limits, &pod.overhead})
     for (const ResourceEntry& e : *list) resources.insert(e.name);
-  std::vector<std::pair<const Candidate*, Shortfall>> misses;
+  // The VRAM resource is gpulint's own: the mutation adds it only toward
+  // nodes that advertise it, and vram-exceeds-gpu judges what is declared.
+  // Judging it here would make a mutated pod read otherwise than its original.
+  resources.erase(ctx.policy.vram_resource);
+  for (auto it = resources.begin(); it != resources.end();)
+    it = Offered(ctx.inventory, *it) ? std::next(it) : resources.erase(it);
+  std::vector<std::pair<const Candidate*, std::vector<Shortfall>>> misses;
   size_t nodes = 0;
   for (const Candidate& candidate : pod.candidates) {
-    Shortfall s;
-    if (!FindShortfall(pod, *candidate.node, ctx.policy, resources, &s)) return;  // fits somewhere
-    misses.push_back({&candidate, s});
+    std::vector<Shortfall> shortfalls =
+        FindShortfalls(pod, *candidate.node, ctx.policy, resources);
+    if (shortfalls.empty()) return;  // fits somewhere
+    misses.push_back({&candidate, std::move(shortfalls)});
     nodes += candidate.count;
   }
   if (misses.empty()) return;
   std::string msg = "the pod fits on none of its " + std::to_string(nodes) +
                     " candidate node" + (nodes == 1 ? "" : "s") + ": " +
                     Misses(misses, pod, ctx);
-  const ResourceEntry* at = EntryFor(pod, misses.front().second);
+  const ResourceEntry* at = EntryFor(pod, misses.front().second.front());
   out.Report(at ? at->value : nullptr, at ? at->path : pod.path, msg);
 }
 
 void Check(const ObjectContext& ctx, Reporter& out) {
-  for (const PodInfo& pod : ctx.pods) CheckPod(pod, ctx, out);
+  for (const PodInfo& pod : ctx.pods)
+    if (!pod.partial) CheckPod(pod, ctx, out);  // a runtime's defaults: not run as written
 }
 
 }  // namespace

@@ -7,10 +7,15 @@
 namespace gpulint {
 namespace {
 
-// NVIDIA_VISIBLE_DEVICES=void|none hides the GPUs: the container opted out.
-bool HidesGpus(const ContainerInfo& c) {
-  const Value* v = c.Env("NVIDIA_VISIBLE_DEVICES");
-  return v && (v->text() == "void" || v->text() == "none" || v->text().empty());
+// The container sets NVIDIA_VISIBLE_DEVICES itself, by value or valueFrom:
+// void or none hide the GPUs (it opted out), and any other choice is
+// gpu-visibility-bypass's to judge.
+bool SetsVisibleDevices(const ContainerInfo& c) {
+  const Value* env = c.node->Find("env");
+  if (!env || !env->is_sequence()) return false;
+  for (const Value& e : env->items())
+    if (e.StringAt("name") == "NVIDIA_VISIBLE_DEVICES") return true;
+  return false;
 }
 
 // With an inventory whose candidates are all CPU nodes, the pod cannot reach a GPU.
@@ -21,25 +26,53 @@ bool OnlyCpuCandidates(const PodInfo& pod) {
   return true;
 }
 
+// Whether the pod is the CPU part of a workload whose other pods hold the
+// GPUs, in the same image (an MPI launcher, a Ray head, a Spark driver): the
+// author gave the GPUs to the others, and the image says nothing more.
+bool CpuPartOfGpuWorkload(const ObjectContext& ctx, const PodInfo& pod, const ContainerInfo& c) {
+  for (const ContainerInfo& mine : pod.containers)
+    if (mine.UsesGpus(ctx.policy)) return false;
+  for (const PodInfo& other : ctx.pods) {
+    if (&other == &pod) continue;
+    for (const ContainerInfo& theirs : other.containers)
+      if (theirs.UsesGpus(ctx.policy) && theirs.image == c.image) return true;
+  }
+  return false;
+}
+
 void Check(const ObjectContext& ctx, Reporter& out) {
   const Policy& policy = ctx.policy;
   for (const PodInfo& pod : ctx.pods) {
+    if (pod.partial) continue;  // a runtime's defaults, never run as written
     if (!pod.node_agent.empty() || OnlyCpuCandidates(pod) || pod.SchedulerAssignsGpus(policy))
       continue;
     for (const ContainerInfo& c : pod.containers) {
-      if (c.UsesGpus(policy) || HidesGpus(c) || !policy.MatchesCudaImage(c.image) ||
-          policy.agent_images.Matches(c.image) || c.HasClaims())
+      if (c.UsesGpus(policy) || SetsVisibleDevices(c) || !policy.MatchesCudaImage(c.image) ||
+          policy.agent_images.Matches(c.image) || c.HasClaims() ||
+          CpuPartOfGpuWorkload(ctx, pod, c))
         continue;
-      std::string why = pod.can_reach_gpu_node ? " and " + pod.gpu_reach_reason : "";
-      if (c.Limit("alpha.kubernetes.io/nvidia-gpu"))
-        why += " (alpha.kubernetes.io/nvidia-gpu was removed in Kubernetes 1.11)";
-      out.Report(c.node, c.path,
-                 ContainerLabel(c) + " runs a CUDA image (" + c.image + ")" + why +
-                     ", but sets no " +
-                     (ctx.policy.gpu_resources.empty() ? std::string("GPU")
-                                                       : ctx.policy.gpu_resources.front()) +
-                     " limit: on a GPU node it sees every GPU, including GPUs allocated to "
-                     "other pods");
+      std::string removed = c.Limit("alpha.kubernetes.io/nvidia-gpu")
+                                ? " (alpha.kubernetes.io/nvidia-gpu was removed in Kubernetes 1.11)"
+                                : "";
+      std::string what = ContainerLabel(c) + " runs a CUDA image (" + c.image + ")";
+      std::string gpu = ctx.policy.gpu_resources.empty() ? std::string("GPU")
+                                                         : ctx.policy.gpu_resources.front();
+      // Where the pod surely reaches a GPU node, it sees every GPU there: an
+      // error. Where only its image says it might, a warning: on a cluster
+      // whose GPU nodes are tainted it lands on none.
+      if (pod.can_reach_gpu_node) {
+        out.Report(c.node, c.path,
+                   what + " and " + pod.gpu_reach_reason + removed + ", but sets no " + gpu +
+                       " limit: on a GPU node it sees every GPU, including GPUs allocated to "
+                       "other pods");
+      } else {
+        out.Report(c.node, c.path,
+                   what + removed + " and sets no " + gpu +
+                       " limit: if it lands on a GPU node (one that is not tainted), it sees "
+                       "every GPU there, including GPUs allocated to other pods; nothing in the "
+                       "pod says where it runs",
+                   Severity::kWarning);
+      }
     }
   }
 }
@@ -52,7 +85,11 @@ extern const Rule kGpuLimitMissingRule = {
      "CUDA images set NVIDIA_VISIBLE_DEVICES=all. A container that runs one without a GPU limit "
      "is not given GPUs by the device plugin, so the NVIDIA runtime exposes all of them: it can "
      "use, and exhaust the memory of, GPUs the scheduler gave to other pods: a pod with no GPU "
-     "request saw all 4 GPUs of its node while each was allocated to another pod.",
+     "request saw all 4 GPUs of its node while each was allocated to another pod. An error "
+     "where the pod surely reaches a GPU node (it tolerates the GPU taint, selects GPU nodes, "
+     "another of its containers holds GPUs, or a node of --nodes can run it); a warning where "
+     "only the image name says so. The CPU part of a workload whose other pods hold GPUs in the "
+     "same image (an MPI launcher, a Ray head) and the templates of runtimes are not reported.",
      "Set resources.limits[\"nvidia.com/gpu\"] on the container, or, if it needs no GPU, set the "
      "env NVIDIA_VISIBLE_DEVICES=void (the mutating webhook does this for you).",
      RuleExample("gpu-limit-missing")},

@@ -7,9 +7,11 @@
 namespace gpulint {
 namespace {
 
-bool IsNvidiaDevicePath(std::string_view path) {
+// The host's GPU device nodes: NVIDIA's, the DRM render nodes (Intel, AMD)
+// and AMD's compute interface.
+bool IsGpuDevicePath(std::string_view path) {
   return path == "/dev" || path == "/dev/" || path.rfind("/dev/nvidia", 0) == 0 ||
-         path.rfind("/dev/dri", 0) == 0;
+         path.rfind("/dev/dri", 0) == 0 || path.rfind("/dev/kfd", 0) == 0;
 }
 
 // An error when the pod can reach a GPU node: there the container picks GPUs
@@ -24,10 +26,23 @@ void CheckEnv(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, 
     std::string_view name = e.StringAt("name");
     if (name != "NVIDIA_VISIBLE_DEVICES" && name != "CUDA_VISIBLE_DEVICES") continue;
     const Value* v = e.Find("value");
-    if (!v || v->text() == "void" || v->text() == "none" || v->text().empty()) continue;
-    std::string msg = ContainerLabel(c) + " sets " + std::string(name) + "=" + v->text() +
+    const Value* from = e.Find("valueFrom");
+    std::string set, at = c.path + ".env[" + std::to_string(i) + "]";
+    if (v && v->is_scalar() && !v->text().empty()) {
+      if (v->text() == "void" || v->text() == "none") continue;
+      set = "=" + v->text();
+      at += ".value";
+    } else if (from && from->is_mapping() && !from->members().empty()) {
+      // Whatever the ConfigMap, Secret or field holds, the container chose
+      // it: nothing proves it empty.
+      set = " from " + from->members().front().first;
+      at += ".valueFrom";
+      v = from;
+    } else {
+      continue;
+    }
+    std::string msg = ContainerLabel(c) + " sets " + std::string(name) + set +
                       " by hand with no GPU limit: it chooses GPUs the scheduler did not give it";
-    std::string at = c.path + ".env[" + std::to_string(i) + "].value";
     if (pod.can_reach_gpu_node && !policy.agent_images.Matches(c.image))
       out.Report(v, at, msg + ", and " + pod.gpu_reach_reason);
     else
@@ -35,14 +50,29 @@ void CheckEnv(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, 
   }
 }
 
-void CheckPrivileged(const PodInfo& pod, const ContainerInfo& c, Reporter& out) {
-  const Value* sc = c.node->Find("securityContext");
-  const Value* priv = sc ? sc->Find("privileged") : nullptr;
-  if (!priv || priv->text() != "true" || !pod.can_reach_gpu_node) return;
-  out.Report(priv, c.path + ".securityContext.privileged",
-             ContainerLabel(c) + " is privileged and " + pod.gpu_reach_reason +
-                 ": a privileged container sees every /dev/nvidia* device whatever its GPU limit",
-             Severity::kWarning);
+// A privileged container sees every device of its node: with GPUs of its own
+// it also sees the other pods' (the device plugin's choice is lost); with
+// none, it sees all of them where it can reach a GPU node.
+void CheckPrivileged(const PodInfo& pod, const ContainerInfo& c, const Policy& policy,
+                     Reporter& out) {
+  if (!c.Privileged()) return;
+  const Value* priv = c.node->Find("securityContext")->Find("privileged");
+  std::string at = c.path + ".securityContext.privileged";
+  if (c.UsesGpus(policy)) {
+    out.Report(priv, at,
+               ContainerLabel(c) +
+                   " holds GPUs and is privileged: it sees every GPU device of its node "
+                   "(/dev/nvidia*, /dev/dri, /dev/kfd), not only the ones it was given, and can "
+                   "use the other pods' GPUs; grant the capabilities it needs (IPC_LOCK for "
+                   "RDMA) instead",
+               Severity::kWarning);
+  } else if (pod.can_reach_gpu_node) {
+    out.Report(priv, at,
+               ContainerLabel(c) + " is privileged and " + pod.gpu_reach_reason +
+                   ": a privileged container sees every /dev/nvidia* device whatever its GPU "
+                   "limit",
+               Severity::kWarning);
+  }
 }
 
 void CheckHostPaths(const PodInfo& pod, Reporter& out) {
@@ -51,7 +81,7 @@ void CheckHostPaths(const PodInfo& pod, Reporter& out) {
   for (size_t i = 0; i < volumes->items().size(); ++i) {
     const Value* host = volumes->items()[i].Find("hostPath");
     const Value* path = host ? host->Find("path") : nullptr;
-    if (!path || !IsNvidiaDevicePath(path->text())) continue;
+    if (!path || !IsGpuDevicePath(path->text())) continue;
     out.Report(path, pod.path + ".volumes[" + std::to_string(i) + "].hostPath.path",
                "hostPath volume " + path->text() +
                    " mounts GPU device nodes directly, bypassing the device plugin",
@@ -63,9 +93,8 @@ void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods) {
     if (!pod.node_agent.empty()) continue;  // agents must see every GPU
     for (const ContainerInfo& c : pod.containers) {
-      if (c.UsesGpus(ctx.policy)) continue;
-      CheckEnv(pod, c, ctx.policy, out);
-      CheckPrivileged(pod, c, out);
+      CheckPrivileged(pod, c, ctx.policy, out);
+      if (!c.UsesGpus(ctx.policy)) CheckEnv(pod, c, ctx.policy, out);
     }
     CheckHostPaths(pod, out);
   }

@@ -9,6 +9,7 @@ namespace {
 
 void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods) {
+    if (pod.partial) continue;  // a runtime's defaults, never run as written
     // A pod-level memory limit bounds every container that sets none.
     if (pod.PodLimit("memory")) continue;
     for (const ContainerInfo& c : pod.containers) {

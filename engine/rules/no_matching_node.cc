@@ -9,13 +9,21 @@ namespace {
 
 void Check(const ObjectContext& ctx, Reporter& out) {
   if (ctx.inventory.empty()) return;
+  // A DaemonSet puts a pod on each node that can run one, and none where
+  // none can: nothing stays Pending. Worth knowing, not a fault.
+  bool daemon_set = ctx.ref.kind == "DaemonSet";
   for (const PodInfo& pod : ctx.pods) {
+    if (pod.partial) continue;  // a runtime's defaults, never run as written
     if (!pod.candidates.empty()) continue;
     size_t n = ctx.inventory.size();
-    out.Report(pod.spec, pod.path,
-               "0/" + std::to_string(n) + " node" + (n == 1 ? "" : "s") +
-                   " in the inventory can run the pod: " +
-                   ExclusionSummary(pod.placement, ctx.inventory) + "; it would stay Pending");
+    std::string head = "0/" + std::to_string(n) + " node" + (n == 1 ? "" : "s") +
+                       " in the inventory can run the pod: " +
+                       ExclusionSummary(pod.placement, ctx.inventory);
+    if (daemon_set)
+      out.Report(pod.spec, pod.path, head + "; the DaemonSet runs no pod on these nodes",
+                 Severity::kInfo);
+    else
+      out.Report(pod.spec, pod.path, head + "; it would stay Pending");
   }
 }
 
@@ -25,7 +33,8 @@ extern const Rule kNoMatchingNodeRule = {
     {"no-matching-node", Severity::kWarning, "No known node can run the pod",
      "With node classes in the policy or --nodes, gpulint knows where pods can land. A pod whose "
      "selectors, affinity or missing tolerations rule out every node stays Pending; often a "
-     "label value is misspelt or the GPU taint is not tolerated.",
+     "label value is misspelt or the GPU taint is not tolerated. A DaemonSet that matches no "
+     "node only runs no pod there (info).",
      "Check nodeSelector / affinity values against the node labels, and tolerate the GPU taint "
      "(nvidia.com/gpu: NoSchedule) on GPU pods.",
      RuleExample("no-matching-node")},

@@ -1,5 +1,7 @@
 // shared-gpu-multiple-replicas: 2 replicas of a time-sliced or MPS GPU are not
 // 2 GPUs (incident 4).
+#include <algorithm>
+
 #include "engine/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
@@ -13,14 +15,19 @@ struct Sharing {
 };
 
 // Why the pod lands on shared GPUs, and whether it can land nowhere else than
-// on GPUs shared by MPS.
-Sharing SharingOf(const PodInfo& pod) {
+// on GPUs shared by MPS. Only GPU nodes that can hold the pod count: an 8-GPU
+// pod never lands on a node whose one GPU is cut into 4 replicas (and
+// exceeds-allocatable says so when that is all there is).
+Sharing SharingOf(const PodInfo& pod, const Policy& policy) {
   Sharing sharing;
-  bool all_mps = true, any_gpu = false;
+  bool all_mps = true, any_gpu = false, any_holds = false;
+  int64_t wanted = pod.GpuCount(policy);
   for (const Candidate& candidate : pod.candidates) {
     const NodeClass* n = candidate.node;
     if (!n->has_gpu()) continue;
     any_gpu = true;
+    if (n->gpu.count * std::max<int64_t>(1, n->gpu.replicas) < wanted) continue;
+    any_holds = true;
     all_mps = all_mps && n->gpu.sharing == GpuSharing::kMps;
     if (sharing.reason.empty() && n->gpu.sharing != GpuSharing::kNone)
       sharing.reason = "node \"" + std::string(candidate.name) + "\" shares each GPU (" +
@@ -28,7 +35,7 @@ Sharing SharingOf(const PodInfo& pod) {
                        " replicas)";
   }
   if (any_gpu) {
-    sharing.only_mps = all_mps;
+    sharing.only_mps = any_holds && all_mps;
     return sharing;
   }
   for (const auto& [key, value] : pod.placement.node_selector) {
@@ -44,7 +51,8 @@ Sharing SharingOf(const PodInfo& pod) {
 
 void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods) {
-    Sharing sharing = SharingOf(pod);
+    if (pod.partial) continue;  // a runtime's defaults, never run as written
+    Sharing sharing = SharingOf(pod, ctx.policy);
     if (sharing.reason.empty()) continue;
     for (const ContainerInfo& c : pod.containers) {
       for (const std::string& gpu : ctx.policy.gpu_resources) {

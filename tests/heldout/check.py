@@ -51,7 +51,9 @@ def findings(gpulint, data, extra):
 
 
 def key(f):
-    return (f["file"], f["kind"], f["name"], f["rule"], f["path"])
+    # A verdict is for a finding as it was given: at another severity it is
+    # another finding, to be judged again.
+    return (f["file"], f["kind"], f["name"], f["rule"], f["path"], f["severity"])
 
 
 def main():

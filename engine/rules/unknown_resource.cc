@@ -1,0 +1,106 @@
+// unknown-resource: a resource no node offers keeps the pod Pending for good
+// (the scheduler counts it as 0 allocatable): a typo such as nvidia.com/gpus,
+// or a MIG profile no node is cut into.
+#include <set>
+
+#include "engine/policy_decoder.h"
+#include "engine/rule.h"
+#include "engine/rules/rule_util.h"
+#include "generated/rule_examples.h"
+
+namespace gpulint {
+namespace {
+
+// Resources every kubelet reports (a node list or node class that leaves one
+// out says nothing about the node), and DRA's implicit extended resources
+// (deviceclass.resource.kubernetes.io/<class>, Kubernetes 1.34+), which the
+// scheduler allocates from ResourceSlices, not from a node's allocatable.
+bool NotANodeResource(std::string_view name) {
+  return name == "cpu" || name == "memory" || name == "ephemeral-storage" || name == "pods" ||
+         name.rfind("deviceclass.resource.kubernetes.io/", 0) == 0;
+}
+
+// "nvidia.com" of "nvidia.com/gpu"; "" for a name without a domain.
+std::string_view DomainOf(std::string_view name) {
+  size_t slash = name.find('/');
+  return slash == std::string_view::npos ? std::string_view() : name.substr(0, slash);
+}
+
+// A name the policy knows as a GPU resource (or the VRAM resource).
+bool Known(const Policy& policy, std::string_view name) {
+  return IsGpuResource(policy, name) || name == policy.vram_resource ||
+         policy.gpu_assignment_resources.Matches(name);
+}
+
+std::string DidYouMean(std::string_view name, const std::set<std::string>& names) {
+  std::vector<std::string_view> candidates;
+  for (const std::string& n : names)
+    if (n != name) candidates.push_back(n);
+  std::string closest = ClosestWord(name, candidates);
+  return closest.empty() ? "" : " (did you mean " + closest + "?)";
+}
+
+// The entry a container names `resource` by: its limit, else its request.
+const ResourceEntry* EntryOf(const ContainerInfo& c, const std::string& resource) {
+  const ResourceEntry* e = c.Limit(resource);
+  return e ? e : c.Request(resource);
+}
+
+void Check(const ObjectContext& ctx, Reporter& out) {
+  const Policy& policy = ctx.policy;
+  std::set<std::string> offered, vendor_domains, known(policy.gpu_resources.begin(),
+                                                         policy.gpu_resources.end());
+  for (const auto& group : ctx.inventory.groups)
+    for (const auto& [name, q] : group->shape.allocatable) offered.insert(name);
+  for (const std::string& gpu : policy.gpu_resources)
+    vendor_domains.insert(std::string(DomainOf(gpu)));
+  known.insert(policy.vram_resource);
+  for (const PodInfo& pod : ctx.pods) {
+    if (pod.partial) continue;  // a runtime's defaults, never run as written
+    for (const ContainerInfo& c : pod.containers) {
+      std::set<std::string> names;
+      for (const auto* list : {&c.requests, &c.limits})
+        for (const ResourceEntry& e : *list) names.insert(e.name);
+      for (const std::string& name : names) {
+        const ResourceEntry* e = EntryOf(c, name);
+        if (NotANodeResource(name) || (e->valid && e->quantity.sign() <= 0)) continue;
+        if (!ctx.inventory.empty()) {
+          if (offered.count(name)) continue;
+          std::set<std::string> near = offered;
+          near.insert(known.begin(), known.end());
+          out.Report(e->value, e->path,
+                     ContainerLabel(c) + " asks for " + name + ", which no node of the " +
+                         "inventory offers" + DidYouMean(name, near) +
+                         ": the scheduler counts it as 0 allocatable everywhere, so the pod "
+                         "would stay Pending");
+        } else if (vendor_domains.count(std::string(DomainOf(name))) && !Known(policy, name)) {
+          out.Report(e->value, e->path,
+                     ContainerLabel(c) + " asks for " + name + ", which is no resource the " +
+                         std::string(DomainOf(name)) + " device plugins advertise" +
+                         DidYouMean(name, known) +
+                         ": no node would offer it, and the pod would stay Pending",
+                     Severity::kWarning);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+extern const Rule kUnknownResourceRule = {
+    {"unknown-resource", Severity::kError, "A resource no node offers",
+     "The scheduler counts a resource a node does not advertise as 0 allocatable there, so a "
+     "pod asking for one that no node advertises stays Pending for good, and says only "
+     "`Insufficient nvidia.com/gpus`. A typo in a resource name (nvidia.com/gpus), a MIG profile "
+     "no node is cut into, an AMD or Intel GPU in an NVIDIA cluster. With a node list (--nodes, "
+     "the webhook's node watch) it is an error; without one, a name under a GPU vendor's domain "
+     "that the policy does not know (gpuResources, otherGpuAssignments) is a warning.",
+     "Use the name the nodes advertise (kubectl get nodes -o jsonpath='{.items[*].status."
+     "allocatable}'): nvidia.com/gpu for whole NVIDIA GPUs, nvidia.com/mig-<profile> under MIG's "
+     "mixed strategy.",
+     RuleExample("unknown-resource")},
+    Check,
+};
+
+}  // namespace gpulint
