@@ -40,7 +40,9 @@ TEST_CASE("the default policy loads and holds the documented defaults", "[policy
   CHECK(p.node_classes.empty());
   CHECK(p.exempt_namespaces.empty());
   CHECK(p.ignore_annotation_prefix == "ignore.gpulint.io/");
-  CHECK(p.rules.empty());
+  // The one opt-in rule.
+  REQUIRE(p.rules.size() == 1);
+  CHECK_FALSE(p.RuleEnabled("limits-missing-on-gpu-node"));
   CHECK(p.mutations.vram);
   CHECK(p.mutations.headroom);
   CHECK(p.mutations.hide_gpus);

@@ -18,6 +18,7 @@ extern const Rule kGpuLimitMissingRule;
 extern const Rule kGpuRequestLimitMismatchRule;
 extern const Rule kGpuFractionalRule;
 extern const Rule kMemoryLimitMissingRule;
+extern const Rule kLimitsMissingOnGpuNodeRule;
 extern const Rule kDraClaimUnresolvedRule;
 extern const Rule kExceedsAllocatableRule;
 extern const Rule kUnknownResourceRule;
@@ -35,7 +36,8 @@ const std::vector<const Rule*>& AllRules() {
       &kParseErrorRule,          &kQuantityInvalidRule,    &kQuantityMilliMemoryRule,
       &kQuantityMixedUnitsRule,  &kQuantityCpuUnitsRule,   &kQuantitySuspiciousRule,
       &kLimitBelowRequestRule,   &kGpuLimitMissingRule,    &kGpuRequestLimitMismatchRule,
-      &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kDraClaimUnresolvedRule,
+      &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kLimitsMissingOnGpuNodeRule,
+      &kDraClaimUnresolvedRule,
       &kExceedsAllocatableRule,  &kUnknownResourceRule,    &kNoMatchingNodeRule,
       &kVramExceedsGpuRule,
       &kSharedGpuMultipleReplicasRule, &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,

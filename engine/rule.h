@@ -28,6 +28,9 @@ struct RuleInfo {
   // cases like the others there; a test runs both through the rule. Null when
   // absent.
   const char* example = nullptr;
+  // What the rule counts as a GPU, for rules about GPUs (kGpuUse, kWholeGpus
+  // in engine/rules/rule_util.h); null for the others.
+  const char* gpus = nullptr;
 };
 
 // Everything a check may look at. Built once per object.

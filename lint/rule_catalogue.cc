@@ -89,6 +89,7 @@ void AppendRulesJson(const std::vector<const Rule*>& rules, std::string* out) {
         {"title", OrEmpty(r->info.title)},
         {"rationale", OrEmpty(r->info.rationale)},
         {"fix", OrEmpty(r->info.fix)},
+        {"gpus", r->info.gpus ? json(r->info.gpus) : json(nullptr)},
         {"example", r->info.example ? json(r->info.example) : json(nullptr)},
     };
     out->append(DumpJson(rule));
@@ -121,6 +122,10 @@ void AppendRulesMarkdown(const std::vector<const Rule*>& rules, std::string* out
     out->append(OrEmpty(r->info.title));
     out->append("\n\n");
     out->append(OrEmpty(r->info.rationale));
+    if (r->info.gpus != nullptr) {
+      out->append("\n\n**GPUs:** ");
+      out->append(r->info.gpus);
+    }
     out->append("\n\n**Fix:** ");
     out->append(OrEmpty(r->info.fix));
     out->push_back('\n');
@@ -143,6 +148,10 @@ void AppendExplanation(const Rule& rule, std::string_view ignore_prefix, std::st
   AppendWrapped(OrEmpty(info.title), "  ", kWidth, out);
   out->append("\nWhy it matters:\n");
   AppendWrapped(OrEmpty(info.rationale), "  ", kWidth, out);
+  if (info.gpus != nullptr) {
+    out->append("\nWhat counts as a GPU:\n");
+    AppendWrapped(info.gpus, "  ", kWidth, out);
+  }
   out->append("\nHow to fix:\n");
   AppendWrapped(OrEmpty(info.fix), "  ", kWidth, out);
   if (info.example != nullptr) {

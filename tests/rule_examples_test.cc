@@ -64,11 +64,18 @@ TEST_CASE("every rule's example fires it and its fixed example is clean", "[exam
     CHECK(ReadFile(files.failing).rfind("# Fails", 0) == 0);
     CHECK(ReadFile(files.fixed).rfind("# Fixed", 0) == 0);
 
-    Inventory inventory = InventoryFor(files.failing, policy);
-    std::vector<std::string> fired = Render(LintFile(files.failing, policy, inventory), info.name);
+    // A rule that is off by default is on in its directory's policy.yaml.
+    Policy own;
+    std::string own_path = fs::path(files.failing).parent_path().string() + "/policy.yaml";
+    Error error;
+    bool has_own = fs::exists(own_path);
+    if (has_own) REQUIRE(LoadPolicyFile(own_path, &own, &error));
+    const Policy& used = has_own ? own : policy;
+    Inventory inventory = InventoryFor(files.failing, used);
+    std::vector<std::string> fired = Render(LintFile(files.failing, used, inventory), info.name);
     INFO(files.failing);
     CHECK(!fired.empty());
-    std::vector<std::string> left = Render(LintFile(files.fixed, policy, inventory), "");
+    std::vector<std::string> left = Render(LintFile(files.fixed, used, inventory), "");
     INFO(files.fixed);
     CHECK(left == std::vector<std::string>{});
   }

@@ -193,7 +193,7 @@ extern const Rule kExceedsAllocatableRule = {
      "reservation.",
      "Lower the request or limit below the available figure shown, or target a larger node class. "
      "Remember 500Gi is 536.9 GB: sizing in G instead of Gi frees 7%.",
-     RuleExample("exceeds-allocatable")},
+     RuleExample("exceeds-allocatable"), kWholeGpus},
     Check,
 };
 

@@ -33,7 +33,7 @@ extern const Rule kGpuFractionalRule = {
      "exposes as whole replicas (one T4 shared by MPS is advertised as nvidia.com/gpu: 10).",
      "Request a whole number of GPUs, or configure MPS / time-slicing replicas on the node and "
      "request one replica.",
-     RuleExample("gpu-fractional")},
+     RuleExample("gpu-fractional"), kWholeGpus},
     Check,
 };
 

@@ -92,7 +92,7 @@ extern const Rule kGpuLimitMissingRule = {
      "same image (an MPI launcher, a Ray head) and the templates of runtimes are not reported.",
      "Set resources.limits[\"nvidia.com/gpu\"] on the container, or, if it needs no GPU, set the "
      "env NVIDIA_VISIBLE_DEVICES=void (the mutating webhook does this for you).",
-     RuleExample("gpu-limit-missing")},
+     RuleExample("gpu-limit-missing"), kGpuUse},
     Check,
 };
 

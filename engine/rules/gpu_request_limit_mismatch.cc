@@ -41,7 +41,7 @@ extern const Rule kGpuRequestLimitMismatchRule = {
      "server rejects a pod whose requests differ from its limits, after the mutating webhooks "
      "have run. A limit alone is fine: the request defaults to it.",
      "Set only limits (e.g. `nvidia.com/gpu: 2`), or set requests equal to limits.",
-     RuleExample("gpu-request-limit-mismatch")},
+     RuleExample("gpu-request-limit-mismatch"), kWholeGpus},
     Check,
 };
 

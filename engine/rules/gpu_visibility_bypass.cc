@@ -116,7 +116,7 @@ extern const Rule kGpuVisibilityBypassRule = {
      "nodes, the policy's gpuNodes.agentImages) are not reported: they must see every GPU.",
      "Request GPUs through resources.limits. A node agent that gpulint does not recognise can be "
      "named in the policy's gpuNodes.agentImages or agentHostPaths.",
-     RuleExample("gpu-visibility-bypass")},
+     RuleExample("gpu-visibility-bypass"), kGpuUse},
     Check,
 };
 

@@ -37,7 +37,7 @@ extern const Rule kMemoryLimitMissingRule = {
      "Set resources.limits.memory on every GPU container, or a pod-level limit "
      "(spec.resources.limits.memory, Kubernetes 1.34+) that bounds them all, leaving the "
      "policy's per-GPU headroom free on the node.",
-     RuleExample("memory-limit-missing")},
+     RuleExample("memory-limit-missing"), kGpuUse},
     Check,
 };
 

@@ -10,6 +10,20 @@
 
 namespace gpulint {
 
+// What the rules about GPUs count as one, said in the rule catalogue
+// (RuleInfo::gpus), as ContainerInfo::UsesGpus and the policy decide it.
+inline constexpr const char* kGpuUse =
+    "A container uses GPUs when it asks for one of the policy's gpuResources (whole GPUs: "
+    "nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 and gpu.intel.com/xe by default; on a node "
+    "that shares its GPUs by MPS or time-slicing, a replica), for a resource of "
+    "otherGpuAssignments.resources (MIG profiles such as nvidia.com/mig-1g.5gb, the shares of "
+    "GPU-sharing device plugins), or for a DRA claim of a GPU device class (gpu.nvidia.com, "
+    "mig.nvidia.com).";
+inline constexpr const char* kWholeGpus =
+    "Whole GPUs: the policy's gpuResources (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 and "
+    "gpu.intel.com/xe by default). A MIG slice or a sharing plugin's share is GPU use, but not a "
+    "whole GPU.";
+
 // Resources counted in bytes, the one list that the rules, the messages and
 // `gpulint fix`'s unit repairs read: Kubernetes' memory, ephemeral-storage,
 // storage and hugepages-<size>, and the policy's VRAM resource.

@@ -90,7 +90,7 @@ extern const Rule kSharedGpuMultipleReplicasRule = {
      "compute or memory than one, and no isolation between them: a warning.",
      "Request one replica per container on shared nodes, or schedule multi-GPU work on nodes "
      "without sharing.",
-     RuleExample("shared-gpu-multiple-replicas")},
+     RuleExample("shared-gpu-multiple-replicas"), kWholeGpus},
     Check,
 };
 

@@ -99,7 +99,7 @@ extern const Rule kUnknownResourceRule = {
      "Use the name the nodes advertise (kubectl get nodes -o jsonpath='{.items[*].status."
      "allocatable}'): nvidia.com/gpu for whole NVIDIA GPUs, nvidia.com/mig-<profile> under MIG's "
      "mixed strategy.",
-     RuleExample("unknown-resource")},
+     RuleExample("unknown-resource"), kWholeGpus},
     Check,
 };
 

@@ -77,7 +77,7 @@ extern const Rule kVramExceedsGpuRule = {
      "GPUs every replica shares one card's memory.",
      "Request more GPUs, a node class with larger GPUs, or lower the declared VRAM "
      "(the gpulint.io/vram annotation or resource) to the measured peak.",
-     RuleExample("vram-exceeds-gpu")},
+     RuleExample("vram-exceeds-gpu"), kWholeGpus},
     Check,
 };
 
