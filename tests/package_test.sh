@@ -83,7 +83,10 @@ rc=$?
 set -e
 [ $rc -eq 1 ] && grep -q '\[gpu-fractional\]' <<<"$findings" ||
   fail "packaged gpulint with the packaged policy (exit $rc): $findings"
-"$root/usr/bin/gpulint-webhook" --help 2>&1 | grep -q -- '--listen' ||
+# Read whole first: grep -q stops at its match, and under pipefail the
+# webhook's SIGPIPE on the rest of its help would fail the pipe.
+webhook_help=$("$root/usr/bin/gpulint-webhook" --help 2>&1)
+grep -q -- '--listen' <<<"$webhook_help" ||
   fail "packaged gpulint-webhook --help does not describe --listen"
 if file "$gpulint" 2>/dev/null | grep -q 'not stripped'; then fail "gpulint is not stripped"; fi
 for page in gpulint gpulint-webhook; do
