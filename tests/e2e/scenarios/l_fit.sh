@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# l. gpulint fits pods as kube-scheduler does: random hollow nodes (cpu,
+# memory, ephemeral-storage, hugepages-2Mi and GPUs in mixed units) and random
+# pods (app and init containers, limits without requests, quantities at a
+# node's boundary, a RuntimeClass's overhead), each pod created alone in an
+# audit-mode namespace so that the scheduler decides it. For every pod, the
+# same verdict (bound or not) and the same count of nodes under each
+# Insufficient resource as `gpulint check --nodes` gives (tests/e2e/fit.py).
+# GPULINT_E2E_FIT_SEED picks other pods; the seed is printed.
+# shellcheck source=../lib.sh
+source "$(dirname "$0")/../lib.sh"
+new_namespace e2e-l
+kc label namespace "$NS" gpulint.io/mode=audit
+expect_ok "label namespace $NS gpulint.io/mode=audit"
+SEED=${GPULINT_E2E_FIT_SEED:-20261125}
+PODS=${GPULINT_E2E_FIT_PODS:-48}
+
+kc apply -f - <<'YAML'
+apiVersion: node.k8s.io/v1
+kind: RuntimeClass
+metadata: {name: gpulint-fit-kata}
+handler: runc
+overhead:
+  podFixed: {cpu: 250m, memory: 120Mi}
+YAML
+expect_ok "a RuntimeClass with overhead"
+at_exit 'k delete runtimeclass gpulint-fit-kata'
+
+while IFS= read -r node; do
+  name=$(jq -r .name <<<"$node")
+  make_node "$name" '{"gpulint-fit":"true"}' '[{"key":"gpulint-fit","value":"only","effect":"NoSchedule"}]' \
+    "$(jq -c .capacity <<<"$node")"
+  at_exit "k delete node $name"
+done < <(python3 "$E2E/fit.py" nodes "$SEED")
+note "nodes: $(python3 "$E2E/fit.py" nodes "$SEED" | jq -rc '"\(.name) \(.capacity)"' | tr '\n' ' ')"
+
+set +e
+OUT=$(NS=$NS python3 "$E2E/fit.py" run "$SEED" "$PODS" "$GPULINT" 2>&1)
+RC=$?
+set -e
+((RC == 0)) || fail "gpulint and kube-scheduler disagree on the fit of random pods (seed $SEED)" \
+  "the same verdicts and Insufficient counts" "$OUT"
+note "$(head -n1 <<<"$OUT")"
