@@ -109,11 +109,14 @@ extern const Rule kGpuVisibilityBypassRule = {
      "mount of /dev/nvidia* each hand a container GPUs that the scheduler counts as free or as "
      "another pod's. The variable set by hand (other than void or none) in a "
      "container with no GPU limit whose pod can land on a GPU node is an error: that is the "
-     "breach itself. Privileged containers, hostPath mounts and the variable where no GPU node is "
-     "in reach are warnings. GPU node agents (device plugins, GPU Feature Discovery, "
-     "dcgm-exporter, MIG manager, the GPU Operator's operands: pods that mount the kubelet's "
-     "device-plugin or pod-resources directory, privileged or /dev-mounting DaemonSet pods on GPU "
-     "nodes, the policy's gpuNodes.agentImages) are not reported: they must see every GPU.",
+     "breach itself; so is a value taken from a ConfigMap, a Secret or a field (valueFrom), "
+     "whatever it holds. A privileged container that holds GPUs sees every GPU device of its "
+     "node, not only its own (a warning, as are privileged containers without GPUs on a GPU "
+     "node, hostPath mounts of /dev/nvidia*, /dev/dri or /dev/kfd, and the variable where no GPU "
+     "node is in reach). GPU node agents (device plugins, GPU Feature Discovery, dcgm-exporter, "
+     "MIG manager, the GPU Operator's operands: pods that mount the kubelet's device-plugin or "
+     "pod-resources directory, privileged or /dev-mounting DaemonSet pods, the policy's "
+     "gpuNodes.agentImages) are not reported: they must see every GPU.",
      "Request GPUs through resources.limits. A node agent that gpulint does not recognise can be "
      "named in the policy's gpuNodes.agentImages or agentHostPaths.",
      RuleExample("gpu-visibility-bypass"), kGpuUse},
