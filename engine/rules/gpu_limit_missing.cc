@@ -26,6 +26,16 @@ bool OnlyCpuCandidates(const PodInfo& pod) {
   return true;
 }
 
+// An init container that runs the image of a GPU container of its own pod,
+// before it (downloading a model, warming a cache): it sees every GPU while it
+// runs, but only that long, and most likely touches none.
+bool InitOfGpuImage(const PodInfo& pod, const ContainerInfo& c, const Policy& policy) {
+  if (c.role != ContainerRole::kInit) return false;
+  for (const ContainerInfo& other : pod.containers)
+    if (&other != &c && other.UsesGpus(policy) && other.image == c.image) return true;
+  return false;
+}
+
 // Whether the pod is the CPU part of a workload whose other pods hold the
 // GPUs, in the same image (an MPI launcher, a Ray head, a Spark driver): the
 // author gave the GPUs to the others, and the image says nothing more.
@@ -60,11 +70,17 @@ void Check(const ObjectContext& ctx, Reporter& out) {
       // Where the pod surely reaches a GPU node, it sees every GPU there: an
       // error. Where only its image says it might, a warning: on a cluster
       // whose GPU nodes are tainted it lands on none.
-      if (pod.can_reach_gpu_node) {
+      if (pod.can_reach_gpu_node && !InitOfGpuImage(pod, c, policy)) {
         out.Report(c.node, c.path,
                    what + " and " + pod.gpu_reach_reason + removed + ", but sets no " + gpu +
                        " limit: on a GPU node it sees every GPU, including GPUs allocated to "
                        "other pods");
+      } else if (pod.can_reach_gpu_node) {
+        out.Report(c.node, c.path,
+                   what + ", the image of a GPU container of its pod, and sets no " + gpu +
+                       " limit: while it runs, before the others start, it sees every GPU of the "
+                       "node, including GPUs allocated to other pods",
+                   Severity::kWarning);
       } else {
         out.Report(c.node, c.path,
                    what + removed + " and sets no " + gpu +
@@ -88,7 +104,8 @@ extern const Rule kGpuLimitMissingRule = {
      "request saw all 4 GPUs of its node while each was allocated to another pod. An error "
      "where the pod surely reaches a GPU node (it tolerates the GPU taint, selects GPU nodes, "
      "another of its containers holds GPUs, or a node of --nodes can run it); a warning where "
-     "only the image name says so. The CPU part of a workload whose other pods hold GPUs in the "
+     "only the image name says so, or where it is an init container of the image of a GPU "
+     "container of its pod. The CPU part of a workload whose other pods hold GPUs in the "
      "same image (an MPI launcher, a Ray head) and the templates of runtimes are not reported.",
      "Set resources.limits[\"nvidia.com/gpu\"] on the container, or, if it needs no GPU, set the "
      "env NVIDIA_VISIBLE_DEVICES=void (the mutating webhook does this for you).",
