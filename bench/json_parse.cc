@@ -12,8 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "engine/json_tree_builder.h"
-#include "engine/loader.h"
+#include "engine/json/json_parser.h"
+#include "engine/json/json_tree_builder.h"
+#include "engine/yaml/loader.h"
 
 namespace {
 

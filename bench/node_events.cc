@@ -9,8 +9,8 @@
 #include <chrono>
 #include <cstdio>
 
+#include "engine/cluster/nodes_file.h"
 #include "engine/engine.h"
-#include "engine/nodes_file.h"
 
 namespace gpulint {
 namespace {

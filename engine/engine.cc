@@ -3,9 +3,10 @@
 #include <algorithm>
 #include <tuple>
 
-#include "engine/ignore.h"
-#include "engine/rule.h"
-#include "engine/workload.h"
+#include "engine/base/objects.h"
+#include "engine/rules/ignore.h"
+#include "engine/rules/rule.h"
+#include "engine/workload/workload.h"
 
 namespace gpulint {
 namespace {
@@ -14,7 +15,7 @@ const Value* AnnotationsOf(const Value* metadata) {
   return metadata ? metadata->Find("annotations") : nullptr;
 }
 
-// The object's ignore annotations that count (engine/ignore.h), from its own
+// The object's ignore annotations that count (engine/rules/ignore.h), from its own
 // metadata and its pod templates', read once per object rather than once per
 // rule. Keys without a reason, or naming no rule, are left to invalid-ignore.
 class Ignores {
@@ -61,43 +62,7 @@ class Ignores {
   std::vector<IgnoreKey> keys_;  // views into the object, which outlives this
 };
 
-// The name of the container whose path holds `path` ("...containers[1]" holds
-// "...containers[1].resources.limits.memory", not "...containers[10]").
-const std::string* ContainerAt(const ObjectContext& ctx, std::string_view path) {
-  for (const PodInfo& pod : ctx.pods) {
-    if (path.substr(0, pod.path.size()) != pod.path) continue;
-    for (const ContainerInfo& c : pod.containers) {
-      if (path.size() < c.path.size() || path.substr(0, c.path.size()) != c.path) continue;
-      if (path.size() == c.path.size() || path[c.path.size()] == '.' ||
-          path[c.path.size()] == '[')
-        return &c.name;
-    }
-  }
-  return nullptr;
-}
-
 }  // namespace
-
-void Reporter::Report(const Value* at, std::string path, std::string message) {
-  Add(at, std::move(path), std::move(message), severity_);
-}
-
-void Reporter::Report(const Value* at, std::string path, std::string message, Severity milder) {
-  Add(at, std::move(path), std::move(message), ctx_.policy.RuleSeverity(rule_.name, milder));
-}
-
-void Reporter::Add(const Value* at, std::string path, std::string message, Severity severity) {
-  Finding f;
-  f.rule = rule_.name;
-  f.severity = severity;
-  f.message = std::move(message);
-  f.file = ctx_.file;
-  f.mark = at && at->mark().line ? at->mark() : ctx_.object.mark();
-  f.object = ctx_.ref;
-  f.path = std::move(path);
-  if (const std::string* container = ContainerAt(ctx_, f.path)) f.container = *container;
-  out_->push_back(std::move(f));
-}
 
 Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes) {
   NodeGroups groups;

@@ -6,13 +6,14 @@
 #include <string>
 #include <vector>
 
-#include "engine/dra.h"
-#include "engine/finding.h"
-#include "engine/inventory.h"
-#include "engine/loader.h"
-#include "engine/policy.h"
-#include "engine/value.h"
-#include "engine/workload_coverage.h"
+#include "engine/base/finding.h"
+#include "engine/base/objects.h"
+#include "engine/base/value.h"
+#include "engine/cluster/inventory.h"
+#include "engine/policies.h"
+#include "engine/policy/policy.h"
+#include "engine/workload/dra.h"
+#include "engine/workload/workload_coverage.h"
 
 namespace gpulint {
 
@@ -26,7 +27,7 @@ Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes);
 // `claims`: the DRA ResourceClaims and ResourceClaimTemplates seen before
 // `object` in its input, which resolve its pods' claims; null: none in view.
 // `coverage`, when given, is set to whether the object's workloads were
-// checked (engine/workload_coverage.h); an exempt object carries none.
+// checked (engine/workload/workload_coverage.h); an exempt object carries none.
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,
                               const Inventory& inventory, const DeviceClaims* claims = nullptr,
                               Coverage* coverage = nullptr);

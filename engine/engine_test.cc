@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/mutate_test_support.h"
-#include "engine/policy.h"
+#include "engine/engine_test_support.h"
+#include "engine/policy/policy.h"
 
 namespace gpulint {
 namespace {

@@ -4,8 +4,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/mutate.h"
-#include "engine/mutate_test_support.h"
+#include "engine/engine_test_support.h"
+#include "engine/json/json_parser.h"
+#include "engine/mutate/mutate.h"
+#include "engine/policies.h"
 
 namespace gpulint {
 namespace {

@@ -7,7 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "engine/mutate_test_support.h"
+#include "engine/engine_test_support.h"
+#include "engine/json/json_parser.h"
+#include "engine/policies.h"
+#include "engine/yaml/loader.h"
 
 namespace gpulint {
 namespace {

@@ -2,7 +2,7 @@
 
 #include "engine/engine.h"
 #include "engine/rules/rule_util.h"
-#include "engine/workload.h"
+#include "engine/workload/workload.h"
 
 namespace gpulint {
 namespace {

@@ -5,10 +5,10 @@
 
 #include <vector>
 
-#include "engine/finding.h"
-#include "engine/inventory.h"
-#include "engine/policy.h"
-#include "engine/value.h"
+#include "engine/base/finding.h"
+#include "engine/base/value.h"
+#include "engine/cluster/inventory.h"
+#include "engine/policy/policy.h"
 
 namespace gpulint {
 

@@ -20,9 +20,10 @@
 #include <string_view>
 
 #include "engine/engine.h"
-#include "engine/json_tree_builder.h"
-#include "engine/loader.h"
-#include "engine/policy.h"
+#include "engine/json/json_parser.h"
+#include "engine/json/json_tree_builder.h"
+#include "engine/policy/policy.h"
+#include "engine/yaml/loader.h"
 #include "webhook/admission.h"
 
 namespace {

@@ -12,9 +12,9 @@
 #include <string_view>
 
 #include "engine/engine.h"
-#include "engine/loader.h"
-#include "engine/mutate.h"
-#include "engine/policy.h"
+#include "engine/mutate/mutate.h"
+#include "engine/policy/policy.h"
+#include "engine/yaml/loader.h"
 
 namespace {
 

@@ -14,7 +14,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/quantity.h"
+#include "engine/quantity/quantity.h"
 
 namespace {
 

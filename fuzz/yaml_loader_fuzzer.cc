@@ -18,11 +18,13 @@
 #include <utility>
 #include <vector>
 
+#include "engine/base/objects.h"
+#include "engine/base/value.h"
 #include "engine/engine.h"
-#include "engine/loader.h"
-#include "engine/mutate.h"
-#include "engine/policy.h"
-#include "engine/value.h"
+#include "engine/json/json_parser.h"
+#include "engine/mutate/mutate.h"
+#include "engine/policy/policy.h"
+#include "engine/yaml/loader.h"
 
 namespace {
 

@@ -4,6 +4,8 @@
 // ../shared/CONTEXT.md still denies the 500Gi job that hung it.
 #include <catch2/catch.hpp>
 
+#include "engine/policies.h"
+#include "engine/yaml/loader.h"
 #include "tests/golden.h"
 
 namespace gpulint::testing {

@@ -5,8 +5,12 @@
 #include <filesystem>
 #include <map>
 
-#include "engine/mutate.h"
-#include "engine/workload.h"
+#include "engine/base/objects.h"
+#include "engine/mutate/mutate.h"
+#include "engine/policies.h"
+#include "engine/workload/workload.h"
+#include "engine/yaml/loader.h"
+#include "lint/input/inputs.h"
 #include "tests/golden.h"
 
 namespace fs = std::filesystem;
@@ -77,8 +81,8 @@ TEST_CASE("every corpus object that holds containers is checked", "[corpus]") {
   std::vector<std::string> not_checked;
   for (const fs::path& file : CorpusFiles()) {
     Error error;
-    bool ok = LoadInput(
-        InputFile{file.string()}, LoadLimits(),
+    bool ok = LoadYamlFile(
+        file.string(), LoadLimits(),
         [&](Document&& doc) {
           if (!doc.ok) return true;
           ForEachObject(doc.root, [&](const Value& object) {
@@ -170,18 +174,18 @@ TEST_CASE("corpus node agents are neither mutated nor blamed", "[corpus][node-ag
     INFO(relative);
     size_t daemon_sets = 0;
     Error error;
-    REQUIRE(LoadInput(
-        InputFile{(CorpusDir() / relative).string()}, LoadLimits(),
-        [&](Document&& doc) {
-          ForEachObject(doc.root, [&](const Value& object) {
-            if (object.StringAt("kind") != "DaemonSet") return;
-            ++daemon_sets;
-            for (const PodInfo& pod : ExtractPods(object, Default(), none)) CHECK(!pod.node_agent.empty());
-            CHECK(PatchToJson(Mutate(object, Default(), none)) == "[]");
-          });
-          return true;
-        },
-        &error));
+    REQUIRE(LoadYamlFile((CorpusDir() / relative).string(), LoadLimits(),
+                         [&](Document&& doc) {
+                           ForEachObject(doc.root, [&](const Value& object) {
+                             if (object.StringAt("kind") != "DaemonSet") return;
+                             ++daemon_sets;
+                             for (const PodInfo& pod : ExtractPods(object, Default(), none))
+                               CHECK(!pod.node_agent.empty());
+                             CHECK(PatchToJson(Mutate(object, Default(), none)) == "[]");
+                           });
+                           return true;
+                         },
+                         &error));
     CHECK(daemon_sets > 0);
     for (const Finding& f : Lint(relative)) {
       INFO(f.message);
@@ -193,8 +197,9 @@ TEST_CASE("corpus node agents are neither mutated nor blamed", "[corpus][node-ag
   // GPU container gets its GPUs hidden.
   Error error;
   size_t patched = 0;
-  REQUIRE(LoadInput(
-      InputFile{(CorpusDir() / "Project-HAMi__HAMi/benchmarks__deployments__job-on-nvidia-device-plugin.yml").string()},
+  REQUIRE(LoadYamlFile(
+      (CorpusDir() / "Project-HAMi__HAMi/benchmarks__deployments__job-on-nvidia-device-plugin.yml")
+          .string(),
       LoadLimits(),
       [&](Document&& doc) {
         ForEachObject(doc.root, [&](const Value& object) {

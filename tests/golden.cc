@@ -8,7 +8,10 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/nodes_file.h"
+#include "engine/base/objects.h"
+#include "engine/cluster/nodes_file.h"
+#include "engine/yaml/loader.h"
+#include "lint/input/inputs.h"
 
 namespace gpulint::testing {
 
@@ -38,8 +41,8 @@ std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
   std::vector<Finding> findings;
   DeviceClaims claims;  // as the CLI reads a file: claims resolve from earlier documents
   Error error;
-  bool ok = LoadInput(
-      InputFile{path}, LoadLimits(),
+  bool ok = LoadYamlFile(
+      path, LoadLimits(),
       [&](Document&& doc) {
         if (!doc.ok) {
           findings.push_back(ParseErrorFinding(doc.error));

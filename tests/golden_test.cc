@@ -11,13 +11,15 @@
 //   ("LINE:COL: SEVERITY: [RULE] PATH: MESSAGE"): a finding in a CRD must point
 //   at the CRD's own line and field.
 // GPULINT_UPDATE_GOLDEN=1 rewrites the .expected files (review the diff!).
+#include "tests/golden.h"
+
 #include <catch2/catch.hpp>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 
-#include "engine/rule.h"
-#include "tests/golden.h"
+#include "engine/policies.h"
+#include "engine/rules/rule.h"
 
 namespace fs = std::filesystem;
 

@@ -19,8 +19,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/finding.h"
-#include "engine/loader.h"
+#include "engine/base/finding.h"
+#include "engine/yaml/loader.h"
 #include "tests/temp_dir.h"
 
 #ifndef GPULINT_BINARY
@@ -280,8 +280,8 @@ TEST_CASE("hostile: a directory", "[hostile][lint]") {
   CHECK(CountRule(JsonOf(tree), "gpu-fractional") == 1);
 
   Error error;
-  CHECK_FALSE(LoadInput(InputFile{dir.Path("empty")}, {}, [](Document&&) { return true; },
-                        &error));
+  CHECK_FALSE(LoadYamlFile(
+      dir.Path("empty"), {}, [](Document&&) { return true; }, &error));
   CHECK(error.ToString() == dir.Path("empty") + ": is a directory");
 }
 
@@ -304,10 +304,11 @@ TEST_CASE("hostile: an unreadable file", "[hostile][lint]") {
   CHECK(r.out.empty());
   CHECK(r.err.find("gpulint: error: " + secret + ": permission denied\n") == 0);
   if (root) {
-    WARN("running as root: LoadInput on an unreadable file is checked only through the binary");
+    WARN("running as root: LoadYamlFile on an unreadable file is checked only through the binary");
   } else {
     Error error;
-    CHECK_FALSE(LoadInput(InputFile{secret}, {}, [](Document&&) { return true; }, &error));
+    CHECK_FALSE(LoadYamlFile(
+        secret, {}, [](Document&&) { return true; }, &error));
     CHECK(error.ToString() == secret + ": permission denied");
   }
 }

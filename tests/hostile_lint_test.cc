@@ -7,10 +7,12 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/objects.h"
 #include "engine/engine.h"
-#include "engine/loader.h"
-#include "engine/mutate.h"
-#include "engine/policy.h"
+#include "engine/json/json_parser.h"
+#include "engine/mutate/mutate.h"
+#include "engine/policy/policy.h"
+#include "engine/yaml/loader.h"
 
 namespace gpulint {
 namespace {

@@ -2,6 +2,8 @@
 // the engine as both front ends call it.
 #include <catch2/catch.hpp>
 
+#include "engine/policies.h"
+#include "engine/yaml/loader.h"
 #include "tests/golden.h"
 
 namespace gpulint::testing {

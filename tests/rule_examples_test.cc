@@ -4,12 +4,13 @@
 // through the engine with the default policy: the failing one must fire its
 // rule, the fixed one must give no finding of any rule. Rule texts are for people who never
 // read ../shared/CONTEXT.md: they say what happened, not "incident N".
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cctype>
 #include <filesystem>
 
-#include "engine/rule.h"
+#include "engine/policies.h"
+#include "engine/rules/rule.h"
 #include "tests/golden.h"
 
 namespace fs = std::filesystem;

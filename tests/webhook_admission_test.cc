@@ -3,9 +3,10 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/engine.h"
-#include "engine/loader.h"
-#include "engine/mutate.h"
-#include "engine/policy.h"
+#include "engine/json/json_parser.h"
+#include "engine/mutate/mutate.h"
+#include "engine/policy/policy.h"
+#include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
 #include "webhook/admission.h"
 

@@ -8,10 +8,11 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/base/objects.h"
+#include "engine/cluster/inventory.h"
 #include "engine/engine.h"
-#include "engine/inventory.h"
-#include "engine/loader.h"
-#include "engine/policy.h"
+#include "engine/policy/policy.h"
+#include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
 #include "webhook/admission.h"
 

@@ -4,8 +4,9 @@
 #include <cstdlib>
 #include <map>
 
+#include "engine/json/json_parser.h"
+#include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
-#include "engine/loader.h"
 #include "webhook/kube_client.h"
 #include "webhook/node_watch.h"
 

@@ -3,14 +3,15 @@
 // /validate and /mutate over HTTPS.
 #include <sys/wait.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 
-#include <catch2/catch.hpp>
-
+#include "engine/base/objects.h"
 #include "engine/engine.h"
-#include "engine/loader.h"
-#include "engine/mutate.h"
-#include "engine/workload.h"
+#include "engine/mutate/mutate.h"
+#include "engine/workload/workload.h"
+#include "engine/yaml/loader.h"
+#include "lint/input/inputs.h"
 #include "tests/webhook_test_support.h"
 
 namespace gpulint::webhook_test {
@@ -110,10 +111,13 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
 
     std::vector<Value> roots;
     Error error;
-    REQUIRE(LoadInput(InputFile{file}, LoadLimits{}, [&](Document&& doc) {
-      if (doc.ok && doc.root.is_mapping()) roots.push_back(std::move(doc.root));
-      return true;
-    }, &error));
+    REQUIRE(LoadYamlFile(
+        file, LoadLimits{},
+        [&](Document&& doc) {
+          if (doc.ok && doc.root.is_mapping()) roots.push_back(std::move(doc.root));
+          return true;
+        },
+        &error));
     // Objects are matched by kind/namespace/name; one named twice in a file
     // cannot be told apart in the CLI's output.
     std::map<std::string, int> seen;

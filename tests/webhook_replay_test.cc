@@ -4,9 +4,10 @@
 #include <catch2/catch.hpp>
 
 #include "engine/engine.h"
-#include "engine/loader.h"
-#include "engine/mutate.h"
+#include "engine/json/json_parser.h"
+#include "engine/mutate/mutate.h"
 #include "engine/resize.h"
+#include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
 
 namespace gpulint::webhook_test {

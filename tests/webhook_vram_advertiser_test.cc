@@ -8,7 +8,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/loader.h"
+#include "engine/json/json_parser.h"
+#include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
 #include "webhook/node_watch.h"
 #include "webhook/vram_advertiser.h"

@@ -5,13 +5,15 @@
 #include <new>
 #include <utility>
 
+#include "engine/base/finding.h"
+#include "engine/base/objects.h"
+#include "engine/base/value.h"
 #include "engine/engine.h"
-#include "engine/finding.h"
-#include "engine/loader.h"
-#include "engine/mutate.h"
+#include "engine/json/json_parser.h"
+#include "engine/mutate/mutate.h"
 #include "engine/resize.h"
-#include "engine/value.h"
-#include "engine/workload.h"
+#include "engine/workload/workload.h"
+#include "engine/yaml/loader.h"
 
 namespace gpulint {
 namespace {

@@ -10,8 +10,8 @@
 #include <string_view>
 #include <vector>
 
-#include "engine/inventory.h"
-#include "engine/policy.h"
+#include "engine/cluster/inventory.h"
+#include "engine/policy/policy.h"
 
 namespace gpulint {
 

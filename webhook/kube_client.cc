@@ -1,17 +1,16 @@
 #include "webhook/kube_client.h"
 
+#include <arpa/inet.h>
 #include <openssl/err.h>
 #include <openssl/pem.h>
 #include <openssl/x509v3.h>
-
-#include <arpa/inet.h>
 
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
 
-#include "engine/loader.h"
+#include "engine/yaml/loader.h"
 #include "webhook/tls_context.h"
 
 namespace gpulint {

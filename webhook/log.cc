@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "engine/value.h"
+#include "engine/base/value.h"
 
 namespace gpulint {
 

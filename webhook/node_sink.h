@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/inventory.h"
+#include "engine/cluster/inventory.h"
 
 namespace gpulint {
 

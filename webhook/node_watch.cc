@@ -2,7 +2,9 @@
 
 #include <algorithm>
 
-#include "engine/loader.h"
+#include "engine/base/objects.h"
+#include "engine/json/json_parser.h"
+#include "engine/yaml/loader.h"
 
 namespace gpulint {
 namespace {

@@ -17,8 +17,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/inventory.h"
-#include "engine/value.h"
+#include "engine/base/value.h"
+#include "engine/cluster/inventory.h"
 #include "webhook/kube_client.h"
 #include "webhook/log.h"
 #include "webhook/metrics.h"

@@ -5,7 +5,8 @@
 #include <sstream>
 #include <utility>
 
-#include "engine/loader.h"
+#include "engine/base/objects.h"
+#include "engine/yaml/loader.h"
 #include "webhook/admission.h"
 
 namespace gpulint {

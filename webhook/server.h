@@ -14,8 +14,8 @@
 #include <thread>
 #include <vector>
 
-#include "engine/inventory.h"
-#include "engine/policy.h"
+#include "engine/cluster/inventory.h"
+#include "engine/policy/policy.h"
 #include "webhook/admission.h"
 #include "webhook/file_watch.h"
 #include "webhook/http_handler.h"

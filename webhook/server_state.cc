@@ -10,8 +10,8 @@
 #include <ctime>
 #include <filesystem>
 
+#include "engine/cluster/nodes_file.h"
 #include "engine/engine.h"
-#include "engine/nodes_file.h"
 #include "webhook/server.h"
 
 namespace gpulint {

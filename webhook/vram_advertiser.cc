@@ -5,8 +5,8 @@
 #include <utility>
 #include <vector>
 
-#include "engine/mutate.h"
-#include "engine/path.h"
+#include "engine/base/path.h"
+#include "engine/mutate/mutate.h"
 
 namespace gpulint {
 namespace {

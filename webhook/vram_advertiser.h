@@ -8,7 +8,7 @@
 // and PATCHes /api/v1/nodes/NAME/status on a thread of its own, so admission
 // never waits on it. It writes exactly one key, the vram resource in
 // status.capacity and status.allocatable, and only when the value there
-// differs from AdvertisedVram (engine/inventory.h): a pure function of the
+// differs from AdvertisedVram (engine/cluster/inventory.h): a pure function of the
 // node's labels, so replicas that run it together write the same value and
 // the one that comes second changes nothing. It never removes the key (a node
 // without GPU labels may have been patched by hand, from nvidia-smi).
@@ -26,9 +26,9 @@
 #include <string>
 #include <thread>
 
-#include "engine/inventory.h"
-#include "engine/quantity.h"
-#include "engine/value.h"
+#include "engine/base/value.h"
+#include "engine/cluster/inventory.h"
+#include "engine/quantity/quantity.h"
 #include "webhook/kube_client.h"
 #include "webhook/log.h"
 #include "webhook/metrics.h"

@@ -1,7 +1,7 @@
 // dra-claim-unresolved: a container uses a DRA claim whose ResourceClaim or
 // ResourceClaimTemplate is not in view, so gpulint cannot tell whether it
 // brings GPUs (and the GPU rules do not count it).
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "generated/rule_examples.h"
 
 namespace gpulint {

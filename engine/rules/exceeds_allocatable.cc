@@ -4,7 +4,7 @@
 #include <algorithm>
 #include <set>
 
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

@@ -1,5 +1,5 @@
 // gpu-fractional: nvidia.com/gpu: 0.5 arrives as "500m" and is refused.
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

@@ -1,6 +1,6 @@
 // gpu-limit-missing: a CUDA container with no GPU limit sees every GPU on its
 // node (incident 5: NVIDIA_VISIBLE_DEVICES=all is baked into CUDA images).
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

@@ -1,6 +1,6 @@
 // gpu-request-limit-mismatch: extended resources (GPUs, the VRAM resource)
 // cannot be overcommitted: requests must equal limits, and limits must be set.
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

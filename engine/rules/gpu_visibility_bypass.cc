@@ -1,6 +1,6 @@
 // gpu-visibility-bypass: ways around the device plugin's GPU assignment.
-#include "engine/path.h"
-#include "engine/rule.h"
+#include "engine/base/path.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

@@ -5,9 +5,9 @@
 #include <algorithm>
 #include <vector>
 
-#include "engine/ignore.h"
-#include "engine/path.h"
-#include "engine/rule.h"
+#include "engine/base/path.h"
+#include "engine/rules/ignore.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

@@ -2,8 +2,8 @@
 // server refuses (ValidateResourceRequirements); for hugepages, which cannot
 // be overcommitted, any request that differs from the limit or has none.
 // Extended resources (GPUs) are gpu-request-limit-mismatch's.
-#include "engine/inventory.h"
-#include "engine/rule.h"
+#include "engine/cluster/inventory.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

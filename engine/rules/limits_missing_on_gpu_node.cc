@@ -3,8 +3,8 @@
 // pod without a memory limit takes a GPU node down as surely as a GPU pod
 // (incident 3: the driver's memory is outside every cgroup, so the node has
 // less than it shows).
-#include "engine/path.h"
-#include "engine/rule.h"
+#include "engine/base/path.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

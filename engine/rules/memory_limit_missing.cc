@@ -1,6 +1,6 @@
 // memory-limit-missing: a GPU container with no memory limit (incident 3).
-#include "engine/rule.h"
-#include "engine/path.h"
+#include "engine/base/path.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

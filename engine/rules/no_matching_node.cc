@@ -1,6 +1,6 @@
 // no-matching-node: with a node inventory, a pod that can land on none of it
 // stays Pending (or its selectors are wrong).
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

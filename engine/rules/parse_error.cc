@@ -1,6 +1,6 @@
 // parse-error: reported by the front ends for documents that do not load;
 // it has no check of its own.
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "generated/rule_examples.h"
 
 namespace gpulint {

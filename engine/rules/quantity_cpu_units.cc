@@ -3,9 +3,9 @@
 // schedules. Mi, M and the other size suffixes are slips for m (milli).
 #include <string>
 
-#include "engine/quantity_field.h"
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
+#include "engine/workload/quantity_field.h"
 #include "generated/rule_examples.h"
 
 namespace gpulint {

@@ -4,11 +4,11 @@
 // container resources, claims' storage and emptyDir size limits alike.
 #include <vector>
 
-#include "engine/path.h"
-#include "engine/quantity_field.h"
-#include "engine/quantity_volumes.h"
-#include "engine/rule.h"
+#include "engine/base/path.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
+#include "engine/workload/quantity_field.h"
+#include "engine/workload/quantity_volumes.h"
 #include "generated/rule_examples.h"
 
 namespace gpulint {

@@ -1,9 +1,9 @@
 // quantity-milli-memory: `memory: 500m` is half a byte (and `storage: 500m`
 // half a byte of disk). Kubernetes accepts it; nobody means it.
-#include "engine/quantity_field.h"
-#include "engine/quantity_volumes.h"
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
+#include "engine/workload/quantity_field.h"
+#include "engine/workload/quantity_volumes.h"
 #include "generated/rule_examples.h"
 
 namespace gpulint {

@@ -1,6 +1,6 @@
 // quantity-mixed-units: decimal and binary sizes mixed in one pod, incident
 // 1's "525374500Ki (99%)" next to "538419488000 (99%)".
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

@@ -4,10 +4,10 @@
 // written but past the 64-bit integers the scheduler and kubelet count in.
 #include <string>
 
-#include "engine/quantity_field.h"
-#include "engine/quantity_volumes.h"
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
+#include "engine/workload/quantity_field.h"
+#include "engine/workload/quantity_volumes.h"
 #include "generated/rule_examples.h"
 
 namespace gpulint {

@@ -1,7 +1,7 @@
 // removed-annotation: annotations that once meant something and now do
 // nothing (incident 5: scheduler.alpha.kubernetes.io/critical-pod).
-#include "engine/path.h"
-#include "engine/rule.h"
+#include "engine/base/path.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

@@ -1,8 +1,8 @@
 // removed-api-version: API versions no server serves any more, Kubernetes'
 // own (incident 5: extensions/v1beta1 DaemonSet) and the GPU operators' CRDs
-// (engine/removed_apis.h).
-#include "engine/removed_apis.h"
-#include "engine/rule.h"
+// (engine/workload/removed_apis.h).
+#include "engine/rules/rule.h"
+#include "engine/workload/removed_apis.h"
 #include "generated/rule_examples.h"
 
 namespace gpulint {

@@ -1,6 +1,6 @@
 #include "engine/rules/rule_util.h"
 
-#include "engine/path.h"
+#include "engine/base/path.h"
 
 namespace gpulint {
 

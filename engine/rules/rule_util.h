@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "engine/policy.h"
-#include "engine/workload.h"
+#include "engine/policy/policy.h"
+#include "engine/workload/workload.h"
 
 namespace gpulint {
 

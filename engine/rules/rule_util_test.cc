@@ -2,6 +2,8 @@
 
 #include <catch2/catch.hpp>
 
+#include "engine/policies.h"
+
 namespace gpulint {
 namespace {
 

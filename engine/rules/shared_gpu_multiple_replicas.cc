@@ -2,7 +2,7 @@
 // 2 GPUs (incident 4).
 #include <algorithm>
 
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

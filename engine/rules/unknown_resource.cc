@@ -3,8 +3,8 @@
 // or a MIG profile no node is cut into.
 #include <set>
 
-#include "engine/policy_decoder.h"
-#include "engine/rule.h"
+#include "engine/base/decoder.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

@@ -1,5 +1,5 @@
 // vram-exceeds-gpu: declared VRAM above what the pod's GPUs have (incident 2).
-#include "engine/rule.h"
+#include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 

@@ -1,7 +1,8 @@
 // workload-not-checked: containers gpulint could not reach, said out loud so
 // that a clean run means the workloads were checked, not that they were missed.
-#include "engine/rule.h"
-#include "engine/workload_coverage.h"
+#include "engine/base/objects.h"
+#include "engine/rules/rule.h"
+#include "engine/workload/workload_coverage.h"
 #include "generated/rule_examples.h"
 
 namespace gpulint {

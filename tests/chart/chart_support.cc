@@ -1,19 +1,19 @@
 #include "tests/chart/chart_support.h"
 
-#include <catch2/catch.hpp>
 #include <fcntl.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <catch2/catch.hpp>
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <utility>
 
-#include "engine/loader.h"
-#include "engine/value.h"
+#include "engine/base/value.h"
+#include "engine/yaml/loader.h"
 
 #ifndef GPULINT_SOURCE_DIR
 #error "GPULINT_SOURCE_DIR must name the source tree"

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "engine/finding.h"
-#include "engine/policy.h"
+#include "engine/base/finding.h"
+#include "engine/policies.h"
 #include "tests/chart/chart_support.h"
 
 namespace gpulint::chart_test {

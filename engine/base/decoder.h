@@ -1,0 +1,69 @@
+// Strict decoding, the way Kubernetes' strict decoder reads an object: unknown
+// fields and wrong types are errors, each with the position of the offending
+// value and the field path leading to it. The policy loader reads with it
+// (engine/policy/policy_schema.h), and so does the node-class reader
+// (engine/cluster/inventory.cc).
+#ifndef GPULINT_ENGINE_BASE_DECODER_H_
+#define GPULINT_ENGINE_BASE_DECODER_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/base/finding.h"
+#include "engine/base/value.h"
+#include "engine/quantity/quantity.h"
+
+namespace gpulint {
+
+// The closest of `candidates` to `word` (same letters ignoring case, or at most
+// two edits apart), or "" when none is close.
+std::string ClosestWord(std::string_view word, const std::vector<std::string_view>& candidates);
+
+// Reads typed values out of a Value tree, stopping at the first error. Every
+// Read* returns false once an error has been recorded, so callers can chain
+// them and check failed() once.
+class StrictDecoder {
+ public:
+  StrictDecoder(std::string file, Error* error) : file_(std::move(file)), error_(error) {}
+
+  bool failed() const { return failed_; }
+  const std::string& file() const { return file_; }
+
+  // Records "path: message" at `at`'s position (the first error wins).
+  bool Fail(const Value& at, std::string_view path, std::string_view message);
+
+  // A mapping whose keys are all in `known`. Null counts as an empty mapping.
+  bool ExpectFields(const Value& v, std::string_view path,
+                    const std::vector<std::string_view>& known);
+  // A mapping with any keys (labels, allocatable, rules). Null is empty.
+  bool ExpectMapping(const Value& v, std::string_view path);
+  // A sequence; null is empty.
+  bool ExpectSequence(const Value& v, std::string_view path);
+
+  bool ReadString(const Value& v, std::string_view path, std::string* out);
+  bool ReadNonEmptyString(const Value& v, std::string_view path, std::string* out);
+  bool ReadBool(const Value& v, std::string_view path, bool* out);
+  // A whole number in [min, max].
+  bool ReadInt(const Value& v, std::string_view path, int64_t min, int64_t max, int64_t* out);
+  // A Kubernetes quantity written as a string or a number.
+  bool ReadQuantity(const Value& v, std::string_view path, Quantity* out);
+  // A number from 0 to 100 with at most three decimals, as thousandths.
+  bool ReadPercentMilli(const Value& v, std::string_view path, int64_t* out);
+  bool ReadStringList(const Value& v, std::string_view path, std::vector<std::string>* out);
+  bool ReadStringMap(const Value& v, std::string_view path,
+                     std::map<std::string, std::string>* out);
+
+ private:
+  bool WrongType(const Value& v, std::string_view path, std::string_view expected);
+
+  std::string file_;
+  Error* error_;
+  bool failed_ = false;
+};
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_BASE_DECODER_H_

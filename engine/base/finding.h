@@ -1,0 +1,53 @@
+// What the engine says about an object: findings (rule violations) and errors
+// (input it could not read). Both are values; the public API never throws.
+#ifndef GPULINT_ENGINE_BASE_FINDING_H_
+#define GPULINT_ENGINE_BASE_FINDING_H_
+
+#include <string>
+#include <string_view>
+
+#include "engine/base/value.h"
+
+namespace gpulint {
+
+enum class Severity { kInfo = 0, kWarning = 1, kError = 2 };
+const char* SeverityName(Severity s);  // "info", "warning", "error"
+bool ParseSeverity(std::string_view text, Severity* out);
+
+// Which object a finding is about, as kubectl names it.
+struct ObjectRef {
+  std::string api_version;
+  std::string kind;
+  std::string namespace_name;
+  std::string name;  // metadata.name, else metadata.generateName
+};
+
+struct Finding {
+  std::string rule;  // kebab-case rule name, e.g. "exceeds-allocatable"
+  Severity severity = Severity::kError;
+  std::string message;
+  std::string file;  // empty for webhook input
+  Mark mark;         // line/column in `file`; 0 when unknown
+  ObjectRef object;
+  std::string path;  // field path in the object, e.g. spec.containers[0].resources.limits.memory
+  // The container the finding is about, when its path lies inside one (set by
+  // Evaluate, for per-container ignore annotations); empty for the pod or object.
+  std::string container;
+  // Identity across runs, for baselines and SARIF (lint/output/fingerprint.h): set by
+  // `gpulint check`, empty from Evaluate.
+  std::string fingerprint;
+};
+
+// Input that could not be read: a file, a document, a policy. `file` may be a
+// pseudo name such as "<stdin>" or "<policy>".
+struct Error {
+  std::string file;
+  Mark mark;
+  std::string message;
+  // file:line:col: message  (parts that are unknown are left out)
+  std::string ToString() const;
+};
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_BASE_FINDING_H_

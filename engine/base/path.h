@@ -1,0 +1,38 @@
+// Field paths: the workload table's template paths ("spec.tasks.*.template")
+// and the paths findings report ("spec.containers[0].resources.limits[\"nvidia.com/gpu\"]").
+#ifndef GPULINT_ENGINE_BASE_PATH_H_
+#define GPULINT_ENGINE_BASE_PATH_H_
+
+#include <functional>
+#include <string>
+#include <string_view>
+
+#include "engine/base/value.h"
+
+namespace gpulint {
+
+// path + "." + key, or path + "[\"key\"]" when the key has characters that
+// would make the dotted form ambiguous ('.', '/', '[', '"', ' ').
+std::string AppendKey(std::string_view path, std::string_view key);
+// "a" + "b" -> "a.b"; "" + "b" -> "b"; "a" + "" -> "a".
+std::string JoinPath(std::string_view path, std::string_view child);
+
+// One JSON pointer segment: "~" as "~0", "/" as "~1" (RFC 6901).
+std::string EscapePointerSegment(std::string_view segment);
+
+// Where a value sits in an object, in both forms: the dotted path findings
+// report and the JSON pointer patches use (the dotted form quotes odd keys in a
+// way a pointer cannot be read back from).
+struct FieldRef {
+  std::string path;     // spec.tasks[0].template
+  std::string pointer;  // /spec/tasks/0/template
+};
+
+// Calls fn for every value at a dotted template path, where "*" stands for
+// every value of a mapping or every item of a sequence; "" is `root` itself.
+void ForEachAtPath(const Value& root, std::string_view pattern,
+                   const std::function<void(const Value&, const FieldRef&)>& fn);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_BASE_PATH_H_

@@ -1,0 +1,68 @@
+// The Value tree of a JSON text, built from parser events: shared by the two
+// JSON parsers in json_parser.cc (RapidJSON, fast) and json_parser_nlohmann.cc
+// (nlohmann, whose messages the errors carry). Nesting is refused before a
+// level is opened, duplicate keys when they are read. The children of the
+// open containers wait on two stacks, so that each container's vector is
+// allocated once, at its size, when it closes: growing the vectors member by
+// member cost more than RapidJSON's whole parse.
+#ifndef GPULINT_ENGINE_JSON_JSON_TREE_BUILDER_H_
+#define GPULINT_ENGINE_JSON_JSON_TREE_BUILDER_H_
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "engine/base/finding.h"
+#include "engine/base/value.h"
+
+namespace gpulint {
+
+class JsonTreeBuilder {
+ public:
+  explicit JsonTreeBuilder(size_t max_depth) : max_depth_(max_depth) {}
+
+  bool Open(Value::Type type);
+  bool Close();
+  bool Add(Value v);
+  bool Key(std::string key);  // the next member's name; false for a duplicate
+  bool Fail(std::string message) {
+    failed_ = true;
+    error_.message = std::move(message);
+    return false;
+  }
+
+  Value TakeRoot() { return std::move(root_); }
+  const Error& error() const { return error_; }
+  bool failed() const { return failed_; }
+
+ private:
+  struct Frame {
+    Value::Type type;
+    size_t start = 0;  // its first child in items_ or members_
+    size_t count = 0;  // its children so far (members: the one being read included)
+    std::unordered_map<std::string, size_t> index;  // key -> member, for large objects
+  };
+  std::string Path() const;
+
+  size_t max_depth_;
+  std::vector<Frame> stack_;
+  std::vector<Value> items_;             // of the open sequences
+  std::vector<Value::Member> members_;  // of the open mappings
+  Value root_;
+  Error error_;
+  bool failed_ = false;
+};
+
+// The two parsers, apart, so that tests can hold one to the other.
+// The fast one: true with *out when `text` is JSON that the nlohmann parser
+// accepts with the same tree; false otherwise (it words no error, and may
+// refuse text nlohmann accepts, such as a byte order mark).
+bool ParseJsonFast(std::string_view text, size_t max_depth, Value* out);
+// nlohmann's: the reference, and the words of every error.
+bool ParseJsonNlohmann(std::string_view text, size_t max_depth, Value* out, Error* error);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_JSON_JSON_TREE_BUILDER_H_

@@ -1,0 +1,337 @@
+// The engine's mutations (VRAM resource, memory headroom, hidden GPUs) as RFC
+// 6902 JSONPatch operations. Every decision is made from the object as it is,
+// so applying the patch and mutating again finds nothing left to do.
+#include "engine/mutate/mutate.h"
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "engine/base/path.h"
+#include "engine/rules/rule_util.h"
+#include "engine/workload/workload.h"
+
+namespace gpulint {
+namespace {
+
+constexpr std::string_view kVisibleDevices = "NVIDIA_VISIBLE_DEVICES";
+
+Value StringValue(const std::string& text) { return Value::String(text); }
+
+Value MapOf(std::vector<Value::Member> members) {
+  Value v(Value::Type::kMapping);
+  v.mutable_members() = std::move(members);
+  return v;
+}
+
+void AddOp(std::vector<PatchOp>* ops, std::string op, std::string path, Value value) {
+  ops->push_back(PatchOp{std::move(op), std::move(path), std::move(value)});
+}
+
+// A container whose GPUs the mutations can count: a GPU limit, every GPU
+// quantity valid, a positive whole number in all. Fractional or invalid GPU
+// limits are denied by gpu-fractional and quantity-invalid; mutating them
+// would only guess.
+bool CountGpus(const ContainerInfo& c, const Policy& policy, int64_t* count) {
+  if (!c.UsesGpus(policy)) return false;
+  for (const std::string& gpu : policy.gpu_resources) {
+    const ResourceEntry* l = c.Limit(gpu);
+    const ResourceEntry* r = c.Request(gpu);
+    if ((l && !l->valid) || (r && !r->valid)) return false;
+  }
+  Quantity n = c.GpuCount(policy);
+  if (n.sign() <= 0 || !n.is_whole()) return false;
+  *count = n.Value();
+  return true;
+}
+
+// VRAM that `gpus` GPUs surely give on every candidate node able to hold the
+// pod: whole GPUs each bring their memory; a replica of a shared (MPS or
+// time-sliced) GPU brings its share, vram / replicas rounded down to a byte.
+// Candidates whose GPUs (or replicas) are fewer than the pod asks for cannot
+// run it and do not count. Nothing when no candidate has known VRAM.
+std::optional<Quantity> VramFromNodes(const PodInfo& pod, const Policy& policy, int64_t gpus) {
+  std::optional<Quantity> smallest;
+  int64_t pod_gpus = pod.GpuCount(policy);
+  for (const Candidate& candidate : pod.candidates) {
+    const NodeClass* node = candidate.node;
+    if (!node->has_gpu() || !node->gpu.vram_per_gpu) continue;
+    bool shared = node->gpu.sharing != GpuSharing::kNone && node->gpu.replicas > 1;
+    int64_t slices = shared ? node->gpu.replicas : 1;
+    if (pod_gpus > node->gpu.count * slices) continue;
+    // In the unit system the node's VRAM is given in (GFD labels: MiB, binary).
+    const Quantity& per_gpu = *node->gpu.vram_per_gpu;
+    Quantity per_slice = Quantity::FromInt(per_gpu.Value() / slices, per_gpu.format());
+    Quantity vram = per_slice * gpus;
+    if (!smallest || vram < *smallest) smallest = vram;
+  }
+  return smallest;
+}
+
+// Whether the VRAM resource can be granted wherever the pod may go: every
+// candidate node with GPUs advertises it in its allocatable (gpulint-webhook
+// --advertise-vram writes it), and at least one does. Anywhere else a VRAM
+// request would leave the pod Pending for good, so none is added.
+bool VramAdvertised(const PodInfo& pod, const Policy& policy, Quantity* most) {
+  bool any = false;
+  for (const Candidate& candidate : pod.candidates) {
+    const NodeClass* node = candidate.node;
+    if (!node->has_gpu()) continue;
+    auto it = node->allocatable.find(policy.vram_resource);
+    if (it == node->allocatable.end() || it->second.sign() <= 0) return false;
+    if (!any || it->second > *most) *most = it->second;
+    any = true;
+  }
+  return any;
+}
+
+// The VRAM to add to a container, or nothing: the container's own annotation,
+// else the pod's (for its GPU containers, or for the only app container of a
+// pod that asks for no GPU at all, as in incident 2), else, for a GPU
+// container, the candidate nodes. An annotation that is not a valid
+// non-negative quantity stops there (quantity-invalid reports it): falling
+// back to a guess would hide the typo.
+std::optional<Quantity> VramFor(const PodInfo& pod, const ContainerInfo& c, const Policy& policy,
+                                int64_t gpus, bool pod_has_gpus) {
+  if (c.Request(policy.vram_resource) || c.Limit(policy.vram_resource)) return std::nullopt;
+  bool pod_annotation_applies = gpus > 0 || (!pod_has_gpus && pod.OnlyAppContainer() == &c);
+  for (const std::string& key : {policy.vram_annotation + "." + c.name, policy.vram_annotation}) {
+    if (key == policy.vram_annotation && !pod_annotation_applies) break;
+    const Value* v = pod.Annotation(key);
+    if (!v) continue;
+    Quantity q;
+    QuantityError error;
+    if (!v->is_string() || !Quantity::Parse(v->text(), &q, &error) || q.sign() < 0)
+      return std::nullopt;
+    return q;
+  }
+  if (gpus <= 0) return std::nullopt;
+  return VramFromNodes(pod, policy, gpus);
+}
+
+// The VRAM edits of one container: requests = limits, where nodes advertise
+// the resource and one of them has that much.
+void VramEdits(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, int64_t gpus,
+               bool pod_has_gpus, std::vector<std::pair<std::string, Value::Member>>* edits) {
+  Quantity most;
+  if (!policy.mutations.vram || !VramAdvertised(pod, policy, &most)) return;
+  std::optional<Quantity> vram = VramFor(pod, c, policy, gpus, pod_has_gpus);
+  if (!vram || *vram > most) return;  // vram-exceeds-gpu says why
+  std::string text = vram->Canonical();
+  edits->push_back({"requests", {policy.vram_resource, StringValue(text)}});
+  edits->push_back({"limits", {policy.vram_resource, StringValue(text)}});
+}
+
+// How many replicas each physical GPU is cut into where the pod may go (MPS
+// or time-slicing): the fewest among its GPU candidates, so a replica counts
+// for the largest share it may be; 1 when any has whole GPUs or none is known.
+int64_t ReplicasPerGpu(const PodInfo& pod) {
+  int64_t fewest = 0;
+  for (const Candidate& candidate : pod.candidates) {
+    const NodeClass* node = candidate.node;
+    if (!node->has_gpu()) continue;
+    bool shared = node->gpu.sharing != GpuSharing::kNone && node->gpu.replicas > 1;
+    int64_t replicas = shared ? node->gpu.replicas : 1;
+    if (fewest == 0 || replicas < fewest) fewest = replicas;
+  }
+  return fewest == 0 ? 1 : fewest;
+}
+
+// Memory headroom for one GPU container, by what it sets:
+//
+//   memory request | memory limit | patch
+//   ---------------+--------------+----------------------------------------------
+//   set            | set          | both += headroom (the QoS class stays)
+//   set            | not set      | request += headroom
+//   not set        | set          | limit += headroom; the API server defaults
+//                  |              | the request to the new limit when it
+//                  |              | creates the pod (a Pod reaching the webhook
+//                  |              | already has its request defaulted)
+//   not set        | not set      | nothing (memory-limit-missing reports it)
+//   either one is not a valid quantity | nothing (quantity-invalid reports it)
+//
+// Sums keep the unit system of the value they grow (Quantity's + keeps the
+// left operand's format), so 500Gi + 16Gi is "516Gi" and 440G + 16Gi is
+// "457179869184". Returns false when nothing is added; else *record holds
+// what was added and the texts the user wrote, {"added": "16Gi", "requests":
+// "440G", "limits": "440G"}, for validation to judge and quote them.
+bool HeadroomEdits(const ContainerInfo& c, const Quantity& headroom,
+                   std::vector<std::pair<std::string, Value::Member>>* edits, Value* record) {
+  const ResourceEntry* request = c.Request("memory");
+  const ResourceEntry* limit = c.Limit("memory");
+  if ((request && !request->valid) || (limit && !limit->valid)) return false;
+  if (!request && !limit) return false;
+  *record = MapOf({{"added", StringValue(headroom.Canonical())}});
+  for (auto [list, entry] : {std::pair{"requests", request}, std::pair{"limits", limit}}) {
+    if (!entry) continue;
+    edits->push_back({list, {"memory", StringValue((entry->quantity + headroom).Canonical())}});
+    record->mutable_members().push_back({list, StringValue(std::string(entry->Text()))});
+  }
+  return true;
+}
+
+// Adds `edits` (list name -> key: value) to a container's resources, creating
+// `resources`, `requests` and `limits` where they are missing with one op
+// each: one that adds the whole map with every key it needs.
+void ResourceOps(const Value& container, const std::string& pointer, const std::string& field,
+                 const std::vector<std::pair<std::string, Value::Member>>& edits,
+                 std::vector<PatchOp>* ops) {
+  if (edits.empty()) return;
+  std::vector<Value::Member> lists;  // "requests"/"limits" -> mapping, in first-use order
+  for (const auto& edit : edits) {
+    // Not a structured binding: clang before 16 cannot capture one in a lambda.
+    const std::string& list = edit.first;
+    const Value::Member& member = edit.second;
+    auto it = std::find_if(lists.begin(), lists.end(),
+                           [&](const Value::Member& m) { return m.first == list; });
+    if (it == lists.end()) it = lists.insert(lists.end(), {list, Value(Value::Type::kMapping)});
+    it->second.mutable_members().push_back(member);
+  }
+  const Value* resources = container.Find(field);
+  std::string resources_pointer = pointer + "/" + EscapePointerSegment(field);
+  if (!resources || !resources->is_mapping()) {
+    AddOp(ops, "add", resources_pointer, MapOf(std::move(lists)));
+    return;
+  }
+  for (Value::Member& list : lists) {
+    std::string list_pointer = resources_pointer + "/" + list.first;
+    const Value* existing = resources->Find(list.first);
+    if (!existing || !existing->is_mapping()) {
+      AddOp(ops, "add", list_pointer, std::move(list.second));
+      continue;
+    }
+    for (Value::Member& m : list.second.mutable_members())
+      AddOp(ops, existing->Find(m.first) ? "replace" : "add",
+            list_pointer + "/" + EscapePointerSegment(m.first), std::move(m.second));
+  }
+}
+
+// Whether the container sets `name` itself, by value or valueFrom. envFrom is
+// not looked into: an explicit env entry wins over it in Kubernetes, so a
+// variable from a ConfigMap is overridden by the one added here.
+bool SetsEnv(const Value& container, std::string_view name) {
+  const Value* env = container.Find("env");
+  if (!env || !env->is_sequence()) return false;
+  for (const Value& e : env->items())
+    if (e.StringAt("name") == name) return true;
+  return false;
+}
+
+// Whether NVIDIA_VISIBLE_DEVICES=void can be added to `c` without taking a
+// GPU from it: it asks for none by any means (a GPU resource, a MIG profile or
+// another vendor's, a DRA claim, a scheduler's pod key), sets the variable in
+// no way itself, and is not privileged (a privileged container sees every
+// device anyway, and may rely on the runtime's driver libraries).
+bool HidesSafely(const PodInfo& pod, const ContainerInfo& c, const Policy& policy) {
+  return !c.UsesGpus(policy) && !c.HasClaims() && !pod.SchedulerAssignsGpus(policy) &&
+         !c.Privileged() &&
+         !SetsEnv(*c.node, kVisibleDevices);
+}
+
+// Sets annotation `key` on the pod template at `where`, creating metadata and
+// annotations when missing.
+void AnnotationOp(const PodInfo& pod, const std::string& key, const std::string& text,
+                  std::vector<PatchOp>* ops) {
+  std::string metadata_pointer = pod.template_pointer + "/metadata";
+  const Value* metadata = pod.template_node->Find("metadata");
+  Value annotation = MapOf({{key, StringValue(text)}});
+  if (!metadata || !metadata->is_mapping()) {
+    AddOp(ops, "add", metadata_pointer, MapOf({{"annotations", std::move(annotation)}}));
+    return;
+  }
+  const Value* annotations = metadata->Find("annotations");
+  if (!annotations || !annotations->is_mapping()) {
+    AddOp(ops, "add", metadata_pointer + "/annotations", std::move(annotation));
+    return;
+  }
+  AddOp(ops, "add", metadata_pointer + "/annotations/" + EscapePointerSegment(key),
+        StringValue(text));
+}
+
+Quantity HeadroomPerGpu(const Policy& policy) {
+  auto it = policy.reserved.find("memory");
+  return it == policy.reserved.end() ? Quantity() : it->second.per_gpu;
+}
+
+// The mutations of one pod. The headroom annotation records, as JSON text,
+// the memory added to each container and what the user wrote
+// ({"trainer":{"added":"64Gi","limits":"1Ti"}}); its presence, not
+// its content, is what keeps a second pass from adding headroom again, and
+// validation takes what it records back out (ExtractPods).
+void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* ops,
+               std::vector<std::string>* notes) {
+  auto note = [&](const ContainerInfo& c, const std::string& what) {
+    if (notes) notes->push_back(ContainerLabel(c) + ": " + what);
+  };
+  // A node agent must see every GPU, and asks for none: hiding them takes the
+  // node's GPUs away from the scheduler; headroom and VRAM do not apply.
+  if (!pod.node_agent.empty() || pod.partial) return;
+  Quantity per_gpu = HeadroomPerGpu(policy);
+  // Headroom needs a place to record itself: pod specs without a template
+  // (KServe predictors) have no metadata of their own and get none.
+  bool headroom = policy.mutations.headroom && per_gpu.sign() > 0 && pod.template_node &&
+                  !pod.Annotation(policy.headroom_annotation);
+  // k of a GPU's r replicas bring k/r of its headroom: the driver memory is
+  // per physical card, whoever shares it.
+  int64_t replicas = ReplicasPerGpu(pod);
+  bool pod_has_gpus = pod.AsksForGpus(policy);
+  Value recorded(Value::Type::kMapping);
+  for (const ContainerInfo& c : pod.containers) {
+    int64_t gpus = 0;
+    bool counted = CountGpus(c, policy, &gpus);
+    std::vector<std::pair<std::string, Value::Member>> edits;
+    VramEdits(pod, c, policy, counted ? gpus : 0, pod_has_gpus, &edits);
+    if (!edits.empty())
+      note(c, policy.vram_resource + " " + edits.front().second.second.text() + " (VRAM)");
+    if (counted) {
+      Quantity added = per_gpu.ScaledUp(gpus, replicas).RoundedUp(0);
+      Value record;
+      if (headroom && HeadroomEdits(c, added, &edits, &record)) {
+        recorded.mutable_members().push_back({c.name, std::move(record)});
+        note(c, "memory +" + added.Canonical() + " (headroom for the GPU driver)");
+      }
+    }
+    ResourceOps(*c.node, c.pointer, c.resources_field, edits, ops);
+    if (!counted && policy.mutations.hide_gpus && pod.can_reach_gpu_node &&
+        HidesSafely(pod, c, policy)) {
+      AddHideGpusOp(*c.node, c.pointer, ops);
+      note(c, "NVIDIA_VISIBLE_DEVICES=void (it asks for no GPU)");
+    }
+  }
+  if (!recorded.members().empty())
+    AnnotationOp(pod, policy.headroom_annotation, ToJson(recorded), ops);
+}
+
+}  // namespace
+
+void AddHideGpusOp(const Value& container, const std::string& pointer, std::vector<PatchOp>* ops) {
+  Value var =
+      MapOf({{"name", StringValue(std::string(kVisibleDevices))}, {"value", StringValue("void")}});
+  const Value* env = container.Find("env");
+  if (env && env->is_sequence()) {
+    AddOp(ops, "add", pointer + "/env/-", std::move(var));
+    return;
+  }
+  Value list(Value::Type::kSequence);
+  list.mutable_items().push_back(std::move(var));
+  AddOp(ops, "add", pointer + "/env", std::move(list));
+}
+
+std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory,
+                            std::vector<std::string>* notes) {
+  std::vector<PatchOp> ops;
+  // Exempt namespaces are left alone here as Evaluate leaves them alone, so
+  // `gpulint fix` and the webhook agree.
+  if (!object.is_mapping() || policy.ExemptObject(object)) return ops;
+  for (const PodInfo& pod : ExtractPods(object, policy, inventory))
+    MutatePod(pod, policy, &ops, notes);
+  return ops;
+}
+
+}  // namespace gpulint

@@ -1,0 +1,543 @@
+#include "engine/mutate/mutate.h"
+
+#include <algorithm>
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "engine/engine_test_support.h"
+#include "engine/policies.h"
+
+namespace gpulint {
+namespace {
+
+using namespace mutate_testing;  // NOLINT: test helpers
+TEST_CASE("VRAM: the container's annotation, else the pod's, canonical in both lists",
+          "[mutate][vram]") {
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata:
+  name: p
+  annotations: {gpulint.io/vram: "12000000000", gpulint.io/vram.b: 20Gi}
+spec:
+  containers:
+  - name: a
+    image: x
+    resources: {limits: {nvidia.com/gpu: 1}}
+  - name: b
+    image: x
+    resources: {limits: {nvidia.com/gpu: 2}, requests: {nvidia.com/gpu: 2}}
+)";
+  std::string expected =
+      R"([{"op":"add","path":"/spec/containers/0/resources/requests","value":{"gpulint.io/vram":"12G"}},)"
+      R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12G"},)"
+      R"({"op":"add","path":"/spec/containers/1/resources/requests/gpulint.io~1vram","value":"20Gi"},)"
+      R"({"op":"add","path":"/spec/containers/1/resources/limits/gpulint.io~1vram","value":"20Gi"}])";
+  // VRAM is requested only where nodes advertise it (testdata/nodes/incidents.yaml
+  // does): with no node inventory the request could leave the pod Pending.
+  CHECK(PatchFor(pod) == "[]");
+  // An annotation wins over what the nodes would give.
+  CHECK(PatchFor(pod, IncidentNodes()) == expected);
+}
+
+TEST_CASE("VRAM: nothing to go on, nothing added", "[mutate][vram]") {
+  // No annotation and no node inventory.
+  CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1}}")) == "[]");
+  // Already declared, in limits (requests default to it) or in both.
+  CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1, gpulint.io/vram: 4Gi}}", "",
+                        "{gpulint.io/vram: 8Gi}"),
+                 IncidentNodes()) == "[]");
+  CHECK(PatchFor(GpuPod("{requests: {gpulint.io/vram: 4Gi}, limits: {nvidia.com/gpu: 1, "
+                        "gpulint.io/vram: 4Gi}}"),
+                 IncidentNodes()) == "[]");
+  // A container annotation that does not parse stops there: no fallback to the
+  // pod's annotation or the nodes (quantity-invalid reports the typo).
+  CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1}}", "",
+                        "{gpulint.io/vram.cuda: 12GB, gpulint.io/vram: 8Gi}"),
+                 IncidentNodes()) == "[]");
+  CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1}}", "", "{gpulint.io/vram: \"-1Gi\"}"),
+                 IncidentNodes()) == "[]");
+  // No GPU and no node inventory: nothing.
+  CHECK(PatchFor(GpuPod("{limits: {cpu: 1}}", "", "{gpulint.io/vram: 8Gi}")) == "[]");
+}
+
+TEST_CASE("VRAM: only toward nodes that advertise it", "[mutate][vram][nodes]") {
+  // The same nodes, one without gpulint.io/vram in its allocatable: no VRAM
+  // request, or the pod could land nowhere else than the nodes that have it.
+  std::vector<NodeClass> nodes =
+      testing::LoadNodes(testing::SourceDir() + "/testdata/nodes/incidents.yaml");
+  for (NodeClass& n : nodes)
+    if (n.name == "rtx8000-node") n.allocatable.erase("gpulint.io/vram");
+  Inventory unadvertised = BuildInventory(DefaultPolicy(), nodes);
+  std::string rtx = GpuPod("{limits: {nvidia.com/gpu: 1}}", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n");
+  CHECK(PatchFor(rtx, IncidentNodes()) == VramPatch("48Gi"));
+  CHECK(PatchFor(rtx, unadvertised) == "[]");
+  // More than any candidate advertises: vram-exceeds-gpu denies it; the
+  // mutation does not make it unschedulable on top.
+  CHECK(PatchFor(GpuPod("{limits: {nvidia.com/gpu: 1}}", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n",
+                        "{gpulint.io/vram: 60Gi}"),
+                 IncidentNodes()) == "[]");
+}
+
+TEST_CASE("VRAM: a pod that declares VRAM but asks for no GPU (incident 2 as it happened)",
+          "[mutate][vram][nodes]") {
+  // Its one app container gets the request where nodes advertise VRAM, so the
+  // fifth 12 GB pod on a 48 GB card stays Pending instead of crashing.
+  std::string pod = GpuPod("{limits: {cpu: 1, memory: 2G}}", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n",
+                           "{gpulint.io/vram: 12G}");
+  std::string patch = PatchFor(pod, IncidentNodes());
+  CHECK(patch.find(R"("path":"/spec/containers/0/resources/requests","value":{"gpulint.io/vram":"12G"})") !=
+        std::string::npos);
+  CHECK(patch.find(R"("path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12G")") !=
+        std::string::npos);
+  // No nodes known to advertise it: no VRAM; it is hidden from GPUs all the same.
+  CHECK(PatchFor(pod).find("vram") == std::string::npos);
+  // Two app containers: which one uses the GPU is not known; nothing added.
+  std::string two = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, annotations: {gpulint.io/vram: 12G}}
+spec:
+  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}
+  containers:
+  - {name: a, image: x}
+  - {name: b, image: y}
+)";
+  CHECK(PatchFor(two, IncidentNodes()).find("vram") == std::string::npos);
+}
+
+TEST_CASE("VRAM from the node inventory: the smallest candidate that can hold the pod",
+          "[mutate][vram][nodes]") {
+  const std::string tolerate =
+      "  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]\n";
+  struct Case {
+    std::string what;
+    std::string spec_extra;
+    int gpus;
+    std::string vram;  // "" for no patch
+  };
+  const std::vector<Case> cases = {
+      {"V100 only: 2 × 32Gi", "  nodeSelector: {gpus: \"true\"}\n" + tolerate, 2, "64Gi"},
+      {"V100 only: 4 × 32Gi", "  nodeSelector: {gpus: \"true\"}\n" + tolerate, 4, "128Gi"},
+      {"RTX 8000: 48Gi", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n", 1, "48Gi"},
+      {"MPS: one replica is 15360Mi / 10", "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n",
+       1, "1536Mi"},
+      {"MPS: 3 replicas", "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 3, "4608Mi"},
+      {"MPS: all 10 replicas are the whole card",
+       "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 10, "15Gi"},
+      {"MPS: 11 replicas fit no node", "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 11,
+       ""},
+      {"no placement: RTX 8000 or an MPS replica, the smaller", "", 1, "1536Mi"},
+      {"V100 or T4, 2 GPUs: the single-GPU T4 cannot hold it",
+       "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+       "{nodeSelectorTerms: [{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, "
+       "values: [Tesla-V100-SXM2-32GB, Tesla-T4]}]}]}}}\n" +
+           tolerate,
+       2, "64Gi"},
+      {"V100 or T4, 1 GPU: the T4's 15Gi",
+       "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+       "{nodeSelectorTerms: [{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, "
+       "values: [Tesla-V100-SXM2-32GB, Tesla-T4]}]}]}}}\n" +
+           tolerate,
+       1, "15Gi"},
+      {"CPU nodes only", "  nodeSelector: {node-role: cpu}\n", 1, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.what);
+    std::string pod =
+        GpuPod("{limits: {nvidia.com/gpu: " + std::to_string(c.gpus) + "}}", c.spec_extra);
+    CHECK(PatchFor(pod, IncidentNodes()) == (c.vram.empty() ? "[]" : VramPatch(c.vram)));
+    CHECK(PatchFor(pod) == "[]");  // without nodes, nothing is known
+  }
+}
+
+TEST_CASE("VRAM from policy node classes: their unit system, shares rounded down to a byte",
+          "[mutate][vram][nodes]") {
+  Policy policy = PolicyWith(R"(  nodeClasses:
+  - name: l4-2x
+    labels: {accel: l4}
+    allocatable: {nvidia.com/gpu: 2, gpulint.io/vram: 48G}
+    gpu: {count: 2, memoryPerGpu: 24G}
+  - name: small-shared
+    labels: {accel: small}
+    allocatable: {nvidia.com/gpu: 3, gpulint.io/vram: 2G}
+    gpu: {count: 1, memoryPerGpu: 2G, sharing: time-slicing, replicas: 3}
+)");
+  Inventory inventory = BuildInventory(policy, {});
+  auto patch = [&](const char* accel, int gpus) {
+    return PatchFor(Yaml(GpuPod("{limits: {nvidia.com/gpu: " + std::to_string(gpus) + "}}",
+                                std::string("  nodeSelector: {accel: ") + accel + "}\n")),
+                    policy, inventory);
+  };
+  CHECK(patch("l4", 2) == VramPatch("48G"));
+  // A replica is 2G / 3 = 666666666 bytes (rounded down); two are 1333333332,
+  // never more than the card has.
+  CHECK(patch("small", 1) == VramPatch("666666666"));
+  CHECK(patch("small", 2) == VramPatch("1333333332"));
+  CHECK(patch("small", 4) == "[]");
+}
+
+std::string HeadroomAnnotationOp(std::string_view recorded) {
+  std::string escaped;
+  for (char ch : recorded) escaped += ch == '"' ? std::string("\\\"") : std::string(1, ch);
+  return R"({"op":"add","path":"/metadata/annotations","value":{"gpulint.io/headroom-added":")" +
+         escaped + R"("}})";
+}
+
+TEST_CASE("headroom: the request and the limit that are set grow by perGpu × GPUs",
+          "[mutate][headroom]") {
+  struct Case {
+    const char* resources;
+    std::vector<std::string> ops;  // without the annotation op
+    const char* recorded;          // "" when nothing is added
+  };
+  const std::string req =
+      R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":)";
+  const std::string lim =
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":)";
+  const std::vector<Case> cases = {
+      // Binary stays binary, exactly.
+      {"{requests: {memory: 500Gi}, limits: {memory: 500Gi, nvidia.com/gpu: 2}}",
+       {req + "\"502Gi\"}", lim + "\"502Gi\"}"},
+       R"({"cuda":{"added":"2Gi","requests":"500Gi","limits":"500Gi"}})"},
+      {"{requests: {memory: 1Ti}, limits: {memory: 1Ti, nvidia.com/gpu: 8}}",
+       {req + "\"1032Gi\"}", lim + "\"1032Gi\"}"},
+       R"({"cuda":{"added":"8Gi","requests":"1Ti","limits":"1Ti"}})"},
+      {"{requests: {memory: 1.5Gi}, limits: {nvidia.com/gpu: 1}}",
+       {req + "\"2560Mi\"}"},
+       R"({"cuda":{"added":"1Gi","requests":"1.5Gi"}})"},
+      // Decimal stays decimal: 440G + 2Gi = 442147483648 bytes.
+      {"{requests: {memory: 440G}, limits: {memory: 440G, nvidia.com/gpu: 2}}",
+       {req + "\"442147483648\"}", lim + "\"442147483648\"}"},
+       R"({"cuda":{"added":"2Gi","requests":"440G","limits":"440G"}})"},
+      {"{requests: {memory: 64000000000}, limits: {nvidia.com/gpu: 1}}",
+       {req + "\"65073741824\"}"},
+       R"({"cuda":{"added":"1Gi","requests":"64000000000"}})"},
+      // A limit alone: the API server will default the request to the new limit.
+      {"{limits: {memory: 20Gi, nvidia.com/gpu: 1}}", {lim + "\"21Gi\"}"},
+       R"({"cuda":{"added":"1Gi","limits":"20Gi"}})"},
+      // Neither: memory-limit-missing reports it; nothing recorded.
+      {"{limits: {nvidia.com/gpu: 1}}", {}, ""},
+      {"{requests: {cpu: 1}, limits: {cpu: 2, nvidia.com/gpu: 1}}", {}, ""},
+      // A value Kubernetes refuses: quantity-invalid reports it.
+      {"{requests: {memory: 40g}, limits: {memory: 40Gi, nvidia.com/gpu: 1}}", {}, ""},
+      {"{requests: {memory: 40Gi}, limits: {memory: 40GB, nvidia.com/gpu: 1}}", {}, ""},
+      // GPUs that cannot be counted are not mutated (gpu-fractional, quantity-invalid).
+      {"{requests: {memory: 1Gi}, limits: {memory: 1Gi, nvidia.com/gpu: 500m}}", {}, ""},
+      {"{requests: {memory: 1Gi}, limits: {memory: 1Gi, nvidia.com/gpu: two}}", {}, ""},
+      {"{requests: {memory: 1Gi, nvidia.com/gpu: x}, limits: {memory: 1Gi, nvidia.com/gpu: 1}}",
+       {},
+       ""},
+      // No GPU limit, no GPU container.
+      {"{requests: {memory: 1Gi, nvidia.com/gpu: 1}}", {}, ""},
+  };
+  for (const Case& c : cases) {
+    INFO(c.resources);
+    std::string expected = "[";
+    for (const std::string& op : c.ops) expected += op + ",";
+    if (*c.recorded) expected += HeadroomAnnotationOp(c.recorded) + ",";
+    if (expected.size() > 1) expected.pop_back();
+    expected += "]";
+    CHECK(PatchFor(GpuPod(c.resources)) == expected);
+  }
+}
+
+TEST_CASE("headroom: a pod that carries the annotation gets none", "[mutate][headroom]") {
+  const char* resources = "{requests: {memory: 500Gi}, limits: {memory: 500Gi, nvidia.com/gpu: 2}}";
+  CHECK(PatchFor(GpuPod(resources, "", "{gpulint.io/headroom-added: \"{}\"}")) == "[]");
+  CHECK(PatchFor(GpuPod(resources, "", "{gpulint.io/headroom-added: \"\"}")) == "[]");
+  // The policy names the annotation.
+  Policy p = PolicyWith("  mutations: {headroomAnnotation: example.com/added}\n");
+  CHECK(PatchFor(Yaml(GpuPod(resources, "", "{example.com/added: x}")), p, NoNodes()) == "[]");
+  CHECK(
+      PatchFor(Yaml(GpuPod(resources, "", "{gpulint.io/headroom-added: x}")), p, NoNodes()) ==
+      R"([{"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"502Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"502Gi"},)"
+      R"({"op":"add","path":"/metadata/annotations/example.com~1added",)"
+      R"("value":"{\"cuda\":{\"added\":\"2Gi\",\"requests\":\"500Gi\",\"limits\":\"500Gi\"}}"}])");
+}
+
+TEST_CASE("headroom: none when the policy keeps no memory per GPU", "[mutate][headroom]") {
+  Policy p = PolicyWith("  reserved: {memory: {fixed: 1Gi}}\n");
+  CHECK(
+      PatchFor(Yaml(GpuPod("{requests: {memory: 1Gi}, limits: {memory: 1Gi, nvidia.com/gpu: 1}}")),
+               p, NoNodes()) == "[]");
+}
+
+TEST_CASE("headroom: the annotation is created where the template keeps its metadata",
+          "[mutate][headroom]") {
+  const std::string containers = R"(
+      containers:
+      - name: train
+        image: x
+        resources: {limits: {memory: 10Gi, nvidia.com/gpu: 1}}
+)";
+  const std::string limit =
+      R"({"op":"replace","path":"/spec/template/spec/containers/0/resources/limits/memory","value":"11Gi"},)";
+  const std::string value = R"("{\"train\":{\"added\":\"1Gi\",\"limits\":\"10Gi\"}}")";
+  // No metadata at all.
+  CHECK(PatchFor("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
+                 "    spec:" +
+                 containers) ==
+        "[" + limit + R"({"op":"add","path":"/spec/template/metadata","value":)" +
+            R"({"annotations":{"gpulint.io/headroom-added":)" + value + "}}}]");
+  // Metadata without annotations.
+  CHECK(PatchFor("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
+                 "    metadata: {labels: {a: b}}\n    spec:" +
+                 containers) ==
+        "[" + limit + R"({"op":"add","path":"/spec/template/metadata/annotations","value":)" +
+            R"({"gpulint.io/headroom-added":)" + value + "}}]");
+  // Annotations already there.
+  CHECK(
+      PatchFor("apiVersion: batch/v1\nkind: Job\nmetadata: {name: j}\nspec:\n  template:\n"
+               "    metadata: {annotations: {a: b}}\n    spec:" +
+               containers) ==
+      "[" + limit +
+          R"({"op":"add","path":"/spec/template/metadata/annotations/gpulint.io~1headroom-added","value":)" +
+          value + "}]");
+}
+
+TEST_CASE("headroom is recorded per container, init containers included; no GPU, no headroom",
+          "[mutate][headroom][hide]") {
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, annotations: {team: ml}}
+spec:
+  initContainers:
+  - name: warmup
+    image: x
+    resources: {requests: {memory: 1Gi}, limits: {nvidia.com/gpu: 1}}
+  containers:
+  - name: trainer
+    image: x
+    resources: {requests: {memory: 10Gi}, limits: {memory: 10Gi, nvidia.com/gpu: 2}}
+  - name: metrics
+    image: busybox
+    resources: {requests: {memory: 64Mi}, limits: {memory: 64Mi}}
+)";
+  CHECK(
+      PatchFor(pod) ==
+      R"([{"op":"replace","path":"/spec/initContainers/0/resources/requests/memory","value":"2Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"12Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"12Gi"},)"
+      R"({"op":"add","path":"/spec/containers/1/env","value":[{"name":"NVIDIA_VISIBLE_DEVICES","value":"void"}]},)"
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added",)"
+      R"("value":"{\"warmup\":{\"added\":\"1Gi\",\"requests\":\"1Gi\"},)"
+      R"(\"trainer\":{\"added\":\"2Gi\",\"requests\":\"10Gi\",\"limits\":\"10Gi\"}}"}])");
+}
+
+const char* kVoid = R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"void"})";
+
+TEST_CASE("hide GPUs: every container without a GPU limit in a pod that can reach GPU nodes",
+          "[mutate][hide]") {
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  initContainers:
+  - {name: setup, image: busybox}
+  - name: proxy
+    image: envoy
+    restartPolicy: Always
+    env: [{name: A, value: "1"}]
+  containers:
+  - {name: main, image: app, env: null}
+  - name: own
+    image: app
+    env: [{name: NVIDIA_VISIBLE_DEVICES, valueFrom: {configMapKeyRef: {name: c, key: k}}}]
+  - name: mine
+    image: app
+    env: [{name: NVIDIA_VISIBLE_DEVICES, value: "0"}]
+  - {name: zero, image: app, resources: {limits: {nvidia.com/gpu: 0}}}
+)";
+  std::string v(kVoid);
+  CHECK(PatchFor(pod) ==
+        R"([{"op":"add","path":"/spec/initContainers/0/env","value":[)" + v + "]}," +
+            R"({"op":"add","path":"/spec/initContainers/1/env/-","value":)" + v + "}," +
+            R"({"op":"add","path":"/spec/containers/0/env","value":[)" + v + "]}," +
+            R"({"op":"add","path":"/spec/containers/3/env","value":[)" + v + "]}]");
+}
+
+TEST_CASE("hide GPUs: a container with a DRA claim keeps the devices its driver injects",
+          "[mutate][hide]") {
+  // The webhook sees no ResourceClaimTemplate: the claim is not known to hold
+  // GPUs, but hiding them would take away what the DRA driver gives.
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}]
+  resourceClaims: [{name: gpu, resourceClaimTemplateName: single-gpu}]
+  containers:
+  - {name: dra, image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04, resources: {claims: [{name: gpu}]}}
+  - {name: plain, image: busybox}
+)";
+  CHECK(PatchFor(pod) ==
+        R"([{"op":"add","path":"/spec/containers/1/env","value":[)" + std::string(kVoid) + "]}]");
+}
+
+TEST_CASE("hide GPUs: only where the pod can reach a GPU node", "[mutate][hide][nodes]") {
+  const char* plain =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n%s"
+      "  containers:\n  - {name: web, image: nginx}\n";
+  auto pod = [&](std::string extra) {
+    std::string text = plain;
+    text.replace(text.find("%s"), 2, extra);
+    return text;
+  };
+  std::string hidden =
+      R"([{"op":"add","path":"/spec/containers/0/env","value":[)" + std::string(kVoid) + "]}]";
+  // Nothing says it reaches a GPU node.
+  CHECK(PatchFor(pod("")) == "[]");
+  // A GPU node label in its nodeSelector, with or without nodes.
+  CHECK(PatchFor(pod("  nodeSelector: {gpus: \"true\"}\n")) == hidden);
+  // With nodes: it can land on the untainted RTX 8000 or MPS nodes.
+  CHECK(PatchFor(pod(""), IncidentNodes()) == hidden);
+  CHECK(PatchFor(pod("  nodeSelector: {node-role: cpu}\n"), IncidentNodes()) == "[]");
+}
+
+TEST_CASE("each mutation is turned off in the policy", "[mutate][policy]") {
+  std::string pod = R"(apiVersion: v1
+kind: Pod
+metadata: {name: p, annotations: {gpulint.io/vram: 12Gi}}
+spec:
+  containers:
+  - name: cuda
+    image: x
+    resources: {requests: {memory: 1Gi}, limits: {memory: 1Gi, nvidia.com/gpu: 1}}
+  - {name: side, image: busybox}
+)";
+  const std::string vram =
+      R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
+      R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)";
+  const std::string headroom =
+      R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"2Gi"},)"
+      R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"2Gi"},)";
+  const std::string hide =
+      R"({"op":"add","path":"/spec/containers/1/env","value":[)" + std::string(kVoid) + "]},";
+  const std::string recorded =
+      R"({"op":"add","path":"/metadata/annotations/gpulint.io~1headroom-added",)"
+      R"("value":"{\"cuda\":{\"added\":\"1Gi\",\"requests\":\"1Gi\",\"limits\":\"1Gi\"}}"},)";
+  auto patch = [](std::string ops) {
+    if (!ops.empty()) ops.pop_back();
+    return "[" + ops + "]";
+  };
+  // With nodes that advertise VRAM (the annotation is requested only there).
+  // VRAM and headroom edits to one container's lists come in one group.
+  CHECK(
+      PatchFor(pod, IncidentNodes()) ==
+      patch(
+          R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"2Gi"},)"
+          R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"2Gi"},)" +
+          hide + recorded));
+  CHECK(PatchFor(Yaml(pod), PolicyWith("  mutations: {vram: false}\n"), IncidentNodes()) ==
+        patch(headroom + hide + recorded));
+  CHECK(PatchFor(Yaml(pod), PolicyWith("  mutations: {headroom: false}\n"), IncidentNodes()) ==
+        patch(vram + hide));
+  CHECK(
+      PatchFor(Yaml(pod), PolicyWith("  mutations: {hideGpus: false}\n"), IncidentNodes()) ==
+      patch(
+          R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"2Gi"},)"
+          R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"2Gi"},)" +
+          recorded));
+  CHECK(PatchFor(Yaml(pod),
+                 PolicyWith("  mutations: {vram: false, headroom: false, hideGpus: false}\n"),
+                 IncidentNodes()) == "[]");
+}
+
+TEST_CASE("objects in exempt namespaces and objects without pods are left alone",
+          "[mutate][policy]") {
+  std::string pod = GpuPod("{requests: {memory: 1Gi}, limits: {memory: 1Gi, nvidia.com/gpu: 1}}");
+  pod.replace(pod.find("name: p"), 7, "name: p\n  namespace: kube-system");
+  Policy p = PolicyWith("  exemptions: {namespaces: [kube-system]}\n");
+  CHECK(PatchFor(Yaml(pod), p, NoNodes()) == "[]");
+  CHECK(PatchFor(Yaml(pod), DefaultPolicy(), NoNodes()) != "[]");
+
+  CHECK(PatchFor("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: c}\ndata: {a: b}\n") == "[]");
+  // A List is not one object: its items are mutated one by one (ForEachObject).
+  CHECK(PatchFor("apiVersion: v1\nkind: List\nitems:\n- {apiVersion: v1, kind: Pod, spec: "
+                 "{containers: [{name: a, image: x, resources: {limits: {memory: 1Gi, "
+                 "nvidia.com/gpu: 1}}}]}}\n") == "[]");
+  CHECK(Mutate(Yaml("[1, 2]"), DefaultPolicy(), NoNodes()).empty());
+}
+
+TEST_CASE("pods in CRD and CronJob templates are patched at their own paths",
+          "[mutate][workloads]") {
+  std::string job = R"(apiVersion: kubeflow.org/v1
+kind: PyTorchJob
+metadata: {name: t}
+spec:
+  pytorchReplicaSpecs:
+    Master:
+      replicas: 1
+      template:
+        spec:
+          containers:
+          - name: pytorch
+            image: x
+            resources: {limits: {memory: 8Gi, nvidia.com/gpu: 1}}
+    Worker:
+      replicas: 3
+      template:
+        metadata: {annotations: {gpulint.io/vram: 30Gi}}
+        spec:
+          containers:
+          - name: pytorch
+            image: x
+            resources: {limits: {nvidia.com/gpu: 2}}
+)";
+  CHECK(
+      PatchFor(job, IncidentNodes()) ==
+      R"([{"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/requests",)"
+      R"("value":{"gpulint.io/vram":"1536Mi"}},)"
+      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"1536Mi"},)"
+      R"({"op":"replace","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/memory","value":"9Gi"},)"
+      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/metadata",)"
+      R"("value":{"annotations":{"gpulint.io/headroom-added":"{\"pytorch\":{\"added\":\"1Gi\",\"limits\":\"8Gi\"}}"}}},)"
+      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/requests",)"
+      R"("value":{"gpulint.io/vram":"30Gi"}},)"
+      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"30Gi"}])");
+
+  std::string cron = R"(apiVersion: batch/v1
+kind: CronJob
+metadata: {name: c}
+spec:
+  schedule: "0 2 * * *"
+  jobTemplate:
+    spec:
+      template:
+        spec:
+          containers:
+          - {name: eval, image: x, resources: {limits: {nvidia.com/gpu: 1}}}
+)";
+  CHECK(PatchFor(cron) == "[]");
+  CHECK(PatchFor(cron, IncidentNodes()) ==
+        VramPatch("1536Mi", "/spec/jobTemplate/spec/template/spec/containers/0"));
+}
+
+TEST_CASE("a key with / or ~ in a template path is escaped in the pointer", "[mutate][workloads]") {
+  std::string job = R"(apiVersion: kubeflow.org/v1
+kind: TFJob
+metadata: {name: t}
+spec:
+  tfReplicaSpecs:
+    a/b~c:
+      template:
+        spec:
+          containers:
+          - {name: tf, image: x, resources: {limits: {nvidia.com/gpu: 1}}}
+)";
+  Value object = Yaml(job);
+  std::vector<PatchOp> ops = Mutate(object, DefaultPolicy(), IncidentNodes());
+  REQUIRE(ops.size() == 2);
+  CHECK(ops[0].path ==
+        "/spec/tfReplicaSpecs/a~1b~0c/template/spec/containers/0/resources/requests");
+  CHECK(PatchFor(object, DefaultPolicy(), IncidentNodes()) == PatchToJson(ops));
+}
+
+}  // namespace
+}  // namespace gpulint

@@ -1,0 +1,84 @@
+// A rule: its metadata and one check function. Rules live one per file under
+// engine/rules/ and are listed, explicitly, in engine/rules/registry.cc.
+#ifndef GPULINT_ENGINE_RULES_RULE_H_
+#define GPULINT_ENGINE_RULES_RULE_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/base/finding.h"
+#include "engine/cluster/inventory.h"
+#include "engine/policy/policy.h"
+#include "engine/workload/workload.h"
+#include "engine/workload/workload_coverage.h"
+
+namespace gpulint {
+
+struct RuleInfo {
+  const char* name;       // stable kebab-case id
+  Severity severity;      // default; the policy may override it
+  const char* title;      // one line
+  const char* rationale;  // why it matters, with what happened where it did
+  const char* fix;        // what to do
+  // A manifest that fires the rule, "---", and the same manifest fixed, shown
+  // by `gpulint explain` and in the generated catalogue. Rules take it from
+  // RuleExample() (generated/rule_examples.h), which compiles in their
+  // testdata/rules/<rule>/fail-example.yaml and pass-example.yaml, golden
+  // cases like the others there; a test runs both through the rule. Null when
+  // absent.
+  const char* example = nullptr;
+  // What the rule counts as a GPU, for rules about GPUs (kGpuUse, kWholeGpus
+  // in engine/rules/rule_util.h); null for the others.
+  const char* gpus = nullptr;
+};
+
+// Everything a check may look at. Built once per object.
+struct ObjectContext {
+  const Value& object;
+  ObjectRef ref;
+  const std::string& file;
+  const Policy& policy;
+  const Inventory& inventory;
+  std::vector<PodInfo> pods;
+  std::vector<UncheckedShape> unchecked;  // containers the workload table missed
+};
+
+// Collects one rule's findings for one object.
+class Reporter {
+ public:
+  Reporter(const RuleInfo& rule, Severity severity, const ObjectContext& ctx,
+           std::vector<Finding>* out)
+      : rule_(rule), severity_(severity), ctx_(ctx), out_(out) {}
+  // `at` gives the line/column (may be null: the object's own position).
+  void Report(const Value* at, std::string path, std::string message);
+  // A finding milder than the rule's default severity (the rule's worst
+  // case), unless the policy sets the rule's severity, which then wins.
+  void Report(const Value* at, std::string path, std::string message, Severity milder);
+
+ private:
+  void Add(const Value* at, std::string path, std::string message, Severity severity);
+
+  const RuleInfo& rule_;
+  Severity severity_;
+  const ObjectContext& ctx_;
+  std::vector<Finding>* out_;
+};
+
+struct Rule {
+  RuleInfo info;
+  void (*check)(const ObjectContext& ctx, Reporter& out);
+};
+
+// All rules, in the order the registry lists them.
+const std::vector<const Rule*>& AllRules();
+const Rule* FindRule(std::string_view name);
+// The rules' names and titles, for the policy (spec.rules) to check against.
+PolicyNames RuleNames();
+// The rule whose name is closest to `name`, when it is close enough to be a
+// typo ("did you mean"); else null.
+const Rule* ClosestRule(std::string_view name);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_ENGINE_RULES_RULE_H_

@@ -1,0 +1,428 @@
+// The commands beyond check, in-process: quantity, node-patch, fix, and
+// check's CI formats.
+#include "lint/cli/commands.h"
+
+#include <sys/stat.h>
+
+#include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "lint/cli/cli_test_util.h"
+#include "tests/golden.h"
+
+namespace gpulint {
+namespace {
+
+using testing::Result;
+using testing::Run;
+using testing::TempDir;
+
+std::string Testdata(const std::string& path) { return testing::SourceDir() + "/testdata/" + path; }
+
+TEST_CASE("every command is in the main help and teaches with examples", "[cli]") {
+  std::string main_help = Run({"--help"}).out;
+  for (const Command* command : AllCommands()) {
+    std::string name(command->name);
+    INFO(name);
+    CHECK(main_help.find("gpulint " + name) != std::string::npos);
+    Result r = Run({name, "--help"});
+    CHECK(r.rc == 0);
+    CHECK(r.out.rfind("Usage: gpulint " + name, 0) == 0);
+    CHECK(Run({"help", name}).out == r.out);
+    if (name != "version" && name != "help") CHECK(r.out.find("Example") != std::string::npos);
+  }
+}
+
+TEST_CASE("quantity: exact value, canonical form and both unit systems", "[cli][quantity]") {
+  Result r = Run({"quantity", "500Gi", "500G", "1024Mi", "0.0015", "--", "-1Gi"});
+  CHECK(r.rc == 0);
+  CHECK(r.err.empty());
+  CHECK(r.out ==
+        "500Gi = 536870912000 bytes = 536.9 GB = 500 GiB\n"
+        "500G = 500000000000 bytes = 500 GB = 465.7 GiB\n"
+        "1024Mi = 1073741824 bytes = 1.1 GB = 1 GiB; Kubernetes writes it 1Gi\n"
+        "0.0015 = 0.0015 (not a whole number: fine for CPU, but memory and GPUs count whole "
+        "units); Kubernetes writes it 1500u; stored for a container as 2m\n"
+        "-1Gi = -1073741824 bytes = -1.1 GB = -1 GiB; negative: the API server refuses negative "
+        "resource values\n");
+  // Incident 1's "memory: 500m": half a byte.
+  CHECK(Run({"quantity", "500m"}).out ==
+        "500m = 0.5 (not a whole number: fine for CPU, but memory and GPUs count whole units); "
+        "as memory, did you mean 500M (500000000 B = 500 MB = 476.8 MiB) or 500Mi (524288000 B = "
+        "524.3 MB = 500 MiB)?\n");
+}
+
+TEST_CASE("quantity: an invalid input says why, and the exit status is 1", "[cli][quantity]") {
+  Result r = Run({"quantity", "8Gi", "500GB", ""});
+  CHECK(r.rc == 1);
+  CHECK(r.out ==
+        "8Gi = 8589934592 bytes = 8.6 GB = 8 GiB\n"
+        "500GB is not a valid quantity: unknown suffix \"GB\" (Kubernetes units have no \"B\"); "
+        "did you mean 500G (500000000000 B = 500 GB = 465.7 GiB) or 500Gi (536870912000 B = "
+        "536.9 GB = 500 GiB)?\n"
+        "\"\" is not a valid quantity: quantity is empty\n");
+}
+
+TEST_CASE("quantity --format json: one object per input", "[cli][quantity]") {
+  Result r = Run({"quantity", "--format", "json", "500Gi", "0.0015", "-1", "40g"});
+  CHECK(r.rc == 1);
+  nlohmann::json doc = nlohmann::json::parse(r.out);
+  CHECK(doc == nlohmann::json::parse(R"([
+    {"input": "500Gi", "valid": true, "error": null, "canonical": "500Gi",
+     "value": "536870912000"},
+    {"input": "0.0015", "valid": true, "error": null, "canonical": "1500u", "value": "0.0015"},
+    {"input": "-1", "valid": true, "error": null, "canonical": "-1", "value": "-1"},
+    {"input": "40g", "valid": false,
+     "error": "unknown suffix \"g\" (suffixes are case-sensitive); did you mean 40G (40000000000 B = 40 GB = 37.3 GiB) or 40Gi (42949672960 B = 42.9 GB = 40 GiB)?",
+     "canonical": null, "value": null}])"));
+  CHECK(Run({"quantity", "--format=json", "1"}).rc == 0);
+}
+
+TEST_CASE("quantity: usage errors", "[cli][quantity]") {
+  Result none = Run({"quantity"});
+  CHECK(none.rc == 2);
+  CHECK(none.err == "gpulint: error: quantity needs a QUANTITY, e.g. 'gpulint quantity 500Gi'\n");
+  Result format = Run({"quantity", "--format", "yaml", "1"});
+  CHECK(format.rc == 2);
+  CHECK(format.err == "gpulint: error: --format: unknown format 'yaml' (choose text or json)\n");
+}
+
+constexpr char kPatch[] =
+    R"([{"op":"add","path":"/status/capacity/gpulint.io~1vram","value":"%s"}])";
+
+std::string PatchWith(const std::string& value) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, kPatch, value.c_str());
+  return buf;
+}
+
+TEST_CASE("node-patch: the recorded cards", "[cli][node-patch]") {
+  struct Case {
+    const char* file;
+    const char* value;
+    const char* summary;
+  };
+  const Case cases[] = {
+      {"a100-sxm4-80gb-x8.csv", "640Gi",
+       "8 × NVIDIA A100-SXM4-80GB (81920 MiB): gpulint.io/vram = 640Gi (687194767360 B = 687.2 "
+       "GB = 640 GiB)"},
+      {"h100-80gb-hbm3-x8.csv", "652472Mi",
+       "8 × NVIDIA H100 80GB HBM3 (81559 MiB): gpulint.io/vram = 652472Mi (684166479872 B = "
+       "684.2 GB = 637.2 GiB)"},
+      {"t4.csv", "15Gi",
+       "1 × Tesla T4 (15360 MiB): gpulint.io/vram = 15Gi (16106127360 B = 16.1 GB = 15 GiB)"},
+      {"quadro-rtx-8000.csv", "48601Mi",
+       "1 × Quadro RTX 8000 (48601 MiB): gpulint.io/vram = 48601Mi (50961842176 B = 51 GB = "
+       "47.5 GiB)"},
+      {"l4-x4.csv", "92136Mi",
+       "4 × NVIDIA L4 (23034 MiB): gpulint.io/vram = 92136Mi (96611598336 B = 96.6 GB = 90 "
+       "GiB)"},
+      {"a100-sxm4-40gb-x2-header-units-crlf.csv", "80Gi",
+       "2 × NVIDIA A100-SXM4-40GB (40960 MiB): gpulint.io/vram = 80Gi (85899345920 B = 85.9 GB "
+       "= 80 GiB)"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.file);
+    Result r =
+        Run({"node-patch", "--node", "gpu-1"}, Testdata(std::string("nvidia-smi/") + c.file));
+    CHECK(r.rc == 0);
+    CHECK(r.out == PatchWith(c.value) + "\n");
+    CHECK(r.err == "gpulint: " + std::string(c.summary) +
+                       "\ngpulint: apply it with:\n  kubectl patch node gpu-1 "
+                       "--subresource=status --type=json -p '" +
+                       PatchWith(c.value) + "'\n");
+    // The patch is what the JSON says it is.
+    CHECK(nlohmann::json::parse(r.out)[0]["path"] == "/status/capacity/gpulint.io~1vram");
+  }
+}
+
+TEST_CASE("node-patch: mixed GPUs count as the smallest, and it says so", "[cli][node-patch]") {
+  Result r = Run({"node-patch", "--print-command", "-"}, Testdata("nvidia-smi/mixed-a100-t4.csv"));
+  CHECK(r.rc == 0);
+  CHECK(r.out == "kubectl patch node NODE --subresource=status --type=json -p '" +
+                     PatchWith("45Gi") + "'\n");
+  CHECK(r.err ==
+        "gpulint: 1 × Tesla T4 (15360 MiB), 2 × NVIDIA A100 80GB PCIe (81920 MiB): "
+        "gpulint.io/vram = 45Gi (48318382080 B = 48.3 GB = 45 GiB)\n"
+        "gpulint: note: the GPUs differ; each counts as the smallest, 15360 MiB, since a pod's "
+        "VRAM must fit whichever GPU it is given\n"
+        "gpulint: replace NODE with the node's name, or pass --node\n");
+}
+
+TEST_CASE("node-patch: from a Node's GFD labels, with the policy's resource", "[cli][node-patch]") {
+  TempDir dir;
+  std::string policy = dir.Write("p.yaml",
+                                 "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n"
+                                 "  vram: {resource: example.com/gpu-memory}\n");
+  Result r = Run({"node-patch", "--from-labels", Testdata("nodes/incidents.yaml"), "--node",
+                  "rtx8000-node", "--print-command"});
+  CHECK(r.rc == 0);
+  CHECK(r.out == "kubectl patch node rtx8000-node --subresource=status --type=json -p '" +
+                     PatchWith("48Gi") + "'\n");
+  Result custom =
+      Run({"node-patch", "--resource", "example.com/vram"}, Testdata("nvidia-smi/t4.csv"));
+  CHECK(custom.out == R"([{"op":"add","path":"/status/capacity/example.com~1vram","value":"15Gi"}])"
+                      "\n");
+  Result from_policy = Run({"node-patch", "--policy", policy}, Testdata("nvidia-smi/t4.csv"));
+  INFO(from_policy.err);
+  CHECK(from_policy.out ==
+        R"([{"op":"add","path":"/status/capacity/example.com~1gpu-memory","value":"15Gi"}])"
+        "\n");
+}
+
+TEST_CASE("node-patch: unusable input exits 2 with its position", "[cli][node-patch]") {
+  TempDir dir;
+  struct Case {
+    std::vector<std::string> args;
+    std::string input;
+    std::string err;
+  };
+  const Case cases[] = {
+      {{"node-patch"},
+       "0, Tesla T4, 15360\n1, Tesla T4, lots\n",
+       "gpulint: error: <stdin>:2:14: memory.total \"lots\" is not a whole number of MiB\n"},
+      {{"node-patch"},
+       "\n",
+       "gpulint: error: <stdin>: no GPUs in the input (run: nvidia-smi "
+       "--query-gpu=index,name,memory.total --format=csv,noheader,nounits)\n"},
+      {{"node-patch", "--resource", "vram"},
+       "0, Tesla T4, 15360\n",
+       "gpulint: error: --resource: 'vram' is not an extended resource name; it needs a domain "
+       "prefix, e.g. example.com/vram\n"},
+      {{"node-patch", "--resource", "kubernetes.io/vram"},
+       "0, Tesla T4, 15360\n",
+       "gpulint: error: --resource: 'kubernetes.io/vram' is in the kubernetes.io domain, which "
+       "is reserved\n"},
+      {{"node-patch", "--from-labels", Testdata("nodes/incidents.yaml")},
+       "",
+       "gpulint: error: " + Testdata("nodes/incidents.yaml") +
+           ": holds 5 Nodes; choose one with --node (v100-node, rtx8000-node, t4-node, "
+           "t4-mps-node, cpu-node)\n"},
+      {{"node-patch", "--from-labels", Testdata("nodes/incidents.yaml"), "--node", "cpu-node"},
+       "",
+       "gpulint: error: " + Testdata("nodes/incidents.yaml") +
+           ":60:3: Node cpu-node has no GPU Feature Discovery labels nvidia.com/gpu.count and "
+           "nvidia.com/gpu.memory; run node-patch with nvidia-smi's output instead\n"},
+      {{"node-patch", "--from-labels", "x.yaml", "-"},
+       "",
+       "gpulint: error: give nvidia-smi's output or --from-labels, not both\n"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args.back() << " <<< " << c.input);
+    Result r = Run(c.args, dir.Write("in.csv", c.input));
+    CHECK(r.rc == 2);
+    CHECK(r.err == c.err);
+    CHECK(r.out.empty());
+  }
+}
+
+constexpr char kHidePod[] = R"(# a CUDA image with no GPU limit: gpu-limit-missing
+apiVersion: v1
+kind: Pod
+metadata: {name: tools}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+  containers:
+  - name: shell
+    image: nvcr.io/nvidia/cuda:12.4.1-base   # keep this comment
+)";
+
+constexpr char kHidePodFixed[] = R"(# a CUDA image with no GPU limit: gpu-limit-missing
+apiVersion: v1
+kind: Pod
+metadata: {name: tools}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+  containers:
+  - name: shell
+    image: nvcr.io/nvidia/cuda:12.4.1-base   # keep this comment
+    env:
+    - name: NVIDIA_VISIBLE_DEVICES
+      value: void
+)";
+
+TEST_CASE("fix: prints the fixed manifest and exits 1; --write writes it; then 0", "[cli][fix]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kHidePod);
+  REQUIRE(chmod(pod.c_str(), 0604) == 0);
+  Result dry = Run({"fix", pod});
+  CHECK(dry.rc == 1);
+  CHECK(dry.out == kHidePodFixed);
+  CHECK(dry.err == pod +
+                       ":8:5: spec.containers[0]: add env NVIDIA_VISIBLE_DEVICES=void (no GPU "
+                       "limit: it must see no GPU) [gpu-limit-missing]\n"
+                       "gpulint: 1 change to make in 1 file (run with --write to make them); "
+                       "policy: built-in\n");
+  CHECK(dir.Read("pod.yaml") == kHidePod);
+
+  Result write = Run({"fix", "--write", pod});
+  CHECK(write.rc == 1);
+  CHECK(write.out.empty());
+  CHECK(write.err.find("gpulint: made 1 change in 1 file; policy: built-in\n") !=
+        std::string::npos);
+  CHECK(dir.Read("pod.yaml") == kHidePodFixed);
+  struct stat st;
+  REQUIRE(stat(pod.c_str(), &st) == 0);
+  CHECK((st.st_mode & 07777) == 0604);
+
+  Result again = Run({"fix", "--write", "-q", pod});
+  CHECK(again.rc == 0);
+  CHECK(again.err.empty());
+  CHECK(dir.Read("pod.yaml") == kHidePodFixed);
+  CHECK(Run({"fix", pod}).err == "gpulint: nothing to fix in 1 file; policy: built-in\n");
+  // And check agrees: what fix hid is no longer reported.
+  Result check = Run({"check", "--format", "json", pod});
+  CHECK(check.rc == 0);
+  CHECK(check.out.find("gpu-limit-missing") == std::string::npos);
+}
+
+TEST_CASE("fix: stdin, several files, directories", "[cli][fix]") {
+  TempDir dir;
+  std::string pod = dir.Write("k8s/a/pod.yaml", kHidePod);
+  std::string cm = dir.Write("k8s/cm.json", R"({"apiVersion": "v1", "kind": "ConfigMap"})");
+  Result piped = Run({"fix", "-q", "-"}, pod);
+  CHECK(piped.rc == 1);
+  CHECK(piped.out == kHidePodFixed);
+  Result several = Run({"fix", "-q", dir.path() + "/k8s"});
+  CHECK(several.rc == 1);
+  CHECK(several.out == "# Source: " + pod + "\n" + kHidePodFixed + "---\n# Source: " + cm + "\n" +
+                           R"({"apiVersion": "v1", "kind": "ConfigMap"})" + "\n");
+  Result written = Run({"fix", "--write", dir.path() + "/k8s"});
+  CHECK(written.rc == 1);
+  CHECK(written.err.find("gpulint: made 1 change in 1 file; 1 file unchanged; policy: "
+                         "built-in\n") != std::string::npos);
+  CHECK(dir.Read("k8s/cm.json") == R"({"apiVersion": "v1", "kind": "ConfigMap"})");
+}
+
+TEST_CASE("fix: a broken document is reported and left alone; the rest is fixed", "[cli][fix]") {
+  TempDir dir;
+  std::string text = std::string(kHidePod) + "---\nkind: Pod\nmetadata: {name: [x}\n";
+  std::string path = dir.Write("two.yaml", text);
+  Result r = Run({"fix", "--write", "-q", path});
+  CHECK(r.rc == 2);
+  CHECK(r.err.rfind("gpulint: error: " + path + ":12:", 0) == 0);
+  CHECK(r.err.find(": not fixed, left as it was: ") != std::string::npos);
+  CHECK(dir.Read("two.yaml") ==
+        std::string(kHidePodFixed) + "---\nkind: Pod\nmetadata: {name: [x}\n");
+}
+
+TEST_CASE("fix: usage errors", "[cli][fix]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::string err;
+  };
+  const Case cases[] = {
+      {{"fix"},
+       "gpulint: error: no input: give a PATH, or - to read stdin (see 'gpulint fix "
+       "--help')\n"},
+      {{"fix", "--write", "-"},
+       "gpulint: error: --write cannot write back to stdin; run 'gpulint fix - > FILE' "
+       "instead\n"},
+      {{"fix", "--nodes", "-", "-"}, "gpulint: error: stdin ('-') can be read only once\n"},
+      {{"fix", "--wirte", "x.yaml"},
+       "gpulint: error: unknown option '--wirte' (see 'gpulint fix --help')\n"},
+      {{"fix", "--write", "--diff", "x.yaml"},
+       "gpulint: error: --write and --diff: choose one (--diff shows what --write would "
+       "change)\n"},
+      {{"fix", "--only", "gpu-limit-misssing", "x.yaml"},
+       "gpulint: error: --only: unknown rule 'gpu-limit-misssing' (did you mean "
+       "gpu-limit-missing?)\n"},
+      {{"fix", "--only", "quantity-invalid,", "x.yaml"},
+       "gpulint: error: --only: unknown rule '' (see 'gpulint rules')\n"},
+      {{"fix", "--only=exceeds-allocatable", "x.yaml"},
+       "gpulint: error: --only: gpulint fix does not repair exceeds-allocatable (it repairs "
+       "quantity-invalid, quantity-milli-memory, gpu-request-limit-mismatch, "
+       "gpu-limit-missing); 'gpulint explain exceeds-allocatable' says how to fix it\n"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.args.back());
+    Result r = Run(c.args);
+    CHECK(r.rc == 2);
+    CHECK(r.err == c.err);
+  }
+}
+
+TEST_CASE("fix --mutations --nodes: the VRAM of the nodes a pod can land on", "[cli][fix]") {
+  const std::string job = Testdata("mutations/nodes-v100-job.yaml");
+  Result r = Run({"fix", "-q", "--mutations", "--nodes", Testdata("nodes/incidents.yaml"), job});
+  CHECK(r.rc == 1);
+  CHECK(r.out.find("gpulint.io/vram: 128Gi") != std::string::npos);
+  // Without --mutations: no capacity is added to a job with no mistakes.
+  Result plain = Run({"fix", "-q", "--nodes", Testdata("nodes/incidents.yaml"), job});
+  CHECK(plain.rc == 0);
+  CHECK(plain.out == testing::ReadFile(job));
+}
+
+TEST_CASE("fix --diff: a unified diff, nothing written, exit 1 if anything would change",
+          "[cli][fix]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", kHidePod);
+  std::string cm = dir.Write("cm.yaml", "apiVersion: v1\nkind: ConfigMap\n");
+  Result r = Run({"fix", "--diff", "-q", pod, cm});
+  CHECK(r.rc == 1);
+  CHECK(r.out == "--- a/" + pod + "\n+++ b/" + pod +
+                     "\n"
+                     "@@ -7,3 +7,6 @@\n"
+                     "   containers:\n"
+                     "   - name: shell\n"
+                     "     image: nvcr.io/nvidia/cuda:12.4.1-base   # keep this comment\n"
+                     "+    env:\n"
+                     "+    - name: NVIDIA_VISIBLE_DEVICES\n"
+                     "+      value: void\n");
+  CHECK(dir.Read("pod.yaml") == kHidePod);
+  Result clean = Run({"fix", "--diff", cm});
+  CHECK(clean.rc == 0);
+  CHECK(clean.out.empty());
+}
+
+TEST_CASE("fix: a finding it cannot repair is said on stderr, even with -q", "[cli][fix]") {
+  TempDir dir;
+  std::string pod = dir.Write("pod.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  containers:
+  - name: c
+    image: nvcr.io/nvidia/cuda:12.4.1-base
+    env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]
+    resources: {limits: {memory: 500m}}
+)");
+  Result r = Run({"fix", "-q", "--write", pod});
+  CHECK(r.rc == 0);
+  CHECK(r.err == pod +
+                     ":9:34: not fixed: spec.containers[0].resources.limits.memory: 500m could be "
+                     "500Mi or 500M, and only the author knows which [quantity-milli-memory]\n");
+}
+
+TEST_CASE("check --format sarif|junit|github over a file in the current directory",
+          "[cli][formats]") {
+  // Tests run from the repository root: the file's URI is its relative path.
+  const std::string file = "testdata/rules/gpu-fractional/fail-half.yaml";
+  Result text = Run({"check", "-q", file});
+  REQUIRE(text.rc == 1);
+  size_t first_colon = text.out.find(':', file.size() + 1);
+  std::string line = text.out.substr(file.size() + 1, first_colon - file.size() - 1);
+
+  Result sarif = Run({"check", "--format", "sarif", file});
+  CHECK(sarif.rc == 1);
+  CHECK(sarif.err == "gpulint: 2 errors, 0 warnings in 1 object (1 file); policy: built-in\n");
+  nlohmann::json log = nlohmann::json::parse(sarif.out);
+  CHECK(log["runs"][0]["properties"]["policies"] == nlohmann::json::array({"built-in"}));
+  const auto& result = log["runs"][0]["results"][0];
+  CHECK(result["ruleId"] == "gpu-fractional");
+  CHECK(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"] == file);
+  CHECK(result["locations"][0]["physicalLocation"]["region"]["startLine"] == std::stoi(line));
+
+  Result junit = Run({"check", "--format=junit", "-q", file});
+  CHECK(junit.rc == 1);
+  CHECK(junit.out.find("<testsuite name=\"" + file + "\" tests=\"1\" failures=\"1\"") !=
+        std::string::npos);
+  Result github = Run({"check", "--format", "github", "-q", file});
+  CHECK(github.rc == 1);
+  CHECK(github.out.rfind("::error file=" + file + ",line=" + line + ",col=", 0) == 0);
+}
+
+}  // namespace
+}  // namespace gpulint

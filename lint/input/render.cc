@@ -1,0 +1,166 @@
+#include "lint/input/render.h"
+
+#include <utility>
+
+#include "engine/yaml/loader.h"
+#include "lint/input/inputs.h"
+#include "lint/input/setup.h"
+
+namespace gpulint {
+namespace {
+
+constexpr std::string_view kSourcePrefix = "# Source: ";
+
+// A path as an argument: one that starts with '-' would read as an option.
+std::string AsArgument(const std::string& path) {
+  return !path.empty() && path[0] == '-' ? "./" + path : path;
+}
+
+std::string TrimmedEnd(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ' || text.back() == '\r'))
+    text.pop_back();
+  return text;
+}
+
+// "failed (exit status 1): Error: ..." with what the tool printed on stderr.
+std::string ToolFailure(const std::string& what, const ToolRun& run, const ToolLimits& limits) {
+  std::string text = what + " failed (" + run.FailureText(limits) + ")";
+  std::string err = TrimmedEnd(run.err);
+  return err.empty() ? text : text + ": " + err;
+}
+
+// Runs `argv` for the source at `path`; its stdout on success.
+bool Render(const std::vector<std::string>& argv, const std::string& what,
+            const std::string& path, const ToolLimits& limits, std::string* out, Error* error) {
+  ToolRun run;
+  std::string start_error;
+  if (!RunTool(argv, limits, &run, &start_error)) {
+    *error = Error{path, {}, "cannot run " + what + ": " + start_error};
+    return false;
+  }
+  if (!run.ok()) {
+    *error = Error{path, {}, ToolFailure(what, run, limits)};
+    return false;
+  }
+  *out = std::move(run.out);
+  return true;
+}
+
+// The file a "# Source:" comment names, under the chart's path as given:
+// helm names it from the chart's name ("mychart/templates/x.yaml"), which
+// need not be its directory's.
+std::string SourceFile(std::string_view source, const std::string& chart) {
+  size_t slash = source.find('/');
+  if (slash == std::string_view::npos) return chart;
+  std::string rest(source.substr(slash + 1));
+  if (chart == ".") return rest;
+  return chart.back() == '/' ? chart + rest : chart + "/" + rest;
+}
+
+bool IsDocumentMarker(std::string_view line) {
+  if (line.substr(0, 3) != "---") return false;
+  line.remove_prefix(3);
+  return line.find_first_not_of(" \t\r") == std::string_view::npos;
+}
+
+bool RenderChart(const std::string& chart, const RenderOptions& options,
+                 const LoadLimits& limits, const DocumentSink& sink, Error* error) {
+  std::string helm = FindOnPath("helm");
+  if (helm.empty()) {
+    *error = Error{chart, {},
+                   "is a Helm chart; install helm to lint it, or lint helm's output: "
+                   "helm template " + chart + " | gpulint check -"};
+    return false;
+  }
+  std::vector<std::string> argv = {helm, "template", AsArgument(chart)};
+  for (const std::string& values : options.values_files) {
+    argv.push_back("--values");
+    argv.push_back(values);
+  }
+  std::string out;
+  return Render(argv, "helm template", chart, options.limits, &out, error) &&
+         LoadHelmOutput(out, chart, limits, sink, error);
+}
+
+bool RenderKustomization(const std::string& dir, const RenderOptions& options,
+                         const LoadLimits& limits, const DocumentSink& sink, Error* error) {
+  std::vector<std::string> argv;
+  std::string what;
+  if (std::string kubectl = FindOnPath("kubectl"); !kubectl.empty()) {
+    argv = {kubectl, "kustomize", AsArgument(dir)};
+    what = "kubectl kustomize";
+  } else if (std::string kustomize = FindOnPath("kustomize"); !kustomize.empty()) {
+    argv = {kustomize, "build", AsArgument(dir)};
+    what = "kustomize build";
+  } else {
+    *error = Error{dir, {},
+                   "is a kustomization; install kubectl to lint it, or lint its output: "
+                   "kubectl kustomize " + dir + " | gpulint check -"};
+    return false;
+  }
+  std::string out;
+  return Render(argv, what, dir, options.limits, &out, error) &&
+         LoadYamlString(out, dir + " (kustomized)", limits, sink, error);
+}
+
+}  // namespace
+
+bool LoadHelmOutput(std::string_view text, const std::string& chart, const LoadLimits& limits,
+                    const DocumentSink& sink, Error* error) {
+  bool stopped = false;
+  DocumentSink until_stopped = [&](Document&& doc) {
+    stopped = !sink(std::move(doc));
+    return !stopped;
+  };
+  // Documents are cut at "---" lines, so each one's lines count from its own
+  // start; a "---" at the start of a line is a document marker wherever it
+  // is, so no document is cut in two.
+  size_t pos = 0;
+  while (pos < text.size() && !stopped) {
+    size_t end = pos;
+    while (end < text.size()) {
+      size_t eol = text.find('\n', end);
+      std::string_view line = text.substr(end, eol == std::string_view::npos ? eol : eol - end);
+      if (end > pos && IsDocumentMarker(line)) break;
+      end = eol == std::string_view::npos ? text.size() : eol + 1;
+    }
+    std::string_view piece = text.substr(pos, end - pos);
+    pos = end;
+    if (size_t eol = piece.find('\n'); IsDocumentMarker(piece.substr(0, eol))) {
+      piece.remove_prefix(eol == std::string_view::npos ? piece.size() : eol + 1);
+    }
+    std::string file = chart;
+    if (piece.substr(0, kSourcePrefix.size()) == kSourcePrefix) {
+      size_t eol = piece.find('\n');
+      file = SourceFile(piece.substr(kSourcePrefix.size(), eol - kSourcePrefix.size()), chart);
+      piece.remove_prefix(eol == std::string_view::npos ? piece.size() : eol + 1);
+    }
+    if (piece.find_first_not_of(" \t\r\n") == std::string_view::npos) continue;
+    if (!LoadYamlString(piece, file + " (rendered)", limits, until_stopped, error)) return false;
+  }
+  return true;
+}
+
+bool LoadSource(const InputFile& input, int stdin_fd, const RenderOptions& options,
+                const LoadLimits& limits, const DocumentSink& sink, Error* error) {
+  switch (input.kind) {
+    case InputKind::kHelmChart:
+      return RenderChart(input.path, options, limits, sink, error);
+    case InputKind::kKustomization:
+      return RenderKustomization(input.path, options, limits, sink, error);
+    case InputKind::kFile:
+      break;
+  }
+  return LoadPath(input.path, stdin_fd, limits, sink, error);
+}
+
+std::string NotFixableText(const InputFile& input) {
+  std::string what = input.kind == InputKind::kHelmChart ? "a Helm chart" : "a kustomization";
+  std::string edit = input.kind == InputKind::kHelmChart ? "its templates or values"
+                                                         : "its resources or patches";
+  return "is " + what + ", left alone: gpulint fix edits files, and its manifests exist only " +
+         "once rendered; fix " + edit + " by hand ('gpulint check " + input.path +
+         "' shows what to change)";
+}
+
+}  // namespace gpulint

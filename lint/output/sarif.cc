@@ -1,0 +1,225 @@
+// SARIF 2.1.0 (https://docs.oasis-open.org/sarif/sarif/v2.1.0/), the format
+// GitHub code scanning uploads: one run whose driver lists every rule, then
+// one result per finding, and an invocation that says whether the run
+// succeeded, with a notification per input error. Results stream out as they
+// come; only the rule table is written up front.
+#include <cctype>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <vector>
+
+#include "engine/policy/policy.h"
+#include "engine/rules/rule.h"
+#include "lint/output/fingerprint.h"
+#include "lint/output/formats.h"
+#include "lint/output/output.h"
+#include "lint/output/output_internal.h"
+#include "lint/output/version.h"
+
+namespace gpulint {
+namespace {
+
+const char* Level(Severity s) {
+  switch (s) {
+    case Severity::kError:
+      return "error";
+    case Severity::kWarning:
+      return "warning";
+    case Severity::kInfo:
+      return "note";
+  }
+  return "none";
+}
+
+// "gpu-limit-missing" -> "GpuLimitMissing": SARIF's rule name is an
+// identifier, its id the stable kebab-case name.
+std::string PascalCase(std::string_view name) {
+  std::string out;
+  bool upper = true;
+  for (char c : name) {
+    if (c == '-') {
+      upper = true;
+      continue;
+    }
+    out += upper ? static_cast<char>(std::toupper(static_cast<unsigned char>(c))) : c;
+    upper = false;
+  }
+  return out;
+}
+
+json RuleJson(const Rule& rule, const Policy* policy) {
+  const RuleInfo& info = rule.info;
+  Severity severity = policy ? policy->RuleSeverity(info.name, info.severity) : info.severity;
+  std::string markdown = std::string("**Fix:** ") + info.fix;
+  if (info.example != nullptr) {
+    std::string example = info.example;
+    if (!example.empty() && example.back() != '\n') example += '\n';
+    markdown += "\n\n```yaml\n" + example + "```\n";
+  }
+  json configuration = {{"level", Level(severity)}};
+  if (policy && !policy->RuleEnabled(info.name)) configuration["enabled"] = false;
+  return {
+      {"id", info.name},
+      {"name", PascalCase(info.name)},
+      {"shortDescription", {{"text", info.title}}},
+      {"fullDescription", {{"text", info.rationale}}},
+      {"help", {{"text", info.fix}, {"markdown", markdown}}},
+      {"defaultConfiguration", configuration},
+      {"properties", {{"tags", {"kubernetes", "gpu"}}}},
+  };
+}
+
+std::string ObjectName(const ObjectRef& o) {
+  std::string out = o.kind;
+  if (!o.namespace_name.empty()) out += "/" + o.namespace_name;
+  return out + "/" + o.name;
+}
+
+class SarifWriter : public BufferedWriter {
+ public:
+  SarifWriter(const WriterOptions& options, std::ostream& out)
+      : BufferedWriter(out), base_dir_(options.base_dir) {
+    json rules = json::array();
+    for (const Rule* rule : AllRules()) {
+      rule_index_[rule->info.name] = rules.size();
+      rules.push_back(RuleJson(*rule, options.policy));
+    }
+    json driver = {{"name", "gpulint"},
+                   {"version", std::string(kVersion)},
+                   {"semanticVersion", std::string(kVersion)},
+                   {"rules", rules}};
+    json run = {{"tool", {{"driver", driver}}}, {"columnKind", "unicodeCodePoints"}};
+    // Which policy judged the findings: the same file can pass under one and
+    // fail under another.
+    if (!options.policies.empty()) run["properties"] = {{"policies", options.policies}};
+    if (!base_dir_.empty()) {
+      std::string root = SarifUri(base_dir_, "");
+      if (root.back() != '/') root += '/';
+      run["originalUriBaseIds"] = {{"%SRCROOT%", {{"uri", root}}}};
+    }
+    std::string head = DumpJson({{"$schema", "https://json.schemastore.org/sarif-2.1.0.json"},
+                                 {"version", "2.1.0"},
+                                 {"runs", json::array({run})}});
+    // Everything up to the run's closing "}]}" is written now; results follow.
+    head.resize(head.size() - 3);
+    buf_ = head + ",\"results\":[";
+  }
+
+  void Add(const Finding& f) override {
+    json result = {
+        {"ruleId", f.rule}, {"level", Level(f.severity)}, {"message", {{"text", f.message}}}};
+    auto it = rule_index_.find(f.rule);
+    if (it != rule_index_.end()) result["ruleIndex"] = it->second;
+    json location = json::object();
+    if (json physical = PhysicalLocation(f.file, f.mark); !physical.is_null())
+      location["physicalLocation"] = std::move(physical);
+    if (!f.object.kind.empty()) {
+      location["logicalLocations"] = json::array({{{"name", f.object.name},
+                                                   {"fullyQualifiedName", ObjectName(f.object)},
+                                                   {"kind", "resource"}}});
+    }
+    if (!location.empty()) result["locations"] = json::array({location});
+    if (!f.path.empty()) result["properties"] = {{"path", f.path}};
+    // What code scanning matches alerts across runs by, instead of the line.
+    if (!f.fingerprint.empty()) result["partialFingerprints"] = {{kFingerprintKey, f.fingerprint}};
+    buf_ += first_ ? "\n" : ",\n";
+    first_ = false;
+    buf_ += DumpJson(result);
+    MaybeFlush();
+  }
+
+  // Written at Finish as the run's invocation: there are few.
+  void AddError(const Error& error) override { errors_.push_back(error); }
+
+  // The invocation says whether the run succeeded: a log with no results
+  // and executionSuccessful false is a failed run, not a clean one.
+  void Finish(const Summary&) override {
+    json invocation = {{"executionSuccessful", errors_.empty()}};
+    if (!errors_.empty()) {
+      json notifications = json::array();
+      for (const Error& e : errors_) {
+        json physical = PhysicalLocation(e.file, e.mark);
+        // The location is said once: in the message when it has no artifact.
+        json notification = {
+            {"level", "error"},
+            {"message", {{"text", physical.is_null() ? e.ToString() : e.message}}}};
+        if (!physical.is_null())
+          notification["locations"] = json::array({{{"physicalLocation", physical}}});
+        notifications.push_back(std::move(notification));
+      }
+      invocation["toolExecutionNotifications"] = std::move(notifications);
+    }
+    buf_ += "\n],\"invocations\":";
+    buf_ += DumpJson(json::array({invocation}));
+    buf_ += "}]}\n";
+    Flush();
+  }
+
+ private:
+  // `file` at `mark` as a SARIF physicalLocation; null for no file or stdin,
+  // which are no artifact of the repository.
+  json PhysicalLocation(const std::string& file, Mark mark) const {
+    if (file.empty() || file == "<stdin>") return nullptr;
+    std::string uri = SarifUri(file, base_dir_);
+    json artifact = {{"uri", uri}};
+    if (uri.rfind("file:", 0) != 0 && !base_dir_.empty()) artifact["uriBaseId"] = "%SRCROOT%";
+    json physical = {{"artifactLocation", artifact}};
+    if (mark.line > 0) {
+      physical["region"] = {{"startLine", mark.line}};
+      if (mark.column > 0) physical["region"]["startColumn"] = mark.column;
+    }
+    return physical;
+  }
+
+  std::string base_dir_;
+  std::map<std::string, size_t, std::less<>> rule_index_;
+  std::vector<Error> errors_;
+  bool first_ = true;
+};
+
+void PercentEncode(std::string_view path, std::string* out) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  for (char ch : path) {
+    unsigned char c = static_cast<unsigned char>(ch);
+    if (std::isalnum(c) || c == '-' || c == '.' || c == '_' || c == '~' || c == '/') {
+      *out += ch;
+    } else {
+      *out += '%';
+      *out += kHex[c >> 4];
+      *out += kHex[c & 15];
+    }
+  }
+}
+
+}  // namespace
+
+std::string SarifUri(std::string_view file, std::string_view base_dir) {
+  namespace fs = std::filesystem;
+  fs::path path = fs::path(file).lexically_normal();
+  fs::path base = fs::path(base_dir).lexically_normal();
+  if (path.is_relative() && !base_dir.empty()) path = (base / path).lexically_normal();
+  std::string out;
+  if (!base_dir.empty()) {
+    fs::path relative = path.lexically_relative(base);
+    std::string text = relative.generic_string();
+    if (!text.empty() && text != "." && text.rfind("..", 0) != 0) {
+      PercentEncode(text, &out);
+      return out;
+    }
+  }
+  if (path.is_relative()) {
+    PercentEncode(path.generic_string(), &out);
+    return out;
+  }
+  out = "file://";
+  PercentEncode(path.generic_string(), &out);
+  return out;
+}
+
+extern const OutputFormat kSarifFormat = {
+    "sarif", [](const WriterOptions& options, std::ostream& out) -> std::unique_ptr<FindingWriter> {
+      return std::make_unique<SarifWriter>(options, out);
+    }};
+
+}  // namespace gpulint

@@ -1,0 +1,131 @@
+#!/usr/bin/env python3
+"""Holds every #include in the layered folders to cmake/layers.cmake.
+
+Usage: layers_test.py <build>/layers.txt <source dir>
+
+A file in a layer's folder may include its own folder and the folders of the
+layers it builds on, directly or through others; nothing above it or beside it.
+Everything else fails:
+  - a header named *_internal.h included from outside its folder (a folder
+    exports the rest);
+  - test support (*_test_support.h, *_test_util.h) included by code that ships;
+  - a source file in engine/, lint/, webhook/ or common/ outside every layer's
+    folder, so that a new folder must be given a place in the table.
+Tests (*_test.cc and test support) may include any header a front end may.
+Prints each violation as file:line: message and exits 1 when there is one.
+"""
+import os
+import re
+import sys
+import tempfile
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
+ROOTS = ("engine", "lint", "webhook", "common")
+
+
+def is_test(path):
+    name = os.path.basename(path)
+    return name.endswith("_test.cc") or name.endswith("_test_support.h") or name.endswith(
+        "_test_util.h")
+
+
+def check(table_lines, src, roots=ROOTS):
+    """The violations in `src`, as "file:line: message" strings."""
+    layers = {}  # name -> (folder, [builds on])
+    for line in table_lines:
+        if line.startswith("#") or not line.strip():
+            continue
+        name, folder, *below = line.split()
+        layers[name] = (folder, below)
+    by_folder = {folder: name for name, (folder, _) in layers.items()}
+
+    def reach(name, seen=None):
+        seen = set() if seen is None else seen
+        for b in layers[name][1]:
+            if b not in seen:
+                seen.add(b)
+                reach(b, seen)
+        return seen
+
+    problems = []
+    checked = 0
+    for root in roots:
+        for dirpath, _, files in os.walk(os.path.join(src, root)):
+            folder = os.path.relpath(dirpath, src)
+            for f in sorted(files):
+                if not (f.endswith(".cc") or f.endswith(".h")):
+                    continue
+                path = os.path.join(folder, f)
+                layer = by_folder.get(folder)
+                if layer is None:
+                    problems.append(f"{path}:1: in no layer's folder (cmake/layers.cmake)")
+                    continue
+                allowed = reach(layer) | {layer}
+                for n, text in enumerate(open(os.path.join(src, path)), 1):
+                    m = INCLUDE.match(text)
+                    if not m:
+                        continue
+                    target = m.group(1)
+                    tfolder = os.path.dirname(target)
+                    tname = os.path.basename(target)
+                    checked += 1
+                    if tname.endswith("_internal.h") and tfolder != folder:
+                        problems.append(f"{path}:{n}: includes {target}, internal to {tfolder}/")
+                    if is_test(path):
+                        continue
+                    if is_test(target):
+                        problems.append(f"{path}:{n}: includes test support {target}")
+                        continue
+                    tlayer = by_folder.get(tfolder)
+                    if tlayer is None or tlayer in allowed:
+                        continue  # system, generated/ and tests/ headers
+                    if layer in reach(tlayer):
+                        why = f"layer {tlayer} is above {layer}"
+                    else:
+                        why = f"{layer} does not build on {tlayer}"
+                    problems.append(f"{path}:{n}: includes {target}: {why}")
+    return problems, checked, len(layers)
+
+
+def self_test():
+    """The check finds each kind of violation in a small tree made for it."""
+    with tempfile.TemporaryDirectory() as src:
+        files = {
+            "x/low/low.h": "",
+            "x/low/low_internal.h": "",
+            "x/low/low_test_support.h": "",
+            "x/low/low.cc": '#include "x/high/high.h"\n',  # upward
+            "x/high/high.h": '#include "x/low/low.h"\n',  # fine
+            "x/high/high.cc": '#include "x/low/low_internal.h"\n'  # internal
+                              '#include "x/low/low_test_support.h"\n',  # test support
+            "x/high/high_test.cc": '#include "x/low/low_test_support.h"\n',  # fine
+            "x/stray/stray.cc": "",  # in no layer
+        }
+        for name, text in files.items():
+            os.makedirs(os.path.join(src, os.path.dirname(name)), exist_ok=True)
+            with open(os.path.join(src, name), "w") as f:
+                f.write(text)
+        problems, _, _ = check(["low x/low", "high x/high low"], src, roots=("x",))
+        want = ["x/high/high.cc:1: includes x/low/low_internal.h, internal to x/low/",
+                "x/high/high.cc:2: includes test support x/low/low_test_support.h",
+                "x/low/low.cc:1: includes x/high/high.h: layer high is above low",
+                "x/stray/stray.cc:1: in no layer's folder (cmake/layers.cmake)"]
+        if sorted(problems) != want:
+            print("self-test: the check found", problems, "in a tree made to hold", want)
+            return False
+    return True
+
+
+def main():
+    if not self_test():
+        return 1
+    with open(sys.argv[1]) as table:
+        problems, checked, layers = check(table.readlines(), sys.argv[2])
+    for p in problems:
+        print(p)
+    print(f"{checked} includes checked in {layers} layers, {len(problems)} problems")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
