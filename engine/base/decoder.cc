@@ -1,7 +1,6 @@
 #include "engine/base/decoder.h"
 
 #include <algorithm>
-#include <cctype>
 #include <charconv>
 
 #include "engine/base/edit_distance.h"
@@ -9,13 +8,6 @@
 
 namespace gpulint {
 namespace {
-
-bool EqualIgnoringCase(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 // How a value shows up in "got ..." of a type error.
 std::string Describe(const Value& v) {
@@ -34,21 +26,6 @@ std::string Describe(const Value& v) {
 }
 
 }  // namespace
-
-std::string ClosestWord(std::string_view word, const std::vector<std::string_view>& candidates) {
-  for (std::string_view c : candidates)
-    if (EqualIgnoringCase(word, c)) return std::string(c);
-  std::string best;
-  size_t best_distance = 3;  // more than two edits away is not a typo
-  for (std::string_view c : candidates) {
-    size_t d = EditDistance(word, c);
-    if (d < best_distance) {
-      best_distance = d;
-      best = std::string(c);
-    }
-  }
-  return best;
-}
 
 bool StrictDecoder::Fail(const Value& at, std::string_view path, std::string_view message) {
   if (failed_) return false;

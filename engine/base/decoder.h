@@ -18,10 +18,6 @@
 
 namespace gpulint {
 
-// The closest of `candidates` to `word` (same letters ignoring case, or at most
-// two edits apart), or "" when none is close.
-std::string ClosestWord(std::string_view word, const std::vector<std::string_view>& candidates);
-
 // Reads typed values out of a Value tree, stopping at the first error. Every
 // Read* returns false once an error has been recorded, so callers can chain
 // them and check failed() once.

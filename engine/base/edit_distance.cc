@@ -1,9 +1,20 @@
 #include "engine/base/edit_distance.h"
 
 #include <algorithm>
+#include <cctype>
 #include <vector>
 
 namespace gpulint {
+namespace {
+
+bool EqualIgnoringCase(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+}  // namespace
 
 size_t EditDistance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -18,6 +29,21 @@ size_t EditDistance(std::string_view a, std::string_view b) {
     }
   }
   return row[b.size()];
+}
+
+std::string ClosestWord(std::string_view word, const std::vector<std::string_view>& candidates) {
+  for (std::string_view c : candidates)
+    if (EqualIgnoringCase(word, c)) return std::string(c);
+  std::string best;
+  size_t best_distance = std::max<size_t>(2, word.size() / 4) + 1;
+  for (std::string_view c : candidates) {
+    size_t d = EditDistance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = std::string(c);
+    }
+  }
+  return best;
 }
 
 }  // namespace gpulint

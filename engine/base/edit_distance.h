@@ -1,14 +1,22 @@
-// Levenshtein distance, for "did you mean" suggestions (policy fields, rule names).
+// "Did you mean": the one rule for suggesting a name in place of a misspelt one
+// (policy fields, rule names, resource names).
 #ifndef GPULINT_ENGINE_BASE_EDIT_DISTANCE_H_
 #define GPULINT_ENGINE_BASE_EDIT_DISTANCE_H_
 
 #include <cstddef>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace gpulint {
 
 // Insertions, deletions and substitutions that turn `a` into `b`.
 size_t EditDistance(std::string_view a, std::string_view b);
+
+// The candidate `word` is most likely a misspelling of: one with the same
+// letters ignoring case, else the nearest within max(2, length / 4) edits (the
+// first of equals); "" when none is that close.
+std::string ClosestWord(std::string_view word, const std::vector<std::string_view>& candidates);
 
 }  // namespace gpulint
 

@@ -6,6 +6,7 @@
 #include <functional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/base/value.h"
 
@@ -19,6 +20,11 @@ std::string JoinPath(std::string_view path, std::string_view child);
 
 // One JSON pointer segment: "~" as "~0", "/" as "~1" (RFC 6901).
 std::string EscapePointerSegment(std::string_view segment);
+// Splits a JSON pointer into its unescaped segments: "" is the whole document
+// and has none. False, with *error when given, when `pointer` is not one (no
+// leading "/", a "~" that is not "~0" or "~1").
+bool SplitPointer(std::string_view pointer, std::vector<std::string>* segments,
+                  std::string* error = nullptr);
 
 // Where a value sits in an object, in both forms: the dotted path findings
 // report and the JSON pointer patches use (the dotted form quotes odd keys in a

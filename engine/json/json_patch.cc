@@ -15,36 +15,6 @@
 namespace gpulint {
 namespace {
 
-// Splits a JSON pointer (RFC 6901) into unescaped segments. "" is the whole
-// document and has no segments.
-bool SplitPointer(std::string_view path, std::vector<std::string>* out, std::string* err) {
-  out->clear();
-  if (path.empty()) return true;
-  if (path[0] != '/') {
-    *err = "a JSON pointer must be empty or start with \"/\"";
-    return false;
-  }
-  std::string segment;
-  for (size_t i = 1; i <= path.size(); ++i) {
-    if (i == path.size() || path[i] == '/') {
-      out->push_back(std::move(segment));
-      segment.clear();
-    } else if (path[i] == '~') {
-      char next = i + 1 < path.size() ? path[i + 1] : '\0';
-      if (next != '0' && next != '1') {
-        *err = "\"~" + std::string(next ? 1 : 0, next) +
-               "\" is not an escape of a JSON pointer (\"~0\" is \"~\", \"~1\" is \"/\")";
-        return false;
-      }
-      segment += next == '0' ? '~' : '/';
-      ++i;
-    } else {
-      segment += path[i];
-    }
-  }
-  return true;
-}
-
 // The pointer of the first `n` segments, for messages: "/spec/containers", or
 // "the document root" for none.
 std::string Where(const std::vector<std::string>& segments, size_t n) {

@@ -3,7 +3,6 @@
 #include <string>
 #include <vector>
 
-#include "engine/base/decoder.h"
 #include "engine/policies.h"
 #include "engine/policy/policy_test_support.h"
 
@@ -179,14 +178,6 @@ TEST_CASE("a YAML syntax error is reported with its position", "[policy][errors]
   REQUIRE_FALSE(LoadPolicyText(kHeader + "spec: {reserved: [}\n", "policy.yaml", &p, &error));
   CHECK(error.file == "policy.yaml");
   CHECK(error.mark.line == 3);
-}
-
-TEST_CASE("ClosestWord suggests only near misses", "[policy][errors]") {
-  std::vector<std::string_view> fields = {"fixed", "percent", "perGpu"};
-  CHECK(ClosestWord("perGPU", fields) == "perGpu");
-  CHECK(ClosestWord("precent", fields) == "percent");
-  CHECK(ClosestWord("fix", fields) == "fixed");
-  CHECK(ClosestWord("headroom", fields).empty());
 }
 
 }  // namespace

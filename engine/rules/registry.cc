@@ -58,16 +58,10 @@ PolicyNames RuleNames() {
 }
 
 const Rule* ClosestRule(std::string_view name) {
-  const Rule* best = nullptr;
-  size_t best_distance = std::max<size_t>(2, name.size() / 4) + 1;
-  for (const Rule* r : AllRules()) {
-    size_t d = EditDistance(name, r->info.name);
-    if (d < best_distance) {
-      best = r;
-      best_distance = d;
-    }
-  }
-  return best;
+  std::vector<std::string_view> names;
+  for (const Rule* r : AllRules()) names.push_back(r->info.name);
+  std::string closest = ClosestWord(name, names);
+  return closest.empty() ? nullptr : FindRule(closest);
 }
 
 }  // namespace gpulint

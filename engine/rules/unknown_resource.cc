@@ -3,7 +3,7 @@
 // or a MIG profile no node is cut into.
 #include <set>
 
-#include "engine/base/decoder.h"
+#include "engine/base/edit_distance.h"
 #include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "engine/base/path.h"
 #include "engine/yaml/loader.h"
 #include "engine/yaml_edit/yaml_edit_internal.h"
 
@@ -38,21 +39,6 @@ struct Refusal {
   size_t offset = 0;
   std::string message;
 };
-
-// The segments of a pointer that ApplyPatch has already accepted.
-std::vector<std::string> Segments(std::string_view pointer) {
-  std::vector<std::string> out;
-  for (size_t i = 0; i < pointer.size(); ++i) {
-    if (pointer[i] == '/') {
-      out.emplace_back();
-    } else if (pointer[i] == '~' && i + 1 < pointer.size()) {
-      out.back() += pointer[++i] == '1' ? '/' : '~';
-    } else {
-      out.back() += pointer[i];
-    }
-  }
-  return out;
-}
 
 bool IsFlowCollection(const Node& n) {
   return (n.kind == NodeKind::kMapping || n.kind == NodeKind::kSequence) && n.flow;
@@ -134,7 +120,8 @@ bool Planner::CheckAnchors(size_t at, const std::string& where) {
 bool Planner::Plan(const PatchOp& op, Edit* edit, Refusal* refusal) {
   pointer_ = op.path;
   bool ok = [&] {
-    std::vector<std::string> segments = Segments(op.path);
+    std::vector<std::string> segments;
+    SplitPointer(op.path, &segments);  // ApplyPatch has accepted it
     if (op.op == "remove") return Refuse(0, "remove is not supported by the text editor");
     if (segments.empty()) return Refuse(0, "the whole document cannot be replaced in place");
     size_t parent = 0;

@@ -6,7 +6,6 @@
 #include <ostream>
 #include <set>
 
-#include "engine/base/edit_distance.h"
 #include "engine/rules/rule.h"
 #include "engine/yaml/loader.h"
 #include "lint/cli/commands.h"
@@ -236,14 +235,10 @@ bool ReadOnly(const std::vector<std::string>& values, std::set<std::string, std:
                  "); 'gpulint explain " + name + "' says how to fix it";
         return false;
       }
-      std::string best;
-      size_t best_distance = 4;  // a suggestion further off than 3 edits is noise
-      for (const Rule* r : AllRules()) {
-        size_t d = EditDistance(name, r->info.name);
-        if (d < best_distance) best_distance = d, best = r->info.name;
-      }
+      const Rule* close = ClosestRule(name);
       *error = "--only: unknown rule '" + name + "'";
-      *error += best.empty() ? " (see 'gpulint rules')" : " (did you mean " + best + "?)";
+      *error += close ? " (did you mean " + std::string(close->info.name) + "?)"
+                      : " (see 'gpulint rules')";
       return false;
     }
   }

@@ -24,19 +24,11 @@ struct Located {
 
 Located Locate(const Value& root, std::string_view pointer) {
   Located out{"", &root};
+  std::vector<std::string> segments;
+  SplitPointer(pointer, &segments);  // the engine's own ops
   const Value* at = &root;
-  size_t i = 0;
-  while (at && i < pointer.size()) {
-    size_t next = pointer.find('/', i + 1);
-    std::string segment;
-    for (size_t k = i + 1; k < std::min(next, pointer.size()); ++k) {
-      if (pointer[k] == '~' && k + 1 < pointer.size()) {
-        segment += pointer[++k] == '1' ? '/' : '~';
-      } else {
-        segment += pointer[k];
-      }
-    }
-    i = next == std::string_view::npos ? pointer.size() : next;
+  for (const std::string& segment : segments) {
+    if (!at) break;
     if (at->is_sequence()) {
       size_t index = segment == "-" ? at->items().size() : std::stoul(segment);
       out.path += "[" + std::to_string(index) + "]";
