@@ -10,11 +10,14 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
 #include "engine/base/path.h"
 #include "engine/rules/rule_util.h"
+#include "engine/workload/headroom_record.h"
+#include "engine/workload/vram.h"
 #include "engine/workload/workload.h"
 
 namespace gpulint {
@@ -91,26 +94,14 @@ bool VramAdvertised(const PodInfo& pod, const Policy& policy, Quantity* most) {
   return any;
 }
 
-// The VRAM to add to a container, or nothing: the container's own annotation,
-// else the pod's (for its GPU containers, or for the only app container of a
-// pod that asks for no GPU at all, as in incident 2), else, for a GPU
-// container, the candidate nodes. An annotation that is not a valid
-// non-negative quantity stops there (quantity-invalid reports it): falling
-// back to a guess would hide the typo.
+// The VRAM to add to a container, or nothing: what its annotations declare
+// (AnnotatedVram; an invalid one stops there, as a guess would hide the typo),
+// else, for a GPU container, the candidate nodes.
 std::optional<Quantity> VramFor(const PodInfo& pod, const ContainerInfo& c, const Policy& policy,
-                                int64_t gpus, bool pod_has_gpus) {
+                                int64_t gpus) {
   if (c.Request(policy.vram_resource) || c.Limit(policy.vram_resource)) return std::nullopt;
-  bool pod_annotation_applies = gpus > 0 || (!pod_has_gpus && pod.OnlyAppContainer() == &c);
-  for (const std::string& key : {policy.vram_annotation + "." + c.name, policy.vram_annotation}) {
-    if (key == policy.vram_annotation && !pod_annotation_applies) break;
-    const Value* v = pod.Annotation(key);
-    if (!v) continue;
-    Quantity q;
-    QuantityError error;
-    if (!v->is_string() || !Quantity::Parse(v->text(), &q, &error) || q.sign() < 0)
-      return std::nullopt;
-    return q;
-  }
+  if (std::optional<VramAnnotation> declared = AnnotatedVram(pod, c, policy, gpus))
+    return declared->valid ? std::optional<Quantity>(declared->quantity) : std::nullopt;
   if (gpus <= 0) return std::nullopt;
   return VramFromNodes(pod, policy, gpus);
 }
@@ -118,10 +109,10 @@ std::optional<Quantity> VramFor(const PodInfo& pod, const ContainerInfo& c, cons
 // The VRAM edits of one container: requests = limits, where nodes advertise
 // the resource and one of them has that much.
 void VramEdits(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, int64_t gpus,
-               bool pod_has_gpus, std::vector<std::pair<std::string, Value::Member>>* edits) {
+               std::vector<std::pair<std::string, Value::Member>>* edits) {
   Quantity most;
   if (!policy.mutations.vram || !VramAdvertised(pod, policy, &most)) return;
-  std::optional<Quantity> vram = VramFor(pod, c, policy, gpus, pod_has_gpus);
+  std::optional<Quantity> vram = VramFor(pod, c, policy, gpus);
   if (!vram || *vram > most) return;  // vram-exceeds-gpu says why
   std::string text = vram->Canonical();
   edits->push_back({"requests", {policy.vram_resource, StringValue(text)}});
@@ -162,16 +153,18 @@ int64_t ReplicasPerGpu(const PodInfo& pod) {
 // what was added and the texts the user wrote, {"added": "16Gi", "requests":
 // "440G", "limits": "440G"}, for validation to judge and quote them.
 bool HeadroomEdits(const ContainerInfo& c, const Quantity& headroom,
-                   std::vector<std::pair<std::string, Value::Member>>* edits, Value* record) {
+                   std::vector<std::pair<std::string, Value::Member>>* edits,
+                   HeadroomEntry* record) {
   const ResourceEntry* request = c.Request("memory");
   const ResourceEntry* limit = c.Limit("memory");
   if ((request && !request->valid) || (limit && !limit->valid)) return false;
   if (!request && !limit) return false;
-  *record = MapOf({{"added", StringValue(headroom.Canonical())}});
-  for (auto [list, entry] : {std::pair{"requests", request}, std::pair{"limits", limit}}) {
+  record->added = headroom.Canonical();
+  for (auto [list, entry, text] : {std::tuple{"requests", request, &record->requests},
+                                   std::tuple{"limits", limit, &record->limits}}) {
     if (!entry) continue;
     edits->push_back({list, {"memory", StringValue((entry->quantity + headroom).Canonical())}});
-    record->mutable_members().push_back({list, StringValue(std::string(entry->Text()))});
+    *text = std::string(entry->Text());
   }
   return true;
 }
@@ -280,20 +273,19 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
   // k of a GPU's r replicas bring k/r of its headroom: the driver memory is
   // per physical card, whoever shares it.
   int64_t replicas = ReplicasPerGpu(pod);
-  bool pod_has_gpus = pod.AsksForGpus(policy);
-  Value recorded(Value::Type::kMapping);
+  HeadroomRecord recorded;
   for (const ContainerInfo& c : pod.containers) {
     int64_t gpus = 0;
     bool counted = CountGpus(c, policy, &gpus);
     std::vector<std::pair<std::string, Value::Member>> edits;
-    VramEdits(pod, c, policy, counted ? gpus : 0, pod_has_gpus, &edits);
+    VramEdits(pod, c, policy, counted ? gpus : 0, &edits);
     if (!edits.empty())
       note(c, policy.vram_resource + " " + edits.front().second.second.text() + " (VRAM)");
     if (counted) {
       Quantity added = per_gpu.ScaledUp(gpus, replicas).RoundedUp(0);
-      Value record;
+      HeadroomEntry record;
       if (headroom && HeadroomEdits(c, added, &edits, &record)) {
-        recorded.mutable_members().push_back({c.name, std::move(record)});
+        recorded.push_back({c.name, std::move(record)});
         note(c, "memory +" + added.Canonical() + " (headroom for the GPU driver)");
       }
     }
@@ -304,8 +296,8 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
       note(c, "NVIDIA_VISIBLE_DEVICES=void (it asks for no GPU)");
     }
   }
-  if (!recorded.members().empty())
-    AnnotationOp(pod, policy.headroom_annotation, ToJson(recorded), ops);
+  if (!recorded.empty())
+    AnnotationOp(pod, policy.headroom_annotation, WriteHeadroomRecord(recorded), ops);
 }
 
 }  // namespace

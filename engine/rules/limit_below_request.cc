@@ -2,6 +2,7 @@
 // server refuses (ValidateResourceRequirements); for hugepages, which cannot
 // be overcommitted, any request that differs from the limit or has none.
 // Extended resources (GPUs) are gpu-request-limit-mismatch's.
+#include "engine/base/resource_names.h"
 #include "engine/cluster/inventory.h"
 #include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
@@ -9,8 +10,6 @@
 
 namespace gpulint {
 namespace {
-
-bool IsHugePages(std::string_view name) { return name.rfind("hugepages-", 0) == 0; }
 
 void CheckRequest(const ContainerInfo& c, const ResourceEntry& req, const Policy& policy,
                   Reporter& out) {

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "engine/base/path.h"
+#include "engine/base/resource_names.h"
 #include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "engine/workload/quantity_field.h"
@@ -47,9 +48,8 @@ void CheckNegative(const ResourceEntry& e, Reporter& out) {
 // Kubernetes' IsHugePageResourceValueDivisible: the value (rounded up to a
 // whole byte) must be a multiple of the page size named in the resource.
 void CheckHugePages(const ResourceEntry& e, Reporter& out) {
-  constexpr std::string_view kPrefix = "hugepages-";
-  if (e.name.rfind(kPrefix, 0) != 0 || e.quantity.sign() < 0) return;
-  const std::string size = e.name.substr(kPrefix.size());
+  if (!IsHugePages(e.name) || e.quantity.sign() < 0) return;
+  const std::string size(HugePageSize(e.name));
   const std::string refusal = "the API server refuses it (\"" + e.quantity.Canonical() +
                               " is not positive integer multiple of " + e.name + "\")";
   Quantity page;

@@ -1,12 +1,14 @@
 #include "engine/rules/rule_util.h"
 
 #include "engine/base/path.h"
+#include "engine/base/resource_names.h"
+#include "engine/workload/vram.h"
 
 namespace gpulint {
 
 bool IsByteResource(std::string_view name, const Policy& policy) {
   return name == "memory" || name == "ephemeral-storage" || name == "storage" ||
-         name.substr(0, 10) == "hugepages-" || name == policy.vram_resource;
+         IsHugePages(name) || name == policy.vram_resource;
 }
 
 bool IsGpuResource(const Policy& policy, std::string_view name) {
@@ -39,17 +41,13 @@ bool DeclaredVram(const PodInfo& pod, const ContainerInfo& c, const Policy& poli
     *path = l->path;
     return true;
   }
-  std::string own = policy.vram_annotation + "." + c.name;
-  for (const std::string& key : {own, policy.vram_annotation}) {
-    const Value* v = pod.Annotation(key);
-    if (!v || !v->is_scalar()) continue;
-    QuantityError error;
-    if (!Quantity::Parse(v->text(), out, &error)) return false;
-    *where = v;
-    *path = AppendKey(MetadataPath(pod) + ".annotations", key);
-    return true;
-  }
-  return false;
+  std::optional<VramAnnotation> declared =
+      AnnotatedVram(pod, c, policy, c.GpuCount(policy).Value());
+  if (!declared || !declared->valid) return false;
+  *out = declared->quantity;
+  *where = declared->value;
+  *path = AppendKey(MetadataPath(pod) + ".annotations", declared->key);
+  return true;
 }
 
 std::string DescribeGpuClaims(const ContainerInfo& c) {

@@ -39,9 +39,9 @@ std::string ContainerLabel(const ContainerInfo& c);
 // them: "DRA claim \"gpus\": 2 gpu.nvidia.com devices, memory 20Gi each";
 // "" for none.
 std::string DescribeGpuClaims(const ContainerInfo& c);
-// The VRAM a GPU container declares per the policy: the container's VRAM
-// resource limit, else `<annotation>.<container>` on the pod, else the pod's
-// `<annotation>`. Sets *where to the node the value was read from.
+// The VRAM a container declares per the policy: its VRAM resource limit,
+// else its annotations (AnnotatedVram). Sets *where to the node the value was
+// read from.
 bool DeclaredVram(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, Quantity* out,
                   const Value** where, std::string* path);
 

@@ -23,20 +23,16 @@ void CheckContainer(const PodInfo& pod, const ContainerInfo& c, const Policy& po
   if (!DeclaredVram(pod, c, policy, &vram, &at, &path)) return;
   int64_t gpus = c.GpuCount(policy).Value();
   if (gpus <= 0) {
-    // A pod annotation stands for the GPU containers, or for the one app
-    // container of a pod that asks for no GPU (incident 2 as it happened);
-    // a container's own declaration always counts. The mutation requests the
-    // VRAM where nodes advertise it, so the card is not oversubscribed, but
-    // no GPU is the container's own: a warning.
-    bool own =
-        c.Limit(policy.vram_resource) || pod.Annotation(policy.vram_annotation + "." + c.name);
-    if (own || (!pod.AsksForGpus(policy) && pod.OnlyAppContainer() == &c))
-      out.Report(at, path,
-                 ContainerLabel(c) + " declares " + DescribeBytes(vram) +
-                     " of VRAM but requests no GPU: the device plugin gives it none, and the "
-                     "GPUs it reaches are other pods'; request " +
-                     policy.gpu_resources.front() + " (one replica of a shared GPU for a slice)",
-                 Severity::kWarning);
+    // Its own declaration, or the pod's for the one app container of a pod
+    // that asks for no GPU (incident 2 as it happened). The mutation requests
+    // the VRAM where nodes advertise it, so the card is not oversubscribed,
+    // but no GPU is the container's own: a warning.
+    out.Report(at, path,
+               ContainerLabel(c) + " declares " + DescribeBytes(vram) +
+                   " of VRAM but requests no GPU: the device plugin gives it none, and the "
+                   "GPUs it reaches are other pods'; request " +
+                   policy.gpu_resources.front() + " (one replica of a shared GPU for a slice)",
+               Severity::kWarning);
     return;
   }
   const Candidate* best = nullptr;

@@ -4,7 +4,8 @@
 
 #include "engine/base/objects.h"
 #include "engine/base/path.h"
-#include "engine/json/json_parser.h"
+#include "engine/base/resource_names.h"
+#include "engine/workload/headroom_record.h"
 #include "engine/workload/node_agent.h"
 #include "engine/workload/quantity_field.h"
 
@@ -75,7 +76,7 @@ void ReadContainers(const Value& spec, PodInfo* pod) {
 // The resources Kubernetes accepts at pod level (resourcehelper's
 // IsSupportedPodLevelResource); others are refused by validation.
 bool IsPodLevelResource(std::string_view name) {
-  return name == "cpu" || name == "memory" || name.substr(0, 10) == "hugepages-";
+  return name == "cpu" || name == "memory" || IsHugePages(name);
 }
 
 // spec.resources: the pod-level requests and limits.
@@ -214,29 +215,26 @@ std::vector<std::string> ExtendedResourcesOf(const std::vector<ContainerInfo>& c
 void TakeOutHeadroom(const Policy& policy, PodInfo* pod) {
   auto reserve = policy.reserved.find("memory");
   const Value* note = pod->Annotation(policy.headroom_annotation);
-  if (reserve == policy.reserved.end() || !note || !note->is_string()) return;
-  Value recorded;
-  Error error;
-  if (!ParseJson(note->text(), 4, &recorded, &error) || !recorded.is_mapping()) return;
+  HeadroomRecord recorded;
+  if (reserve == policy.reserved.end() || !note || !note->is_string() ||
+      !ReadHeadroomRecord(note->text(), &recorded))
+    return;
   for (ContainerInfo& c : pod->containers) {
-    const Value* record = recorded.Find(c.name);
-    // {"added": "16Gi", "requests": "440G", ...}; before 0.2, only "16Gi".
-    const Value* added = record && record->is_mapping() ? record->Find("added") : record;
+    const HeadroomEntry* record = FindHeadroomEntry(recorded, c.name);
     Quantity headroom;
     QuantityError bad;
-    if (!added || !added->is_string() || !Quantity::Parse(added->text(), &headroom, &bad)) continue;
+    if (!record || !record->added || !Quantity::Parse(*record->added, &headroom, &bad)) continue;
     headroom = std::min(headroom, reserve->second.per_gpu * c.GpuCount(policy).Value());
     if (headroom.sign() <= 0) continue;
-    for (auto [list, entries] : {std::pair{"requests", &c.requests}, std::pair{"limits", &c.limits}}) {
+    for (auto [text, entries] :
+         {std::pair{&record->requests, &c.requests}, std::pair{&record->limits, &c.limits}}) {
       for (ResourceEntry& e : *entries) {
         if (e.name != "memory" || !e.valid || e.quantity < headroom) continue;
         e.quantity = e.quantity - headroom;
         e.unmutated = e.quantity.Canonical();
-        const Value* text = record->is_mapping() ? record->Find(list) : nullptr;
         Quantity written;
-        if (text && text->is_string() && Quantity::Parse(text->text(), &written, &bad) &&
-            written.Stored() == e.quantity)
-          e.unmutated = text->text();
+        if (*text && Quantity::Parse(**text, &written, &bad) && written.Stored() == e.quantity)
+          e.unmutated = **text;
       }
     }
   }
