@@ -72,14 +72,20 @@ Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes) {
 }
 
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,
-                              const Inventory& inventory, const DeviceClaims* claims,
-                              Coverage* coverage) {
+                              const Inventory& inventory, const EvaluateOptions& options) {
   std::vector<Finding> findings;
+  Coverage* coverage = options.coverage;
   if (coverage) *coverage = Coverage::kNoWorkload;
   if (!object.is_mapping()) return findings;
   ObjectContext ctx{object, RefOf(object), file, policy, inventory, {}, {}};
   if (policy.ExemptNamespace(ctx.ref.namespace_name)) return findings;
-  ctx.pods = ExtractPods(object, policy, inventory, claims);
+  ctx.pods = ExtractPods(object, policy, inventory, options.claims);
+  ctx.fixes = options.fixes;
+  std::vector<PodInfo> before;
+  if (options.resized_from) {
+    before = ExtractPods(*options.resized_from, policy, inventory);
+    ctx.resized_from = &before;
+  }
   ctx.unchecked = FindUncheckedShapes(object, policy, ctx.pods);
   if (coverage && !ctx.unchecked.empty()) {
     *coverage = Coverage::kNotChecked;

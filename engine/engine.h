@@ -20,17 +20,36 @@ namespace gpulint {
 // The policy's node classes plus real nodes (from --nodes or the API server).
 Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes);
 
+struct EvaluateOptions {
+  // The DRA ResourceClaims and ResourceClaimTemplates seen before the object
+  // in its input, which resolve its pods' claims; null: none in view.
+  const DeviceClaims* claims = nullptr;
+  // When given, set to whether the object's workloads were checked
+  // (engine/workload/workload_coverage.h); an exempt object carries none.
+  Coverage* coverage = nullptr;
+  // Rules attach their repairs to their findings (Finding::fix), for
+  // `gpulint fix`.
+  bool fixes = false;
+  // The Pod as it was before an in-place resize (the pods/resize
+  // subresource), when the object is the resized Pod: a GPU container whose
+  // memory limit (its own or the pod's) the resize removes is an error of
+  // memory-limit-missing, not a warning, unless the policy sets the rule's
+  // severity.
+  const Value* resized_from = nullptr;
+};
+
 // Findings for one object (not a List: see ForEachObject), honouring the
 // policy's rule settings, exempt namespaces and ignore annotations. `file` is
 // copied into each finding (empty for webhook input). Findings are ordered by
-// position, then rule name.
-// `claims`: the DRA ResourceClaims and ResourceClaimTemplates seen before
-// `object` in its input, which resolve its pods' claims; null: none in view.
-// `coverage`, when given, is set to whether the object's workloads were
-// checked (engine/workload/workload_coverage.h); an exempt object carries none.
+// position, then rule name. The pods are extracted once, for every rule.
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,
-                              const Inventory& inventory, const DeviceClaims* claims = nullptr,
-                              Coverage* coverage = nullptr);
+                              const Inventory& inventory, const EvaluateOptions& options);
+inline std::vector<Finding> Evaluate(const Value& object, const std::string& file,
+                                     const Policy& policy, const Inventory& inventory,
+                                     const DeviceClaims* claims = nullptr,
+                                     Coverage* coverage = nullptr) {
+  return Evaluate(object, file, policy, inventory, EvaluateOptions{claims, coverage});
+}
 
 // The finding for a document that could not be read (rule "parse-error").
 Finding ParseErrorFinding(const Error& error);

@@ -8,17 +8,20 @@
 #include "engine/base/finding.h"
 #include "engine/base/value.h"
 #include "engine/cluster/inventory.h"
+#include "engine/engine.h"
 #include "engine/policy/policy.h"
 
 namespace gpulint {
 
-// Findings for a resize from `before` to `after` (both Pods), on top of
-// Evaluate(after): a GPU container that had a memory limit (its own or the
-// pod's) and has none afterwards makes memory-limit-missing's warning for it
-// an error (unless the policy sets the rule's severity). A pod that never had
-// a limit keeps the warning: the resize took nothing away.
-std::vector<Finding> EvaluateResize(const Value& before, const Value& after, const Policy& policy,
-                                    const Inventory& inventory);
+// Findings for a resize from `before` to `after` (both Pods): Evaluate(after)
+// with `before` as memory-limit-missing's input (EvaluateOptions::resized_from).
+// A pod that never had a limit keeps the warning: the resize took nothing away.
+inline std::vector<Finding> EvaluateResize(const Value& before, const Value& after,
+                                           const Policy& policy, const Inventory& inventory) {
+  EvaluateOptions options;
+  options.resized_from = &before;
+  return Evaluate(after, "", policy, inventory, options);
+}
 
 }  // namespace gpulint
 

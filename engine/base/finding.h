@@ -3,9 +3,12 @@
 #ifndef GPULINT_ENGINE_BASE_FINDING_H_
 #define GPULINT_ENGINE_BASE_FINDING_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "engine/base/patch_op.h"
 #include "engine/base/value.h"
 
 namespace gpulint {
@@ -22,6 +25,16 @@ struct ObjectRef {
   std::string name;  // metadata.name, else metadata.generateName
 };
 
+// The repair a rule attaches to its finding, as clang-tidy attaches fix-its,
+// where the manifest can be read only one way. `gpulint fix` applies it.
+struct FixIt {
+  std::vector<PatchOp> ops;  // JSON pointers into the object the finding is about
+  std::string what;          // "500m -> 500Mi (the limit is 500Mi)"
+  // What the change names ("memory", an annotation's key); empty: the
+  // finding's path.
+  std::string field;
+};
+
 struct Finding {
   std::string rule;  // kebab-case rule name, e.g. "exceeds-allocatable"
   Severity severity = Severity::kError;
@@ -36,6 +49,10 @@ struct Finding {
   // Identity across runs, for baselines and SARIF (lint/output/fingerprint.h): set by
   // `gpulint check`, empty from Evaluate.
   std::string fingerprint;
+  // Only when the rule was asked for fixes (ObjectContext::fixes): its repair,
+  // or, for a rule that repairs some findings, why this one has none.
+  std::optional<FixIt> fix;
+  std::string no_fix;
 };
 
 // Input that could not be read: a file, a document, a policy. `file` may be a

@@ -7,15 +7,10 @@
 #include <vector>
 
 #include "engine/base/finding.h"
+#include "engine/base/patch_op.h"
 #include "engine/base/value.h"
 
 namespace gpulint {
-
-struct PatchOp {
-  std::string op;    // "add", "replace", "remove", "test"
-  std::string path;  // JSON pointer, "~" as "~0" and "/" as "~1"
-  Value value;       // unused for "remove"
-};
 
 // JSON text of a patch: [{"op":"add","path":"...","value":...}, ...].
 std::string PatchToJson(const std::vector<PatchOp>& ops);

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/base/path.h"
+#include "engine/rules/hide_gpus.h"
 #include "engine/rules/rule_util.h"
 #include "engine/workload/headroom_record.h"
 #include "engine/workload/vram.h"
@@ -22,8 +23,6 @@
 
 namespace gpulint {
 namespace {
-
-constexpr std::string_view kVisibleDevices = "NVIDIA_VISIBLE_DEVICES";
 
 Value StringValue(const std::string& text) { return Value::String(text); }
 
@@ -205,17 +204,6 @@ void ResourceOps(const Value& container, const std::string& pointer, const std::
   }
 }
 
-// Whether the container sets `name` itself, by value or valueFrom. envFrom is
-// not looked into: an explicit env entry wins over it in Kubernetes, so a
-// variable from a ConfigMap is overridden by the one added here.
-bool SetsEnv(const Value& container, std::string_view name) {
-  const Value* env = container.Find("env");
-  if (!env || !env->is_sequence()) return false;
-  for (const Value& e : env->items())
-    if (e.StringAt("name") == name) return true;
-  return false;
-}
-
 // Whether NVIDIA_VISIBLE_DEVICES=void can be added to `c` without taking a
 // GPU from it: it asks for none by any means (a GPU resource, a MIG profile or
 // another vendor's, a DRA claim, a scheduler's pod key), sets the variable in
@@ -223,8 +211,7 @@ bool SetsEnv(const Value& container, std::string_view name) {
 // device anyway, and may rely on the runtime's driver libraries).
 bool HidesSafely(const PodInfo& pod, const ContainerInfo& c, const Policy& policy) {
   return !c.UsesGpus(policy) && !c.HasClaims() && !pod.SchedulerAssignsGpus(policy) &&
-         !c.Privileged() &&
-         !SetsEnv(*c.node, kVisibleDevices);
+         !c.Privileged() && !SetsVisibleDevices(*c.node);
 }
 
 // Sets annotation `key` on the pod template at `where`, creating metadata and
@@ -302,18 +289,6 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
 
 }  // namespace
 
-void AddHideGpusOp(const Value& container, const std::string& pointer, std::vector<PatchOp>* ops) {
-  Value var =
-      MapOf({{"name", StringValue(std::string(kVisibleDevices))}, {"value", StringValue("void")}});
-  const Value* env = container.Find("env");
-  if (env && env->is_sequence()) {
-    AddOp(ops, "add", pointer + "/env/-", std::move(var));
-    return;
-  }
-  Value list(Value::Type::kSequence);
-  list.mutable_items().push_back(std::move(var));
-  AddOp(ops, "add", pointer + "/env", std::move(list));
-}
 
 std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory,
                             std::vector<std::string>* notes) {

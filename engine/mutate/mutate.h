@@ -35,11 +35,6 @@ namespace gpulint {
 std::vector<PatchOp> Mutate(const Value& object, const Policy& policy, const Inventory& inventory,
                             std::vector<std::string>* notes = nullptr);
 
-// The hide-GPUs mutation alone, for the container `container` at JSON pointer
-// `pointer`: NVIDIA_VISIBLE_DEVICES=void appended to its env (the env list
-// created when missing). `gpulint fix` uses it to repair gpu-limit-missing.
-void AddHideGpusOp(const Value& container, const std::string& pointer, std::vector<PatchOp>* ops);
-
 }  // namespace gpulint
 
 #endif  // GPULINT_ENGINE_MUTATE_MUTATE_H_

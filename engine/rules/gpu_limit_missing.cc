@@ -1,5 +1,6 @@
 // gpu-limit-missing: a CUDA container with no GPU limit sees every GPU on its
 // node (incident 5: NVIDIA_VISIBLE_DEVICES=all is baked into CUDA images).
+#include "engine/rules/hide_gpus.h"
 #include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
@@ -7,15 +8,21 @@
 namespace gpulint {
 namespace {
 
-// The container sets NVIDIA_VISIBLE_DEVICES itself, by value or valueFrom:
-// void or none hide the GPUs (it opted out), and any other choice is
-// gpu-visibility-bypass's to judge.
-bool SetsVisibleDevices(const ContainerInfo& c) {
-  const Value* env = c.node->Find("env");
-  if (!env || !env->is_sequence()) return false;
-  for (const Value& e : env->items())
-    if (e.StringAt("name") == "NVIDIA_VISIBLE_DEVICES") return true;
-  return false;
+// The repair: hide the GPUs from a container that asks for none, as the
+// webhook's hide-GPUs mutation does, where that hides them.
+void AttachFix(const ContainerInfo& c, const Policy& policy, Finding& f) {
+  if (!policy.mutations.hide_gpus) {
+    f.no_fix =
+        "the policy turns hiding GPUs off (spec.mutations.hideGpus: false); set a GPU "
+        "limit, or NVIDIA_VISIBLE_DEVICES=void if it needs no GPU";
+  } else if (c.Privileged()) {
+    f.no_fix =
+        "it is privileged: it sees every GPU device whatever NVIDIA_VISIBLE_DEVICES says; "
+        "drop privileged, or set a GPU limit";
+  } else {
+    f.fix = FixIt{{}, "add env NVIDIA_VISIBLE_DEVICES=void (no GPU limit: it must see no GPU)", ""};
+    AddHideGpusOp(*c.node, c.pointer, &f.fix->ops);
+  }
 }
 
 // With an inventory whose candidates are all CPU nodes, the pod cannot reach a GPU.
@@ -57,7 +64,9 @@ void Check(const ObjectContext& ctx, Reporter& out) {
     if (!pod.node_agent.empty() || OnlyCpuCandidates(pod) || pod.SchedulerAssignsGpus(policy))
       continue;
     for (const ContainerInfo& c : pod.containers) {
-      if (c.UsesGpus(policy) || SetsVisibleDevices(c) || !policy.MatchesCudaImage(c.image) ||
+      // Setting NVIDIA_VISIBLE_DEVICES is opting out (void, none) or
+      // gpu-visibility-bypass's to judge.
+      if (c.UsesGpus(policy) || SetsVisibleDevices(*c.node) || !policy.MatchesCudaImage(c.image) ||
           policy.agent_images.Matches(c.image) || c.HasClaims() ||
           CpuPartOfGpuWorkload(ctx, pod, c))
         continue;
@@ -70,25 +79,29 @@ void Check(const ObjectContext& ctx, Reporter& out) {
       // Where the pod surely reaches a GPU node, it sees every GPU there: an
       // error. Where only its image says it might, a warning: on a cluster
       // whose GPU nodes are tainted it lands on none.
+      Finding* f = nullptr;
       if (pod.can_reach_gpu_node && !InitOfGpuImage(pod, c, policy)) {
-        out.Report(c.node, c.path,
-                   what + " and " + pod.gpu_reach_reason + removed + ", but sets no " + gpu +
-                       " limit: on a GPU node it sees every GPU, including GPUs allocated to "
-                       "other pods");
+        f = &out.Report(c.node, c.path,
+                        what + " and " + pod.gpu_reach_reason + removed + ", but sets no " + gpu +
+                            " limit: on a GPU node it sees every GPU, including GPUs allocated to "
+                            "other pods");
       } else if (pod.can_reach_gpu_node) {
-        out.Report(c.node, c.path,
-                   what + ", the image of a GPU container of its pod, and sets no " + gpu +
-                       " limit: while it runs, before the others start, it sees every GPU of the "
-                       "node, including GPUs allocated to other pods",
-                   Severity::kWarning);
+        f = &out.Report(
+            c.node, c.path,
+            what + ", the image of a GPU container of its pod, and sets no " + gpu +
+                " limit: while it runs, before the others start, it sees every GPU of the "
+                "node, including GPUs allocated to other pods",
+            Severity::kWarning);
       } else {
-        out.Report(c.node, c.path,
-                   what + removed + " and sets no " + gpu +
-                       " limit: if it lands on a GPU node (one that is not tainted), it sees "
-                       "every GPU there, including GPUs allocated to other pods; nothing in the "
-                       "pod says where it runs",
-                   Severity::kWarning);
+        f = &out.Report(
+            c.node, c.path,
+            what + removed + " and sets no " + gpu +
+                " limit: if it lands on a GPU node (one that is not tainted), it sees "
+                "every GPU there, including GPUs allocated to other pods; nothing in the "
+                "pod says where it runs",
+            Severity::kWarning);
       }
+      if (out.fixes()) AttachFix(c, policy, *f);
     }
   }
 }
@@ -109,7 +122,7 @@ extern const Rule kGpuLimitMissingRule = {
      "same image (an MPI launcher, a Ray head) and the templates of runtimes are not reported.",
      "Set resources.limits[\"nvidia.com/gpu\"] on the container, or, if it needs no GPU, set the "
      "env NVIDIA_VISIBLE_DEVICES=void (the mutating webhook does this for you).",
-     RuleExample("gpu-limit-missing"), kGpuUse},
+     RuleExample("gpu-limit-missing"), kGpuUse, kNoRepair},
     Check,
 };
 

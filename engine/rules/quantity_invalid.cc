@@ -6,6 +6,7 @@
 
 #include "engine/base/path.h"
 #include "engine/base/resource_names.h"
+#include "engine/quantity/certain_unit_fix.h"
 #include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "engine/workload/quantity_field.h"
@@ -30,12 +31,25 @@ std::string Refused(const ResourceEntry& e) {
   return msg;
 }
 
-// Whether the API server stores the entry's text; reports it when not. Values
-// too large to evaluate are accepted (quantity-suspicious warns about them).
-bool CheckParsed(const ResourceEntry& e, Reporter& out) {
+// Whether the API server stores the entry's text; reports it when not, with
+// the finding in *refused. Values too large to evaluate are accepted
+// (quantity-suspicious warns about them).
+bool CheckParsed(const ResourceEntry& e, Reporter& out, Finding** refused = nullptr) {
   if (e.valid) return true;
-  if (!AcceptedByApiServer(e.error)) out.Report(e.value, e.path, Refused(e));
+  if (AcceptedByApiServer(e.error)) return false;
+  Finding& f = out.Report(e.value, e.path, Refused(e));
+  if (refused) *refused = &f;
   return false;
+}
+
+// The repair of a byte count or VRAM annotation at `pointer` that has one
+// reading (CertainUnitFix): "5MiB" -> "5Mi". `field` names it in the change.
+void AttachUnitFix(const Value& value, std::string pointer, std::string field, Finding& f) {
+  std::string fixed, why;
+  if (!value.is_string() || !CertainUnitFix(value.text(), &fixed, &why)) return;
+  f.fix = FixIt{{PatchOp{"replace", std::move(pointer), Value::String(fixed)}},
+                value.text() + " -> " + fixed + " (" + why + ")",
+                std::move(field)};
 }
 
 void CheckNegative(const ResourceEntry& e, Reporter& out) {
@@ -72,10 +86,13 @@ void CheckHugePages(const ResourceEntry& e, Reporter& out) {
   out.Report(e.value, e.path, msg + "?");
 }
 
-void CheckEntry(const ResourceEntry& e, Reporter& out) {
-  if (!CheckParsed(e, out)) return;
+// Returns the finding when the API server refuses the text.
+Finding* CheckEntry(const ResourceEntry& e, Reporter& out) {
+  Finding* refused = nullptr;
+  if (!CheckParsed(e, out, &refused)) return refused;
   CheckNegative(e, out);
   CheckHugePages(e, out);
+  return nullptr;
 }
 
 // A claim's storage request must be positive (ValidatePersistentVolumeClaimSpec);
@@ -110,7 +127,10 @@ void CheckVramAnnotations(const PodInfo& pod, const Policy& policy, Reporter& ou
       msg += error.message;
       if (!error.suggestion.empty()) msg += "; " + error.suggestion;
     }
-    out.Report(&v, AppendKey(MetadataPath(pod) + ".annotations", key), msg);
+    Finding& f = out.Report(&v, AppendKey(MetadataPath(pod) + ".annotations", key), msg);
+    if (out.fixes())
+      AttachUnitFix(v, pod.template_pointer + "/metadata/annotations/" + EscapePointerSegment(key),
+                    key, f);
   }
 }
 
@@ -118,8 +138,16 @@ void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods) {
     CheckVramAnnotations(pod, ctx.policy, out);
     for (const ContainerInfo& c : pod.containers) {
-      for (const ResourceEntry& e : c.requests) CheckEntry(e, out);
-      for (const ResourceEntry& e : c.limits) CheckEntry(e, out);
+      for (auto [list, entries] :
+           {std::pair{"requests", &c.requests}, std::pair{"limits", &c.limits}}) {
+        for (const ResourceEntry& e : *entries) {
+          Finding* refused = CheckEntry(e, out);
+          if (refused && out.fixes() && IsByteResource(e.name, ctx.policy))
+            AttachUnitFix(*e.value,
+                          c.pointer + "/resources/" + list + "/" + EscapePointerSegment(e.name),
+                          e.name, *refused);
+        }
+      }
     }
   }
   for (const VolumeQuantity& v : VolumeQuantities(ctx.object, ctx.pods)) CheckVolume(v, out);
@@ -137,7 +165,9 @@ extern const Rule kQuantityInvalidRule = {
      "too, and hugepages must be a whole number of pages (`hugepages-2Mi: 3Mi` is not).",
      "Use a Kubernetes suffix: decimal k M G T P E (powers of 1000) or binary Ki Mi Gi Ti Pi Ei "
      "(powers of 1024), e.g. 500G or 465Gi. `gpulint quantity VALUE` shows the exact value.",
-     RuleExample("quantity-invalid")},
+     RuleExample("quantity-invalid"), nullptr,
+     "it can be read more than one way, or not at all; 'gpulint quantity VALUE' shows the "
+     "candidates"},
     Check,
 };
 

@@ -51,6 +51,13 @@ const Rule* FindRule(std::string_view name) {
   return nullptr;
 }
 
+std::vector<std::string_view> FixingRules() {
+  std::vector<std::string_view> names;
+  for (const Rule* r : AllRules())
+    if (r->info.no_fix) names.push_back(r->info.name);
+  return names;
+}
+
 PolicyNames RuleNames() {
   PolicyNames names;
   for (const Rule* r : AllRules()) names.rules.push_back({r->info.name, r->info.title});

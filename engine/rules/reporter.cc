@@ -24,15 +24,17 @@ const std::string* ContainerAt(const ObjectContext& ctx, std::string_view path) 
 
 }  // namespace
 
-void Reporter::Report(const Value* at, std::string path, std::string message) {
-  Add(at, std::move(path), std::move(message), severity_);
+Finding& Reporter::Report(const Value* at, std::string path, std::string message) {
+  return Add(at, std::move(path), std::move(message), severity_);
 }
 
-void Reporter::Report(const Value* at, std::string path, std::string message, Severity milder) {
-  Add(at, std::move(path), std::move(message), ctx_.policy.RuleSeverity(rule_.name, milder));
+Finding& Reporter::Report(const Value* at, std::string path, std::string message,
+                          Severity severity) {
+  return Add(at, std::move(path), std::move(message),
+             ctx_.policy.RuleSeverity(rule_.name, severity));
 }
 
-void Reporter::Add(const Value* at, std::string path, std::string message, Severity severity) {
+Finding& Reporter::Add(const Value* at, std::string path, std::string message, Severity severity) {
   Finding f;
   f.rule = rule_.name;
   f.severity = severity;
@@ -42,7 +44,9 @@ void Reporter::Add(const Value* at, std::string path, std::string message, Sever
   f.object = ctx_.ref;
   f.path = std::move(path);
   if (const std::string* container = ContainerAt(ctx_, f.path)) f.container = *container;
+  if (ctx_.fixes && rule_.no_fix) f.no_fix = rule_.no_fix;
   out_->push_back(std::move(f));
+  return out_->back();
 }
 
 }  // namespace gpulint

@@ -31,6 +31,10 @@ struct RuleInfo {
   // What the rule counts as a GPU, for rules about GPUs (kGpuUse, kWholeGpus
   // in engine/rules/rule_util.h); null for the others.
   const char* gpus = nullptr;
+  // For a rule that attaches repairs to its findings (FixIt): why a finding
+  // of it goes without one, where the rule says no more. Null for the rules
+  // that repair nothing.
+  const char* no_fix = nullptr;
 };
 
 // Everything a check may look at. Built once per object.
@@ -42,6 +46,9 @@ struct ObjectContext {
   const Inventory& inventory;
   std::vector<PodInfo> pods;
   std::vector<UncheckedShape> unchecked;  // containers the workload table missed
+  bool fixes = false;                     // rules attach their repairs (EvaluateOptions::fixes)
+  // The pods of the Pod before an in-place resize (EvaluateOptions), or null.
+  const std::vector<PodInfo>* resized_from = nullptr;
 };
 
 // Collects one rule's findings for one object.
@@ -51,13 +58,18 @@ class Reporter {
            std::vector<Finding>* out)
       : rule_(rule), severity_(severity), ctx_(ctx), out_(out) {}
   // `at` gives the line/column (may be null: the object's own position).
-  void Report(const Value* at, std::string path, std::string message);
-  // A finding milder than the rule's default severity (the rule's worst
-  // case), unless the policy sets the rule's severity, which then wins.
-  void Report(const Value* at, std::string path, std::string message, Severity milder);
+  // Returns the finding, for a rule to attach its repair to; it stays valid
+  // until the next Report.
+  Finding& Report(const Value* at, std::string path, std::string message);
+  // A finding at another severity than the rule's default (its worst case,
+  // or, for a resize, worse), unless the policy sets the rule's severity,
+  // which then wins.
+  Finding& Report(const Value* at, std::string path, std::string message, Severity severity);
+  // Whether to attach repairs (ObjectContext::fixes).
+  bool fixes() const { return ctx_.fixes; }
 
  private:
-  void Add(const Value* at, std::string path, std::string message, Severity severity);
+  Finding& Add(const Value* at, std::string path, std::string message, Severity severity);
 
   const RuleInfo& rule_;
   Severity severity_;
@@ -73,6 +85,9 @@ struct Rule {
 // All rules, in the order the registry lists them.
 const std::vector<const Rule*>& AllRules();
 const Rule* FindRule(std::string_view name);
+// The rules that attach repairs to their findings (RuleInfo::no_fix set), in
+// catalogue order: what `gpulint fix` repairs.
+std::vector<std::string_view> FixingRules();
 // The rules' names and titles, for the policy (spec.rules) to check against.
 PolicyNames RuleNames();
 // The rule whose name is closest to `name`, when it is close enough to be a

@@ -24,6 +24,10 @@ inline constexpr const char* kWholeGpus =
     "gpu.intel.com/xe by default). A MIG slice or a sharing plugin's share is GPU use, but not a "
     "whole GPU.";
 
+// A fixing rule's finding with no repair, where the rule says no more
+// (RuleInfo::no_fix).
+inline constexpr const char* kNoRepair = "no repair can be read from the manifest alone";
+
 // Resources counted in bytes, the one list that the rules, the messages and
 // `gpulint fix`'s unit repairs read: Kubernetes' memory, ephemeral-storage,
 // storage and hugepages-<size>, and the policy's VRAM resource.

@@ -333,8 +333,8 @@ TEST_CASE("fix: usage errors", "[cli][fix]") {
        "gpulint: error: --only: unknown rule '' (see 'gpulint rules')\n"},
       {{"fix", "--only=exceeds-allocatable", "x.yaml"},
        "gpulint: error: --only: gpulint fix does not repair exceeds-allocatable (it repairs "
-       "quantity-invalid, quantity-milli-memory, gpu-request-limit-mismatch, "
-       "gpu-limit-missing); 'gpulint explain exceeds-allocatable' says how to fix it\n"},
+       "quantity-invalid, quantity-milli-memory, gpu-limit-missing, "
+       "gpu-request-limit-mismatch); 'gpulint explain exceeds-allocatable' says how to fix it\n"},
   };
   for (const Case& c : cases) {
     INFO(c.args.back());

@@ -10,7 +10,6 @@
 #include "engine/yaml/loader.h"
 #include "lint/cli/commands.h"
 #include "lint/fix/fix.h"
-#include "lint/fix/repair.h"
 #include "lint/input/inputs.h"
 #include "lint/input/policy_discovery.h"
 #include "lint/input/render.h"
@@ -216,14 +215,14 @@ class FixRun {
 bool ReadOnly(const std::vector<std::string>& values, std::set<std::string, std::less<>>* out,
               std::string* error) {
   std::string repairable;
-  for (std::string_view r : RepairableRules())
+  for (std::string_view r : FixingRules())
     repairable += (repairable.empty() ? "" : ", ") + std::string(r);
   for (const std::string& value : values) {
     for (size_t begin = 0; begin <= value.size();) {
       size_t end = std::min(value.find(',', begin), value.size());
       std::string name = value.substr(begin, end - begin);
       begin = end + 1;
-      const auto& rules = RepairableRules();
+      const std::vector<std::string_view> rules = FixingRules();
       if (std::find(rules.begin(), rules.end(), name) != rules.end()) {
         out->insert(name);
         continue;

@@ -1,6 +1,6 @@
 #include "lint/fix/fix.h"
 
-#include <algorithm>
+#include <set>
 #include <utility>
 
 #include "engine/base/objects.h"
@@ -9,8 +9,6 @@
 #include "engine/mutate/mutate.h"
 #include "engine/yaml/loader.h"
 #include "engine/yaml_edit/yaml_edit.h"
-#include "lint/fix/repair.h"
-#include "lint/fix/unit_fix.h"
 
 namespace gpulint {
 namespace {
@@ -60,35 +58,76 @@ bool Selected(const FixOptions& options, std::string_view rule) {
   return options.only.empty() || options.only.count(rule) > 0;
 }
 
+// One document's repairs, from the fix-its the rules attach to their findings
+// (engine/base/finding.h), and the webhook's patch when asked.
 class DocumentFixer {
  public:
   DocumentFixer(const std::string& file, const Policy& policy, const Inventory& inventory,
-                const FixOptions& options)
-      : file_(file),
-        policy_(policy),
-        inventory_(inventory),
-        options_(options) {}
+                const FixOptions& options, const DeviceClaims& claims)
+      : file_(file), policy_(policy), inventory_(inventory), options_(options), claims_(claims) {}
 
   // Collects the ops for one object of the document, at `prefix` in it.
+  // First the units, which every other repair and the mutations read: a
+  // memory limit that was "8GiB" gets its headroom now, not on a second run.
+  // Then the other rules' repairs, judged on the object with its units fixed.
   void AddObject(const Value& object, const std::string& prefix, const std::string& shown_prefix) {
     if (!object.is_mapping()) return;
+    EvaluateOptions evaluate;
+    evaluate.claims = &claims_;
+    evaluate.fixes = true;
+    std::vector<Finding> findings = Evaluate(object, "", policy_, inventory_, evaluate);
     Value fixed = object;
     std::vector<PatchOp> unit_ops;
     if (Selected(options_, kUnitRule)) {
-      for (UnitFix& f : UnitFixes(object, policy_, inventory_)) {
-        changes_.push_back(Position(file_, *f.at) + ": " + f.field + ": " +
-                           f.at->text() + " -> " + f.op.value.text() + " (" + f.reason + ") [" +
-                           std::string(kUnitRule) + "]");
-        unit_ops.push_back(f.op);
-        ops_.push_back(PatchOp{"replace", prefix + f.op.path, std::move(f.op.value)});
+      for (Finding& f : findings)
+        if (f.rule == kUnitRule && f.fix) Take(f, prefix, shown_prefix, &unit_ops);
+    }
+    if (!unit_ops.empty()) {
+      if (!ApplyPatch(unit_ops, &fixed, nullptr)) return;
+      findings = Evaluate(fixed, "", policy_, inventory_, evaluate);
+    }
+    std::vector<PatchOp> repair_ops;
+    for (Finding& f : findings) {
+      if (!f.fix && f.no_fix.empty()) continue;  // a rule that repairs nothing
+      if (!Selected(options_, f.rule) || !Once(f)) continue;
+      if (f.fix && f.rule != kUnitRule) {
+        Take(f, prefix, shown_prefix, &repair_ops);
+      } else if (!f.fix) {
+        Value at = Value::String("", f.mark);
+        unfixed_.push_back(Position(file_, at) + ": not fixed: " + JoinPath(shown_prefix, f.path) +
+                           ": " + f.no_fix + " [" + f.rule + "]");
       }
     }
-    // The repairs answer what check reports once the units are fixed, and
-    // the mutations see both: a memory limit that was "8GiB" gets its
-    // headroom now, not on a second run.
-    if (!ApplyPatch(unit_ops, &fixed, nullptr)) return;
-    if (!AddRepairs(&fixed, prefix, shown_prefix)) return;
-    if (!options_.mutations) return;
+    if (!ApplyPatch(repair_ops, &fixed, nullptr)) return;
+    if (options_.mutations) AddMutations(object, fixed, prefix, shown_prefix);
+  }
+
+  const std::vector<PatchOp>& ops() const { return ops_; }
+  std::vector<std::string>& changes() { return changes_; }
+  std::vector<std::string>& unfixed() { return unfixed_; }
+
+ private:
+  // A pod spec reached twice reports the same finding twice: one answer.
+  bool Once(const Finding& f) { return answered_.insert({f.rule, f.path}).second; }
+
+  // Takes a finding's fix-it: its ops into *applied (pointers into the
+  // object) and the document's ops (pointers into the document), and a line
+  // saying what changed.
+  void Take(Finding& f, const std::string& prefix, const std::string& shown_prefix,
+            std::vector<PatchOp>* applied) {
+    if (f.rule == kUnitRule && !Once(f)) return;
+    FixIt& fix = *f.fix;
+    Value at = Value::String("", f.mark);
+    std::string field = fix.field.empty() ? JoinPath(shown_prefix, f.path) : fix.field;
+    changes_.push_back(Position(file_, at) + ": " + field + ": " + fix.what + " [" + f.rule + "]");
+    for (PatchOp& op : fix.ops) {
+      applied->push_back(op);
+      ops_.push_back(PatchOp{op.op, prefix + op.path, std::move(op.value)});
+    }
+  }
+
+  void AddMutations(const Value& object, const Value& fixed, const std::string& prefix,
+                    const std::string& shown_prefix) {
     for (PatchOp& op : Mutate(fixed, policy_, inventory_)) {
       Located where = Locate(object, op.path);
       std::string change = Position(file_, *where.value) + ": ";
@@ -105,40 +144,12 @@ class DocumentFixer {
     }
   }
 
-  const std::vector<PatchOp>& ops() const { return ops_; }
-  std::vector<std::string>& changes() { return changes_; }
-  std::vector<std::string>& unfixed() { return unfixed_; }
-
- private:
-  // The repairs of `*fixed`'s findings, applied to it; a note for each
-  // finding of the repaired rules that is left.
-  bool AddRepairs(Value* fixed, const std::string& prefix, const std::string& shown_prefix) {
-    std::vector<Finding> findings = Evaluate(*fixed, "", policy_, inventory_);
-    std::vector<Repair> repairs;
-    std::vector<Unrepaired> left;
-    RepairFindings(*fixed, findings, policy_, inventory_, options_.only, &repairs, &left);
-    std::sort(left.begin(), left.end(),
-              [](const Unrepaired& a, const Unrepaired& b) { return a.finding < b.finding; });
-    for (const Unrepaired& u : left) {
-      Value at = Value::String("", u.finding->mark);
-      unfixed_.push_back(Position(file_, at) + ": not fixed: " +
-                         JoinPath(shown_prefix, u.finding->path) + ": " + u.why + " [" +
-                         u.finding->rule + "]");
-    }
-    std::vector<PatchOp> ops;
-    for (Repair& r : repairs) {
-      changes_.push_back(Position(file_, *r.at) + ": " +
-                         JoinPath(shown_prefix, r.path) + ": " + r.what + " [" + r.rule + "]");
-      ops.push_back(r.op);
-      ops_.push_back(PatchOp{r.op.op, prefix + r.op.path, std::move(r.op.value)});
-    }
-    return ApplyPatch(ops, fixed, nullptr);
-  }
-
   const std::string& file_;
   const Policy& policy_;
   const Inventory& inventory_;
   const FixOptions& options_;
+  const DeviceClaims& claims_;
+  std::set<std::pair<std::string, std::string>> answered_;  // (rule, path)
   std::vector<PatchOp> ops_;
   std::vector<std::string> changes_;
   std::vector<std::string> unfixed_;
@@ -153,11 +164,13 @@ Error LeftAsItWas(Error error, const std::string& file) {
 // One document's fixes, edited into its text; the text as it was when there
 // is nothing to change or it cannot be edited in place.
 std::string FixDocument(const Document& doc, std::string_view doc_text, const Policy& policy,
-                        const Inventory& inventory, const FixOptions& options, FixedFile* out) {
+                        const Inventory& inventory, const FixOptions& options, DeviceClaims* claims,
+                        FixedFile* out) {
   const Value& root = doc.root;
-  DocumentFixer fixer(doc.file, policy, inventory, options);
+  DocumentFixer fixer(doc.file, policy, inventory, options, *claims);
   const Value* items = root.Find("items");
   ForEachObject(root, [&](const Value& object) {
+    if (object.is_mapping()) claims->Add(object);
     if (&object == &root) return fixer.AddObject(object, "", "");
     std::string index = std::to_string(&object - &items->items()[0]);
     fixer.AddObject(object, "/items/" + index, "items[" + index + "]");
@@ -187,6 +200,7 @@ FixedFile FixText(std::string_view text, const std::string& file, const Policy& 
   out.text.reserve(text.size());
   size_t copied = 0;
   Error io_error;
+  DeviceClaims claims;  // DRA claims and templates seen so far, as check reads them
   LoadYamlString(
       text, file, LoadLimits{},
       [&](Document&& doc) {
@@ -196,8 +210,8 @@ FixedFile FixText(std::string_view text, const std::string& file, const Policy& 
         }
         if (doc.root.is_null()) return true;
         out.text += text.substr(copied, doc.begin - copied);
-        out.text += FixDocument(doc, text.substr(doc.begin, doc.end - doc.begin), policy,
-                                inventory, options, &out);
+        out.text += FixDocument(doc, text.substr(doc.begin, doc.end - doc.begin), policy, inventory,
+                                options, &claims, &out);
         copied = doc.end;
         return true;
       },

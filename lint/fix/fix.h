@@ -1,7 +1,9 @@
-// What `gpulint fix` does to one file's text: for each document, the certain
-// unit fixes, then the repairs of what `gpulint check` reports (lint/fix/repair.h),
-// and, when asked, the engine's mutations (VRAM, headroom, hidden GPUs: the
-// webhook's patch), written into the text in place (engine/yaml_edit/yaml_edit.h).
+// What `gpulint fix` does to one file's text: for each object, the repairs the
+// rules attach to what `gpulint check` reports (Finding::fix), the certain
+// unit fixes first, and, when asked, the engine's mutations (VRAM, headroom,
+// hidden GPUs: the webhook's patch), written into the text in place
+// (engine/yaml_edit/yaml_edit.h). DRA claims are read across the documents
+// of the file, as check reads them.
 // Documents that do not parse, or that cannot be edited in place, are left as
 // they were.
 #ifndef GPULINT_LINT_FIX_FIX_H_
@@ -22,7 +24,7 @@ struct FixOptions {
   // Also the mutating webhook's patch, computed on the repaired object:
   // capacity changes (VRAM, memory headroom), which are no one's mistake.
   bool mutations = false;
-  // The rules whose findings to repair (RepairableRules()); empty: all of
+  // The rules whose findings to repair (FixingRules()); empty: all of
   // them. The webhook's patch is not narrowed by it.
   std::set<std::string, std::less<>> only;
 };

@@ -332,11 +332,11 @@ TEST_CASE("fix: repairs what check reports, and says why it leaves the rest", "[
             "limit is 500Mi) [quantity-milli-memory]",
             "m.yaml:11:5: spec.containers[1]: add env NVIDIA_VISIBLE_DEVICES=void (no GPU "
             "limit: it must see no GPU) [gpu-limit-missing]",
+            "m.yaml:17:26: spec.containers[2].resources.requests.memory: 0m -> 0 (zero in any "
+            "unit) [quantity-milli-memory]",
             "m.yaml:17:48: spec.containers[2].resources.requests[\"example.com/fpga\"]: add "
             "limit 2 (equal to the request: extended resources need limits equal to requests) "
             "[gpu-request-limit-mismatch]",
-            "m.yaml:17:26: spec.containers[2].resources.requests.memory: 0m -> 0 (zero in any "
-            "unit) [quantity-milli-memory]",
         });
   CHECK(fixed.unfixed ==
         std::vector<std::string>{

@@ -1,12 +1,10 @@
-#include "lint/fix/unit_fix.h"
+#include "engine/quantity/certain_unit_fix.h"
 
 #include <algorithm>
 #include <cctype>
+#include <vector>
 
-#include "engine/base/path.h"
 #include "engine/quantity/quantity.h"
-#include "engine/rules/rule_util.h"
-#include "engine/workload/workload.h"
 
 namespace gpulint {
 namespace {
@@ -23,16 +21,6 @@ bool BinarySuffix(std::string_view s, char* letter) {
   if (std::string_view("KMGTPE").find(upper) == std::string_view::npos) return false;
   *letter = upper;
   return true;
-}
-
-void Add(const Value& value, std::string pointer, std::string field, std::vector<UnitFix>* out) {
-  if (!value.is_string()) return;
-  std::string fixed, why;
-  if (!CertainUnitFix(value.text(), &fixed, &why)) return;
-  for (const UnitFix& f : *out)
-    if (f.op.path == pointer) return;  // a pod spec reached twice
-  out->push_back(UnitFix{PatchOp{"replace", std::move(pointer), Value::String(fixed)}, &value,
-                         std::move(field), std::move(why)});
 }
 
 }  // namespace
@@ -72,35 +60,6 @@ bool CertainUnitFix(std::string_view text, std::string* fixed, std::string* why)
   *why = reasons[0];
   for (size_t i = 1; i < reasons.size(); ++i) *why += "; " + reasons[i];
   return true;
-}
-
-std::vector<UnitFix> UnitFixes(const Value& object, const Policy& policy,
-                               const Inventory& inventory) {
-  std::vector<UnitFix> out;
-  if (!object.is_mapping() || policy.ExemptObject(object)) return out;
-  for (const PodInfo& pod : ExtractPods(object, policy, inventory)) {
-    if (pod.metadata) {
-      if (const Value* annotations = pod.metadata->Find("annotations")) {
-        const std::string& prefix = policy.vram_annotation;
-        for (const auto& [key, value] : annotations->members()) {
-          if (key != prefix && key.rfind(prefix + ".", 0) != 0) continue;
-          Add(value, pod.template_pointer + "/metadata/annotations/" + EscapePointerSegment(key),
-              key, &out);
-        }
-      }
-    }
-    for (const ContainerInfo& c : pod.containers) {
-      for (const char* list : {"requests", "limits"}) {
-        const auto& entries = std::string_view(list) == "requests" ? c.requests : c.limits;
-        for (const ResourceEntry& e : entries) {
-          if (e.valid || !IsByteResource(e.name, policy)) continue;
-          Add(*e.value, c.pointer + "/resources/" + list + "/" + EscapePointerSegment(e.name),
-              e.name, &out);
-        }
-      }
-    }
-  }
-  return out;
 }
 
 }  // namespace gpulint
