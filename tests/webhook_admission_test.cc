@@ -9,6 +9,7 @@
 #include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
 #include "webhook/admission.h"
+#include "webhook/base64.h"
 
 namespace gpulint {
 namespace {

@@ -7,6 +7,7 @@
 #include "engine/json/json_parser.h"
 #include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
+#include "webhook/base64.h"
 #include "webhook/kube_client.h"
 #include "webhook/node_watch.h"
 

@@ -10,6 +10,7 @@
 
 #include "tests/webhook_test_support.h"
 #include "webhook/admission.h"
+#include "webhook/base64.h"
 #include "webhook/registrar.h"
 
 namespace gpulint {

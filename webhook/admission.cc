@@ -14,6 +14,7 @@
 #include "engine/resize.h"
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
+#include "webhook/base64.h"
 
 namespace gpulint {
 namespace {
@@ -399,28 +400,6 @@ ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapsh
     r.log.decision = "error";
     return r;
   }
-}
-
-std::string Base64Encode(std::string_view data) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  out.reserve((data.size() + 2) / 3 * 4);
-  size_t i = 0;
-  for (; i + 3 <= data.size(); i += 3) {
-    uint32_t n = (uint8_t(data[i]) << 16) | (uint8_t(data[i + 1]) << 8) | uint8_t(data[i + 2]);
-    for (int shift = 18; shift >= 0; shift -= 6) out += kAlphabet[(n >> shift) & 63];
-  }
-  size_t rest = data.size() - i;
-  if (rest) {
-    uint32_t n = uint8_t(data[i]) << 16;
-    if (rest == 2) n |= uint8_t(data[i + 1]) << 8;
-    out += kAlphabet[(n >> 18) & 63];
-    out += kAlphabet[(n >> 12) & 63];
-    out += rest == 2 ? kAlphabet[(n >> 6) & 63] : '=';
-    out += '=';
-  }
-  return out;
 }
 
 std::string TruncateForWarning(std::string_view text, size_t max_bytes) {

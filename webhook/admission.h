@@ -94,9 +94,6 @@ struct ReviewResult {
 ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot,
                           Mode mode = Mode::kDeny);
 
-// Standard base64 (RFC 4648, with padding), as `patch` wants it.
-std::string Base64Encode(std::string_view data);
-
 // Cuts `text` to at most `max_bytes`, ending in "..." when cut, never inside a
 // UTF-8 sequence. Control characters become spaces (warnings end up in HTTP
 // headers).

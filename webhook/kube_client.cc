@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "engine/yaml/loader.h"
+#include "webhook/base64.h"
 #include "webhook/tls_context.h"
 
 namespace gpulint {
@@ -116,34 +117,6 @@ bool UseClientPair(SSL_CTX* ctx, const KubeEndpoint& ep, std::string* error) {
 }
 
 }  // namespace
-
-bool Base64Decode(std::string_view in, std::string* out) {
-  std::string result;
-  uint32_t acc = 0;
-  int bits = 0;
-  size_t pad = 0;
-  for (char c : in) {
-    int v;
-    if (c >= 'A' && c <= 'Z') v = c - 'A';
-    else if (c >= 'a' && c <= 'z') v = c - 'a' + 26;
-    else if (c >= '0' && c <= '9') v = c - '0' + 52;
-    else if (c == '+') v = 62;
-    else if (c == '/') v = 63;
-    else if (c == '=') { ++pad; continue; }
-    else if (c == '\n' || c == '\r' || c == ' ') continue;
-    else return false;
-    if (pad) return false;  // data after padding
-    acc = (acc << 6) | static_cast<uint32_t>(v);
-    bits += 6;
-    if (bits >= 8) {
-      bits -= 8;
-      result += static_cast<char>((acc >> bits) & 0xff);
-    }
-  }
-  if (pad > 2) return false;
-  *out = std::move(result);
-  return true;
-}
 
 bool ParseServerUrl(const std::string& url, KubeEndpoint* ep, std::string* error) {
   const std::string scheme = "https://";

@@ -37,8 +37,6 @@ bool KubeconfigEndpoint(const std::string& path, KubeEndpoint* out, std::string*
 // "https://host:port/path" -> host, port, path. Only https is accepted.
 bool ParseServerUrl(const std::string& url, KubeEndpoint* out, std::string* error);
 
-bool Base64Decode(std::string_view in, std::string* out);
-
 // A client for `ep`, configured to trust only its CA (never the system store
 // when a CA is given). Null with *error when the CA or client pair is unusable.
 // The token is read now (token_file wins when set).

@@ -7,7 +7,7 @@
 
 #include "engine/base/objects.h"
 #include "engine/yaml/loader.h"
-#include "webhook/admission.h"
+#include "webhook/base64.h"
 
 namespace gpulint {
 namespace {
