@@ -28,6 +28,7 @@
 
 #include "engine/base/value.h"
 #include "engine/cluster/inventory.h"
+#include "engine/mutate/node_vram.h"
 #include "engine/quantity/quantity.h"
 #include "webhook/kube_client.h"
 #include "webhook/log.h"
@@ -35,29 +36,6 @@
 #include "webhook/node_watch.h"
 
 namespace gpulint {
-
-// What the advertiser needs of one Node object, read once when the watch
-// sees it, so that a policy reload (another resource name) can be planned
-// again without the object.
-struct NodeVramFacts {
-  std::string name;
-  std::string resource_version;
-  std::optional<Quantity> vram;  // AdvertisedVram; none without GPU labels
-  std::string problem;           // set when the Node does not read (garbage labels)
-  bool has_status = false;
-  // status.capacity and status.allocatable as written; none when absent.
-  std::optional<std::map<std::string, std::string>> capacity, allocatable;
-};
-// `node` and `error` are what NodeClassFromNode made of `object`.
-NodeVramFacts ReadNodeVramFacts(const Value& object, const NodeClass* node, const Error& error);
-
-// The JSON patch for /api/v1/nodes/NAME/status that makes the node advertise
-// its VRAM as `resource` in capacity and allocatable (each only where it
-// differs, compared as quantities), or "" when there is nothing to write. A
-// map the status lacks (a node with no kubelet) is added whole, guarded by a
-// test of the resourceVersion: replacing a map that appeared meanwhile would
-// drop the kubelet's resources.
-std::string VramPatch(const NodeVramFacts& facts, const std::string& resource);
 
 class VramAdvertiser : public NodeObserver {
  public:
