@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "webhook/base64.h"
+#include "webhook/support/base64.h"
 
 namespace gpulint {
 namespace {
