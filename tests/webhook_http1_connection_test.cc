@@ -20,7 +20,7 @@ class RecordingHandler : public HttpHandler {
   std::vector<BodyFraming> framings;
   std::vector<std::string> bodies;
 
-  bool Admit(const httplib::Request& head, const BodyFraming& framing,
+  bool Admit(const httplib::Request& head, const PeerInfo& peer, const BodyFraming& framing,
              httplib::Response& res) override {
     admitted_paths.push_back(head.path);
     framings.push_back(framing);

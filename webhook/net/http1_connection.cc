@@ -7,6 +7,7 @@ namespace {
 
 constexpr const char* kText = "text/plain; charset=utf-8";
 constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
+const PeerInfo kNobody;  // for a connection that has no peer to tell of
 
 // What a handler that threw gets answered with.
 httplib::Response InternalError() {
@@ -18,8 +19,9 @@ httplib::Response InternalError() {
 
 }  // namespace
 
-Http1Connection::Http1Connection(const Http1Limits& limits, HttpHandler& handler, SSL* session)
-    : limits_(limits), handler_(handler), session_(session) {}
+Http1Connection::Http1Connection(const Http1Limits& limits, HttpHandler& handler,
+                                 const PeerInfo* peer)
+    : limits_(limits), handler_(handler), peer_(peer) {}
 
 ConsumerStep Http1Connection::Consume(std::string_view plaintext, bool stopping,
                                       std::string* out) {
@@ -50,12 +52,11 @@ ConsumerStep Http1Connection::TakeHead(std::string_view plaintext, bool stopping
     Refuse(status, why, stopping, out);
     return {ConnectionNext::kWrite, end};
   }
-  req_.ssl = session_;
   BodyFraming framing = DecideFraming(req_, limits_.max_body_bytes);
   httplib::Response res;
   bool admitted = false;
   try {
-    admitted = handler_.Admit(req_, framing, res);
+    admitted = handler_.Admit(req_, peer_ ? *peer_ : kNobody, framing, res);
   } catch (...) {
     res = InternalError();
   }

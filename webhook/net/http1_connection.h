@@ -38,9 +38,9 @@ struct Http1Limits {
 
 class Http1Connection : public PlaintextConsumer {
  public:
-  // `session`: handed to the handler as the request's `ssl`, for a client
-  // certificate check; never used here.
-  Http1Connection(const Http1Limits& limits, HttpHandler& handler, SSL* session);
+  // `peer`: who the connection is from, handed to the handler with each head
+  // (null: nobody known, as over a test's plain strings).
+  Http1Connection(const Http1Limits& limits, HttpHandler& handler, const PeerInfo* peer);
 
   ConsumerStep Consume(std::string_view plaintext, bool stopping, std::string* out) override;
 
@@ -57,7 +57,7 @@ class Http1Connection : public PlaintextConsumer {
 
   const Http1Limits limits_;
   HttpHandler& handler_;
-  SSL* const session_;
+  const PeerInfo* const peer_;
   State state_ = State::kHead;
   size_t scanned_ = 0;  // FindHeadEnd's progress over the current head
   uint64_t body_length_ = 0;

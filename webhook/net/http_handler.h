@@ -7,6 +7,7 @@
 #include <httplib.h>
 
 #include "webhook/net/http_message.h"
+#include "webhook/net/peer_info.h"
 
 namespace gpulint {
 
@@ -18,7 +19,8 @@ class HttpHandler {
   // refused: with its own status, or with one the handler answers first (a
   // 404 for a path that does not exist); the HTTP layer never reads a body it
   // cannot frame, whatever this returns.
-  virtual bool Admit(const httplib::Request& head, const BodyFraming& framing,
+  // `peer`: who the connection is from (its client certificate).
+  virtual bool Admit(const httplib::Request& head, const PeerInfo& peer, const BodyFraming& framing,
                      httplib::Response& res) = 0;
   // The whole request is in.
   virtual void Serve(const httplib::Request& req, httplib::Response& res) = 0;

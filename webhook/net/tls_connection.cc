@@ -37,7 +37,7 @@ std::unique_ptr<TlsConnection> TlsConnection::Accept(int fd, SSL_CTX* ctx,
     return nullptr;
   }
   std::unique_ptr<TlsConnection> c(new TlsConnection(fd, ssl, loop));
-  c->consumer_ = make(ssl);
+  c->consumer_ = make(&c->peer_);
   c->now_ = now;
   c->deadline_ = now + loop.timeouts->handshake;
   c->events_ = EPOLLIN;
@@ -106,6 +106,7 @@ void TlsConnection::Enter(State state) {
 TlsConnection::Turn TlsConnection::Handshake() {
   int rc = SSL_accept(ssl_);
   if (rc == 1) {
+    peer_ = ReadPeerInfo(ssl_);
     Enter(State::kAwaitRequest);
     return Turn::kGoOn;
   }

@@ -25,6 +25,7 @@
 #include <memory>
 #include <string>
 
+#include "webhook/net/peer_info.h"
 #include "webhook/net/tls_plaintext_consumer.h"
 
 namespace gpulint {
@@ -36,9 +37,11 @@ struct TlsTimeouts {
   std::chrono::milliseconds idle{30000};     // between requests
 };
 
-// Makes the consumer of a new connection's plaintext. `session` is opaque to
-// it: the HTTP layer hands it on to handlers that check the client certificate.
-using ConsumerFactory = std::function<std::unique_ptr<PlaintextConsumer>(SSL* session)>;
+// Makes the consumer of a new connection's plaintext. `peer` is the
+// connection's own, filled in when the handshake is done, before any
+// plaintext is handed up; the HTTP layer hands it on to handlers that check
+// the client certificate.
+using ConsumerFactory = std::function<std::unique_ptr<PlaintextConsumer>(const PeerInfo* peer)>;
 
 class TlsConnection {
  public:
@@ -95,6 +98,7 @@ class TlsConnection {
   const int fd_;
   SSL* const ssl_;
   const Loop loop_;
+  PeerInfo peer_;  // once the handshake is done
   std::unique_ptr<PlaintextConsumer> consumer_;
   State state_ = State::kHandshake;
   uint32_t events_ = 0;  // what epoll watches for

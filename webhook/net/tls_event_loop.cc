@@ -8,7 +8,6 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "webhook/net/tls_server.h"
 #include "webhook/support/log.h"
 
 namespace gpulint {
@@ -20,7 +19,8 @@ constexpr int kAcceptBurst = 64;
 
 }  // namespace
 
-TlsEventLoop::TlsEventLoop(TlsServer& server, bool accepts) : server_(server), accepts_(accepts) {
+TlsEventLoop::TlsEventLoop(TlsLoopHost& host, TlsLoopSetup setup)
+    : host_(host), setup_(setup), accepts_(setup.listener != nullptr) {
   epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
   wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
   epoll_event ev{};
@@ -29,7 +29,7 @@ TlsEventLoop::TlsEventLoop(TlsServer& server, bool accepts) : server_(server), a
   ok_ = epoll_fd_ >= 0 && wake_fd_ >= 0 &&
         ::epoll_ctl(epoll_fd_, EPOLL_CTL_ADD, wake_fd_, &ev) == 0;
   shared_.epoll_fd = epoll_fd_;
-  shared_.timeouts = &server_.timeouts();
+  shared_.timeouts = setup_.timeouts;
   shared_.scratch = scratch_;
   shared_.scratch_size = sizeof(scratch_);
   now_ = Clock::now();
@@ -44,7 +44,7 @@ TlsEventLoop::~TlsEventLoop() {
 }
 
 void TlsEventLoop::Listen(bool on) {
-  int listen_fd = server_.listen_fd();
+  int listen_fd = accepts_ ? setup_.listener->fd() : -1;
   if (on == listening_ || listen_fd < 0) return;
   epoll_event ev{};
   ev.events = EPOLLIN;
@@ -106,7 +106,7 @@ void TlsEventLoop::Run() {
       Tick();
       next_tick = now_ + std::chrono::milliseconds(kTickMs);
     }
-    if (server_.stopping()) {
+    if (host_.stopping()) {
       if (!stop_seen_) BeginStop();
       std::lock_guard<std::mutex> lock(adopt_mu_);
       if (connections_.empty() && adopted_.empty()) return;
@@ -115,8 +115,8 @@ void TlsEventLoop::Run() {
 }
 
 void TlsEventLoop::AcceptReady() {
-  for (int i = 0; i < kAcceptBurst && !server_.stopping(); ++i) {
-    int fd = ::accept4(server_.listen_fd(), nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  for (int i = 0; i < kAcceptBurst && !host_.stopping(); ++i) {
+    int fd = setup_.listener->Accept();
     if (fd < 0) {
       if (errno == EINTR || errno == ECONNABORTED) continue;
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
@@ -126,8 +126,8 @@ void TlsEventLoop::AcceptReady() {
       }
       return;
     }
-    server_.CountConnection();
-    TlsEventLoop* target = server_.LeastLoadedLoop(this);
+    host_.CountConnection();
+    TlsEventLoop* target = host_.LeastLoadedLoop(this);
     if (target == this) {
       Add(fd);
     } else {
@@ -137,11 +137,11 @@ void TlsEventLoop::AcceptReady() {
 }
 
 void TlsEventLoop::Add(int fd) {
-  SslCtxPtr ctx = server_.Context();
+  SslCtxPtr ctx = host_.Context();
   std::unique_ptr<TlsConnection> c =
-      TlsConnection::Accept(fd, ctx.get(), server_.consumer_factory(), shared_, now_);
+      TlsConnection::Accept(fd, ctx.get(), *setup_.make_consumer, shared_, now_);
   if (!c) {
-    server_.CountHandshakeFailure();
+    host_.CountHandshakeFailure();
     return;
   }
   c->set_slot(connections_.size());
@@ -152,7 +152,7 @@ void TlsEventLoop::Add(int fd) {
 }
 
 void TlsEventLoop::Drive(TlsConnection* c) {
-  switch (c->Drive(now_, server_.stopping())) {
+  switch (c->Drive(now_, host_.stopping())) {
     case TlsConnection::Turn::kClose: Close(c); break;
     case TlsConnection::Turn::kYield:
       if (std::find(again_.begin(), again_.end(), c) == again_.end()) again_.push_back(c);
@@ -165,8 +165,8 @@ void TlsEventLoop::Drive(TlsConnection* c) {
 void TlsEventLoop::Close(TlsConnection* c) {
   // A connection that never finished its handshake failed it, unless the
   // stop closed it while it waited.
-  if (c->state() == TlsConnection::State::kHandshake && !server_.stopping())
-    server_.CountHandshakeFailure();
+  if (c->state() == TlsConnection::State::kHandshake && !host_.stopping())
+    host_.CountHandshakeFailure();
   again_.erase(std::remove(again_.begin(), again_.end(), c), again_.end());
   size_t i = c->slot();
   if (i + 1 != connections_.size()) {
@@ -186,7 +186,7 @@ void TlsEventLoop::Tick() {
     }
     Close(c);  // moves the last connection to i
   }
-  if (accepts_ && !listening_ && !server_.stopping() && now_ >= accept_resume_) Listen(true);
+  if (accepts_ && !listening_ && !host_.stopping() && now_ >= accept_resume_) Listen(true);
 }
 
 // Connections between requests close once what they already sent is read;

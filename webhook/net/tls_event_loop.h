@@ -13,16 +13,39 @@
 #include <mutex>
 #include <vector>
 
+#include "webhook/net/listener.h"
 #include "webhook/net/tls_connection.h"
+#include "webhook/net/tls_context.h"
 
 namespace gpulint {
 
-class TlsServer;
+class TlsEventLoop;
+
+// What an event loop needs of the server that runs it (TlsServer), and no more.
+class TlsLoopHost {
+ public:
+  virtual bool stopping() const = 0;
+  // The TLS context for a connection accepted now; null refuses it.
+  virtual SslCtxPtr Context() const = 0;
+  // The loop with the fewest connections; `self` when none has fewer.
+  virtual TlsEventLoop* LeastLoadedLoop(TlsEventLoop* self) const = 0;
+  virtual void CountConnection() = 0;
+  virtual void CountHandshakeFailure() = 0;
+
+ protected:
+  ~TlsLoopHost() = default;
+};
+
+// What a loop is given to work with; each must outlive it.
+struct TlsLoopSetup {
+  const Listener* listener = nullptr;  // for the loop that accepts; null for the others
+  const TlsTimeouts* timeouts = nullptr;
+  const ConsumerFactory* make_consumer = nullptr;
+};
 
 class TlsEventLoop {
  public:
-  // `accepts`: this loop watches the server's listener.
-  TlsEventLoop(TlsServer& server, bool accepts);
+  TlsEventLoop(TlsLoopHost& host, TlsLoopSetup setup);
   ~TlsEventLoop();
   TlsEventLoop(const TlsEventLoop&) = delete;
   TlsEventLoop& operator=(const TlsEventLoop&) = delete;
@@ -48,7 +71,8 @@ class TlsEventLoop {
   void BeginStop();
   void Listen(bool on);
 
-  TlsServer& server_;
+  TlsLoopHost& host_;
+  const TlsLoopSetup setup_;
   const bool accepts_;
   int epoll_fd_ = -1;
   int wake_fd_ = -1;

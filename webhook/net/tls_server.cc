@@ -1,81 +1,36 @@
 #include "webhook/net/tls_server.h"
 
-#include <netdb.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <thread>
-
-#include "webhook/net/tls_event_loop.h"
 
 namespace gpulint {
 
 TlsServer::TlsServer(TlsTimeouts timeouts, ConsumerFactory make_consumer)
     : timeouts_(timeouts), make_consumer_(std::move(make_consumer)) {}
 
-TlsServer::~TlsServer() {
-  if (listen_fd_ >= 0) ::close(listen_fd_);
-}
+TlsServer::~TlsServer() = default;
 
 int TlsServer::Bind(const std::string& host, int port, size_t threads, std::string* error) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  std::string service = std::to_string(port);
-  if (int rc = ::getaddrinfo(host.empty() ? nullptr : host.c_str(), service.c_str(), &hints, &found)) {
-    *error = "cannot listen on " + host + ":" + service + ": " + ::gai_strerror(rc);
-    return -1;
-  }
-  int err = 0;
-  for (addrinfo* a = found; a && listen_fd_ < 0; a = a->ai_next) {
-    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, a->ai_protocol);
-    if (fd < 0) {
-      err = errno;
-      continue;
-    }
-    // Fast restarts only; no SO_REUSEPORT, which would let a second process
-    // bind the same port and silently take half the connections.
-    int yes = 1;
-    ::setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
-    // A burst of API server connections must not see SYNs dropped.
-    if (::bind(fd, a->ai_addr, a->ai_addrlen) == 0 && ::listen(fd, 1024) == 0) {
-      listen_fd_ = fd;
-    } else {
-      err = errno;
-      ::close(fd);
-    }
-  }
-  ::freeaddrinfo(found);
-  if (listen_fd_ < 0) {
-    *error = "cannot listen on " + host + ":" + service + ": " + std::strerror(err);
-    return -1;
-  }
+  int bound = listener_.Bind(host, port, error);
+  if (bound < 0) return -1;
   // Made here rather than in Serve's thread, so that running out of
   // descriptors is an error now, not a loop that cannot wait.
-  {
-    std::lock_guard<std::mutex> lock(loops_mu_);
-    for (size_t i = 0; i < std::max<size_t>(1, threads); ++i) {
-      loops_.push_back(std::make_unique<TlsEventLoop>(*this, i == 0));
-      if (!loops_.back()->ok()) {
-        *error = "cannot set up an event loop: " + std::string(std::strerror(errno));
-        loops_.clear();
-        ::close(listen_fd_);
-        listen_fd_ = -1;
-        return -1;
-      }
+  TlsLoopHost& loop_host = *this;
+  std::lock_guard<std::mutex> lock(loops_mu_);
+  for (size_t i = 0; i < std::max<size_t>(1, threads); ++i) {
+    // The first loop accepts, and deals connections to the others.
+    TlsLoopSetup setup{i == 0 ? &listener_ : nullptr, &timeouts_, &make_consumer_};
+    loops_.push_back(std::make_unique<TlsEventLoop>(loop_host, setup));
+    if (!loops_.back()->ok()) {
+      *error = "cannot set up an event loop: " + std::string(std::strerror(errno));
+      loops_.clear();
+      listener_.Close();
+      return -1;
     }
   }
-  sockaddr_storage addr{};
-  socklen_t len = sizeof(addr);
-  ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-  if (addr.ss_family == AF_INET6) return ntohs(reinterpret_cast<sockaddr_in6*>(&addr)->sin6_port);
-  return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
+  return bound;
 }
 
 void TlsServer::Serve() {
@@ -86,15 +41,14 @@ void TlsServer::Serve() {
   for (std::thread& t : others) t.join();
   std::lock_guard<std::mutex> lock(loops_mu_);
   loops_.clear();
-  if (listen_fd_ >= 0) ::close(listen_fd_);
-  listen_fd_ = -1;
+  listener_.Close();
 }
 
 void TlsServer::Stop() {
   stopping_ = true;
   std::lock_guard<std::mutex> lock(loops_mu_);
   // New connections are refused from now on, not left in the backlog.
-  if (listen_fd_ >= 0) ::shutdown(listen_fd_, SHUT_RDWR);
+  listener_.Shutdown();
   for (const auto& loop : loops_) loop->Wake();
 }
 

@@ -21,14 +21,15 @@
 #include <string>
 #include <vector>
 
+#include "webhook/net/listener.h"
 #include "webhook/net/tls_connection.h"
 #include "webhook/net/tls_context.h"
+#include "webhook/net/tls_event_loop.h"
 
 namespace gpulint {
 
-class TlsEventLoop;
-
-class TlsServer {
+// The loops see it only as their TlsLoopHost (tls_event_loop.h).
+class TlsServer : private TlsLoopHost {
  public:
   TlsServer(TlsTimeouts timeouts, ConsumerFactory make_consumer);
   ~TlsServer();
@@ -48,28 +49,24 @@ class TlsServer {
   // are read, answered and their connections closed. Safe from any thread,
   // before or during Serve.
   void Stop();
-  bool stopping() const { return stopping_.load(std::memory_order_relaxed); }
+  bool stopping() const override { return stopping_.load(std::memory_order_relaxed); }
 
   // Connections accepted from now on use `ctx`. Null refuses them.
   void SetContext(SslCtxPtr ctx);
-  SslCtxPtr Context() const;
+  SslCtxPtr Context() const override;
 
   uint64_t handshake_failures() const { return handshake_failures_.load(); }
   uint64_t connections() const { return connections_.load(); }
 
-  // For the event loops.
-  int listen_fd() const { return listen_fd_; }
-  const TlsTimeouts& timeouts() const { return timeouts_; }
-  const ConsumerFactory& consumer_factory() const { return make_consumer_; }
-  // The loop with the fewest connections; `self` when none has fewer.
-  TlsEventLoop* LeastLoadedLoop(TlsEventLoop* self) const;
-  void CountConnection() { connections_++; }
-  void CountHandshakeFailure() { handshake_failures_++; }
-
  private:
+  // TlsLoopHost, for the loops.
+  TlsEventLoop* LeastLoadedLoop(TlsEventLoop* self) const override;
+  void CountConnection() override { connections_++; }
+  void CountHandshakeFailure() override { handshake_failures_++; }
+
   const TlsTimeouts timeouts_;
   const ConsumerFactory make_consumer_;
-  int listen_fd_ = -1;
+  Listener listener_;
   std::atomic<bool> stopping_{false};
   std::mutex loops_mu_;  // guards loops_ against Stop from another thread
   std::vector<std::unique_ptr<TlsEventLoop>> loops_;

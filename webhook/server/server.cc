@@ -116,8 +116,8 @@ bool WebhookServer::Start(std::string* error) {
   limits.keep_alive_timeout = std::chrono::seconds(options_.keep_alive_seconds);
   limits.keep_alive_requests = std::max<size_t>(1, options_.keep_alive_requests);
   HttpHandler& handler = *this;
-  http_ = std::make_unique<TlsServer>(timeouts, [&handler, limits](SSL* session) {
-    return std::make_unique<Http1Connection>(limits, handler, session);
+  http_ = std::make_unique<TlsServer>(timeouts, [&handler, limits](const PeerInfo* peer) {
+    return std::make_unique<Http1Connection>(limits, handler, peer);
   });
 
   ReloadPolicy();
@@ -196,7 +196,8 @@ bool ReviewPath(std::string_view path, Endpoint* endpoint, Mode* mode) {
 
 // Refuses, before the body is read, what is not a review this server takes.
 // Returns false with `res` filled when it refuses.
-bool WebhookServer::Admit(const Request& req, const BodyFraming& framing, Response& res) {
+bool WebhookServer::Admit(const Request& req, const PeerInfo& peer, const BodyFraming& framing,
+                          Response& res) {
   const std::string& path = req.path;
   Endpoint endpoint;
   Mode mode;
@@ -221,7 +222,7 @@ bool WebhookServer::Admit(const Request& req, const BodyFraming& framing, Respon
   if (probe) return framing.leaves_bytes() ? refuse(400, path + " takes no request body") : true;
   std::string why;
   if (int status = CheckReviewHead(req, framing, &why)) return refuse(status, why);
-  if (!options_.tls.client_ca.empty() && !(req.ssl && SSL_get0_peer_certificate(req.ssl)))
+  if (!options_.tls.client_ca.empty() && !peer.verified)
     return refuse(401, "a client certificate signed by the configured client CA is required");
   return true;
 }

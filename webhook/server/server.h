@@ -88,7 +88,7 @@ class WebhookServer : private HttpHandler, public NodeSink {
 
  private:
   // HttpHandler: the head, then the whole request.
-  bool Admit(const httplib::Request& req, const BodyFraming& framing,
+  bool Admit(const httplib::Request& req, const PeerInfo& peer, const BodyFraming& framing,
              httplib::Response& res) override;
   void Serve(const httplib::Request& req, httplib::Response& res) override;
   void ServeReview(Endpoint endpoint, Mode mode, const httplib::Request& req,
