@@ -37,31 +37,10 @@ NodeWatcher::NodeWatcher(KubeEndpoint endpoint, NodeSink* sink, LogSink log, Met
 NodeWatcher::~NodeWatcher() { Stop(); }
 
 void NodeWatcher::Start() {
-  thread_ = std::thread([this] { Run(); });
+  loop_.Start([this] { Run(); });
 }
 
-void NodeWatcher::Stop() {
-  stopping_ = true;
-  if (!thread_.joinable()) return;
-  // A request may be between creating its socket and registering it: keep
-  // interrupting until the thread has noticed.
-  while (true) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (client_) client_->stop();
-      cv_.notify_all();
-      if (done_) break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  thread_.join();
-}
-
-bool NodeWatcher::Sleep(std::chrono::milliseconds d) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_for(lock, d, [this] { return stopping_.load(); });
-  return !stopping_;
-}
+void NodeWatcher::Stop() { loop_.Stop(); }
 
 std::unique_ptr<httplib::SSLClient> NodeWatcher::Client(int read_timeout_seconds) {
   std::string error;
@@ -76,21 +55,18 @@ std::unique_ptr<httplib::SSLClient> NodeWatcher::Client(int read_timeout_seconds
 }
 
 void NodeWatcher::Run() {
-  auto backoff = options_.min_backoff;
-  auto fail = [&] {
-    bool go_on = Sleep(backoff);
-    backoff = std::min(backoff * 2, options_.max_backoff);
-    return go_on;
-  };
+  const Backoff backoff{options_.min_backoff, options_.max_backoff};
+  int failures = 0;  // in a row
+  auto fail = [&] { return loop_.SleepFor(backoff.After(++failures)); };
   bool need_list = true;
-  while (!stopping_) {
+  while (!loop_.stopping()) {
     if (need_list) {
       if (!List()) {
         if (!fail()) break;
         continue;
       }
       need_list = false;
-      backoff = options_.min_backoff;
+      failures = 0;
     }
     uint64_t before = events_;
     WatchEnd end = Watch();
@@ -102,31 +78,22 @@ void NodeWatcher::Run() {
       // Also when a watch ends with nothing in it: do not spin on the API server.
       if (!fail()) break;
     } else {
-      backoff = options_.min_backoff;
+      failures = 0;
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  done_ = true;
 }
 
 bool NodeWatcher::FetchPage(const std::string& path, Value* root) {
   auto client = Client(60);
   if (!client) return false;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) return false;
-    client_ = client.get();
-  }
+  if (!loop_.Track(client.get())) return false;
   std::string body;
   auto res = client->Get(path, [&](const char* data, size_t n) {
     if (body.size() + n > kMaxListPageBytes) return false;
     body.append(data, n);
-    return !stopping_.load();
+    return !loop_.stopping();
   });
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    client_ = nullptr;
-  }
+  loop_.Untrack();
   if (!res || res->status != 200) {
     LogLine("error", "node list failed")
         .Add("error", res ? "HTTP " + std::to_string(res->status) + ": " + body.substr(0, 200)
@@ -197,11 +164,7 @@ NodeWatcher::WatchEnd NodeWatcher::Watch() {
                      "/api/v1/nodes?watch=1&allowWatchBookmarks=true&timeoutSeconds=" +
                      std::to_string(options_.watch_timeout_seconds) +
                      "&resourceVersion=" + UrlEscape(resource_version_);
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    if (stopping_) return WatchEnd::kStopped;
-    client_ = client.get();
-  }
+  if (!loop_.Track(client.get())) return WatchEnd::kStopped;
   int status = 0;
   std::string pending, error_body;
   WatchEnd end = WatchEnd::kClosed;
@@ -212,7 +175,7 @@ NodeWatcher::WatchEnd NodeWatcher::Watch() {
         return true;
       },
       [&](const char* data, size_t n) {
-        if (stopping_) return false;
+        if (loop_.stopping()) return false;
         if (status != 200) {
           error_body.append(data, std::min<size_t>(n, 512 - std::min<size_t>(512, error_body.size())));
           return true;
@@ -229,11 +192,8 @@ NodeWatcher::WatchEnd NodeWatcher::Watch() {
         }
         return true;
       });
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    client_ = nullptr;
-  }
-  if (stopping_) return WatchEnd::kStopped;
+  loop_.Untrack();
+  if (loop_.stopping()) return WatchEnd::kStopped;
   if (status == 410) return WatchEnd::kGone;
   if (status != 200) {
     LogLine("error", "node watch failed")

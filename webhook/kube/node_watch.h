@@ -9,17 +9,15 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <map>
-#include <mutex>
 #include <set>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "engine/base/value.h"
 #include "engine/cluster/inventory.h"
 #include "webhook/kube/kube_client.h"
+#include "webhook/kube/loop_control.h"
 #include "webhook/kube/node_sink.h"
 #include "webhook/support/log.h"
 #include "webhook/support/metrics.h"
@@ -73,7 +71,6 @@ class NodeWatcher {
   WatchEnd Watch();
   // Applies one watch event line; sets *end when the stream must stop.
   bool ApplyEvent(std::string_view line, WatchEnd* end);
-  bool Sleep(std::chrono::milliseconds d);  // false when stopped meanwhile
   std::unique_ptr<httplib::SSLClient> Client(int read_timeout_seconds);
 
   KubeEndpoint endpoint_;
@@ -91,13 +88,8 @@ class NodeWatcher {
   std::map<std::string, std::string> skipped_;  // node -> its problem, as logged; the watch thread's
   std::string resource_version_;
 
-  std::atomic<bool> stopping_{false};
-  std::mutex mu_;  // guards client_ and the wakeup
-  std::condition_variable cv_;
-  httplib::SSLClient* client_ = nullptr;  // the request in flight, for Stop()
-  bool done_ = false;                     // Run() returned
-  std::thread thread_;
   std::atomic<uint64_t> lists_{0}, events_{0};
+  LoopControl loop_;  // last: stopped first
 };
 
 }  // namespace gpulint

@@ -123,23 +123,10 @@ Registrar::Registrar(KubeEndpoint endpoint, std::string file, std::string ca_fil
 Registrar::~Registrar() { Stop(); }
 
 void Registrar::Start() {
-  thread_ = std::thread([this] { Run(); });
+  loop_.Start([this] { Run(); });
 }
 
-void Registrar::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
-  if (thread_.joinable()) thread_.join();
-}
-
-bool Registrar::Sleep(Clock::time_point until) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_until(lock, until, [this] { return stopping_.load(); });
-  return !stopping_;
-}
+void Registrar::Stop() { loop_.Stop(); }
 
 bool Registrar::ApplyAll(bool registered, std::string* error) {
   file_.Mark();
@@ -171,7 +158,8 @@ void Registrar::Run() {
   bool known = false, registered = false;
   int failures = 0;
   Clock::time_point resync_at, retry_at;
-  while (!stopping_) {
+  const Backoff backoff{options_.min_backoff, options_.max_backoff};
+  while (!loop_.stopping()) {
     Clock::time_point now = Clock::now();
     bool want = answering_();
     bool due = !known || want != registered || file_.Changed() || ca_.Changed() ||
@@ -191,19 +179,16 @@ void Registrar::Run() {
         resync_at = now + options_.resync;
         if (metrics_) metrics_->SetRegistered(registered);
       } else {
-        auto backoff = options_.min_backoff;
-        for (int i = 0; i < failures && backoff < options_.max_backoff; ++i) backoff *= 2;
-        backoff = std::min(backoff, options_.max_backoff);
-        ++failures;
-        retry_at = now + backoff;
+        auto wait = backoff.After(++failures);
+        retry_at = now + wait;
         LogLine("error", want ? "cannot register the webhook configurations"
                               : "cannot withdraw the webhook configurations")
             .Add("error", error)
-            .Add("retry_ms", static_cast<int64_t>(backoff.count()))
+            .Add("retry_ms", static_cast<int64_t>(wait.count()))
             .Emit(log_);
       }
     }
-    if (!Sleep(Clock::now() + options_.poll)) return;
+    if (!loop_.SleepFor(options_.poll)) return;
   }
 }
 

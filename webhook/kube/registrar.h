@@ -18,15 +18,13 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 #include <vector>
 
 #include "webhook/kube/kube_client.h"
+#include "webhook/kube/loop_control.h"
 #include "webhook/support/file_watch.h"
 #include "webhook/support/log.h"
 #include "webhook/support/metrics.h"
@@ -76,7 +74,6 @@ class Registrar {
   // Applies every configuration in the state `registered`; false on the
   // first failure, with *error.
   bool ApplyAll(bool registered, std::string* error);
-  bool Sleep(Clock::time_point until);  // false when stopped meanwhile
 
   KubeEndpoint endpoint_;
   FileWatch file_, ca_;
@@ -85,11 +82,8 @@ class Registrar {
   Metrics* metrics_;
   Options options_;
 
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> applies_{0};
-  std::thread thread_;
+  LoopControl loop_;  // last: stopped first
 };
 
 }  // namespace gpulint

@@ -34,28 +34,10 @@ void VramAdvertiser::Start() {
     Publish();
   }
   LogLine("info", "advertising node VRAM").Add("resource", resource_).Emit(log_);
-  thread_ = std::thread([this] { Run(); });
+  loop_.Start([this] { Run(); });
 }
 
-void VramAdvertiser::Stop() {
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    stopping_ = true;
-    cv_.notify_all();
-  }
-  if (!thread_.joinable()) return;
-  // A PATCH may be between registering its client and opening its socket,
-  // where stop() does not reach it: keep interrupting until the thread ends.
-  while (true) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (client_) client_->stop();
-      if (done_) break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
-  thread_.join();
-}
+void VramAdvertiser::Stop() { loop_.Stop(); }
 
 void VramAdvertiser::NodeSeen(const Value& object, const NodeClass* node, const Error& error) {
   NodeVramFacts facts = ReadNodeVramFacts(object, node, error);
@@ -73,8 +55,7 @@ void VramAdvertiser::NodeSeen(const Value& object, const NodeClass* node, const 
   n.facts = std::move(facts);
   Plan(&n);
   Publish();
-  wake_ = true;
-  cv_.notify_all();
+  loop_.Wake();
 }
 
 void VramAdvertiser::NodeGone(const std::string& name) {
@@ -104,22 +85,9 @@ void VramAdvertiser::Publish() {
   if (metrics_) metrics_->SetVramNodes(advertised, pending, skipped);
 }
 
-std::chrono::milliseconds VramAdvertiser::Backoff(int failures) const {
-  auto backoff = options_.min_backoff;
-  for (int i = 1; i < failures && backoff < options_.max_backoff; ++i) backoff *= 2;
-  return std::min(backoff, options_.max_backoff);
-}
-
-bool VramAdvertiser::Sleep(Clock::time_point until) {
-  std::unique_lock<std::mutex> lock(mu_);
-  cv_.wait_until(lock, until, [this] { return stopping_.load() || wake_; });
-  wake_ = false;
-  return !stopping_;
-}
-
 void VramAdvertiser::Run() {
   auto next_poll = Clock::now() + options_.policy_poll;
-  while (!stopping_) {
+  while (!loop_.stopping()) {
     if (Clock::now() >= next_poll) {
       FollowPolicy();
       next_poll = Clock::now() + options_.policy_poll;
@@ -128,12 +96,10 @@ void VramAdvertiser::Run() {
     Clock::time_point wake = next_poll;
     if (TakeDue(&work, &wake)) {
       Send(work);
-    } else if (!Sleep(wake)) {
+    } else if (!loop_.SleepUntil(wake)) {
       break;
     }
   }
-  std::lock_guard<std::mutex> lock(mu_);
-  done_ = true;
 }
 
 void VramAdvertiser::FollowPolicy() {
@@ -180,11 +146,7 @@ void VramAdvertiser::Send(const Work& work) {
     client->set_read_timeout(options_.request_timeout_seconds);
     client->set_write_timeout(options_.request_timeout_seconds);
     client->set_url_encode(false);
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (stopping_) return;
-      client_ = client.get();
-    }
+    if (!loop_.Track(client.get())) return;
     patches_++;
     // The field manager names who owns the key on the node (managedFields),
     // rather than the HTTP client's User-Agent.
@@ -192,10 +154,9 @@ void VramAdvertiser::Send(const Work& work) {
                          endpoint_.base_path + "/api/v1/nodes/" + UrlEscape(work.name) +
                              "/status?fieldManager=gpulint-webhook",
                          work.patch);
-    std::lock_guard<std::mutex> lock(mu_);
-    client_ = nullptr;
+    loop_.Untrack();
   }
-  if (stopping_) return;
+  if (loop_.stopping()) return;
   Done(work, response);
 }
 
@@ -227,15 +188,16 @@ void VramAdvertiser::Done(const Work& work, const KubeResponse& response) {
     return;
   }
   Clock::time_point now = Clock::now();
+  const Backoff backoff{options_.min_backoff, options_.max_backoff};
   auto retry = options_.min_backoff;
   if (node) {
-    retry = Backoff(++node->failures);
+    retry = backoff.After(++node->failures);
     node->not_before = now + retry;
     // Gone: the watch says so, and tells of a node made again by that name.
     if (response.status == 404 && node->patch == work.patch) node->patch.clear();
   }
   if (!NodeFault(response.status)) {
-    retry = Backoff(++server_failures_);
+    retry = backoff.After(++server_failures_);
     paused_until_ = now + retry;
   }
   LogLine line("error", "node VRAM advertisement failed");

@@ -17,20 +17,19 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
 #include <string>
-#include <thread>
 
 #include "engine/base/value.h"
 #include "engine/cluster/inventory.h"
 #include "engine/mutate/node_vram.h"
 #include "engine/quantity/quantity.h"
 #include "webhook/kube/kube_client.h"
+#include "webhook/kube/loop_control.h"
 #include "webhook/kube/node_watch.h"
 #include "webhook/support/log.h"
 #include "webhook/support/metrics.h"
@@ -88,8 +87,6 @@ class VramAdvertiser : public NodeObserver {
   void Done(const Work& work, const KubeResponse& response);
   void Plan(Node* node);  // under mu_
   void Publish();         // gauges; under mu_
-  std::chrono::milliseconds Backoff(int failures) const;
-  bool Sleep(Clock::time_point until);  // false when stopped meanwhile
 
   KubeEndpoint endpoint_;
   ResourceSource resource_source_;
@@ -97,19 +94,14 @@ class VramAdvertiser : public NodeObserver {
   Metrics* metrics_;
   Options options_;
 
-  mutable std::mutex mu_;  // guards the members below, the wakeup and client_
-  std::condition_variable cv_;
+  mutable std::mutex mu_;  // guards the members below
   std::map<std::string, Node> nodes_;
   std::string resource_;
   Clock::time_point paused_until_;  // after a failure of the API server's
   int server_failures_ = 0;
-  httplib::SSLClient* client_ = nullptr;  // the PATCH in flight, for Stop()
-  bool wake_ = false;                     // the watch changed something
-  bool done_ = false;                     // Run() returned
 
-  std::atomic<bool> stopping_{false};
   std::atomic<uint64_t> patches_{0};
-  std::thread thread_;
+  LoopControl loop_;  // last: stopped first
 };
 
 }  // namespace gpulint
