@@ -1,6 +1,6 @@
 // What the HTTP/1.1 layer (http1_connection.h) calls for each request: the
-// webhook's endpoints (WebhookServer, server.cc). Both calls run on an event
-// loop thread and must not block.
+// webhook's endpoints (Router, webhook/server/router.h). Both calls run on an
+// event loop thread and must not block.
 #ifndef GPULINT_WEBHOOK_NET_HTTP_HANDLER_H_
 #define GPULINT_WEBHOOK_NET_HTTP_HANDLER_H_
 

@@ -1,7 +1,7 @@
-// gpulint-webhook's HTTPS server: /validate and /mutate over HandleReview,
-// probes, metrics, hot reload of the certificate, the policy and the nodes
-// file, and a graceful stop. Everything here is transport; verdicts come from
-// admission.h.
+// gpulint-webhook's HTTPS server: /validate and /mutate over HandleReview
+// (router.h), probes, metrics, hot reload of the certificate, the policy and
+// the nodes file, and a graceful stop. Everything here is transport; verdicts
+// come from admission.h.
 #ifndef GPULINT_WEBHOOK_SERVER_SERVER_H_
 #define GPULINT_WEBHOOK_SERVER_SERVER_H_
 
@@ -15,12 +15,12 @@
 #include <vector>
 
 #include "engine/cluster/inventory.h"
-#include "engine/policy/policy.h"
 #include "webhook/kube/node_sink.h"
-#include "webhook/net/http_handler.h"
 #include "webhook/net/tls_server.h"
 #include "webhook/server/admission.h"
-#include "webhook/support/file_watch.h"
+#include "webhook/server/router.h"
+#include "webhook/server/serving_certificate.h"
+#include "webhook/server/snapshot_store.h"
 #include "webhook/support/log.h"
 #include "webhook/support/metrics.h"
 
@@ -45,10 +45,13 @@ struct ServerOptions {
   LogSink log = StderrLogSink;
 };
 
-// The endpoints behind the HTTP/1.1 layer (HttpHandler), over a TlsServer.
-// Also the sink of the node watch (node_watch.h), whose changes it applies to
-// its groups of alike nodes one at a time.
-class WebhookServer : private HttpHandler, public NodeSink {
+// The server: the net layer (a TlsServer with HTTP/1.1 on it) brought up over
+// the endpoints (Router), and one thread that reloads what changed on disk.
+// Each job has one owner: the snapshot and its reloads the SnapshotStore, the
+// certificate and its expiry the ServingCertificate, the routes the Router;
+// this class starts, probes and stops them. It is also the sink of the node
+// watch (node_watch.h), for the snapshot store.
+class WebhookServer : public NodeSink, private ServerStatus {
  public:
   explicit WebhookServer(ServerOptions options);
   ~WebhookServer();
@@ -77,65 +80,36 @@ class WebhookServer : private HttpHandler, public NodeSink {
   // Blocks until the server has stopped (after Shutdown, or a listener failure).
   void Wait();
 
-  // NodeSink: nodes from the API server (node_watch.h), combined with the
-  // nodes file. A change no rule can see (a heartbeat) publishes nothing.
-  void ReplaceNodes(std::vector<NodeClass> nodes) override;
-  void PutNode(NodeClass node) override;
-  void RemoveNode(const std::string& name) override;
+  // NodeSink: the snapshot store's (snapshot_store.h).
+  void ReplaceNodes(std::vector<NodeClass> nodes) override {
+    store_.ReplaceNodes(std::move(nodes));
+  }
+  void PutNode(NodeClass node) override { store_.PutNode(std::move(node)); }
+  void RemoveNode(const std::string& name) override { store_.RemoveNode(name); }
 
-  Snapshot CurrentSnapshot() const;
+  Snapshot CurrentSnapshot() const { return store_.Current(); }
   Metrics& metrics() { return metrics_; }
 
  private:
-  // HttpHandler: the head, then the whole request.
-  bool Admit(const httplib::Request& req, const PeerInfo& peer, const BodyFraming& framing,
-             httplib::Response& res) override;
-  void Serve(const httplib::Request& req, httplib::Response& res) override;
-  void ServeReview(Endpoint endpoint, Mode mode, const httplib::Request& req,
-                   httplib::Response& res);
-  void LogDecision(Endpoint endpoint, const ReviewResult& result, double seconds);
+  // ServerStatus, for the probes.
+  std::string NotReadyReason() const override;
+  void RefreshMetrics() override;
 
-  // Reloads (server_state.cc).
   void ReloadLoop();
-  void ReloadPolicy();
-  void ReloadCertificate();
-  void ReloadNodesFile();
-  void CheckCertificateExpiry();  // logs, once, a certificate past its notAfter
-  void CheckOpenFiles();          // logs running out of descriptors, and recovering
-  // Rebuilds the part of the inventory from the policy and the nodes file,
-  // then publishes.
-  void Publish();
-  // A new snapshot from base_ and watched_; publish_mu_ held.
-  void PublishLocked();
+  void CheckOpenFiles();  // logs running out of descriptors, and recovering
 
   ServerOptions options_;
   Metrics metrics_;
+  SnapshotStore store_;
   std::unique_ptr<TlsServer> http_;
+  ServingCertificate certificate_;  // installs each new context in http_
+  Router router_;
   int port_ = 0;
-
-  FileWatch policy_watch_, nodes_watch_, cert_watch_, key_watch_, client_ca_watch_;
-  // Publishing, one at a time (the reload thread and the watch thread both
-  // publish); taken before state_mu_. Guards the four members below.
-  std::mutex publish_mu_;
-  std::shared_ptr<const Policy> base_policy_;
-  std::string base_problem_;  // why base_policy_ is null, when it is
-  Inventory base_;      // base_policy_'s classes and the nodes file's nodes
-  NodeGroups watched_;  // nodes from the API server, kept one change at a time
-  mutable std::mutex state_mu_;  // guards the members below
-  std::shared_ptr<const Policy> policy_;
-  std::vector<NodeClass> file_nodes_;
-  std::string policy_problem_;  // why no policy is loaded, while none is
-  Snapshot snapshot_;
-  bool cert_loaded_ = false;
 
   std::atomic<bool> stopping_{false};
   std::mutex stop_mu_;
   std::condition_variable stop_cv_;
   bool stopped_ = false;
-  // The loaded certificate's notAfter; Start's thread, then the reload thread's.
-  int64_t cert_not_after_ = 0;
-  bool cert_expiry_logged_ = false;
-  std::atomic<bool> cert_expired_{false};  // the loaded certificate is past its notAfter
   bool out_of_files_ = false;  // the reload thread's
   std::mutex join_mu_;
   bool stop_logged_ = false;  // guarded by join_mu_
