@@ -7,8 +7,8 @@
 #
 #   gpulint_layer(<name> <folder> [BUILDS_ON <layer>...] [EXTERNAL])
 #
-# EXTERNAL: the folder's own CMakeLists.txt makes the library (the webhook's);
-# the layer is only listed for the check.
+# EXTERNAL: no library is made here; the layer is only listed for the check
+# (the webhook's layers, when the webhook is not built).
 set(GPULINT_LAYERS_FILE ${CMAKE_BINARY_DIR}/layers.txt)
 file(WRITE ${GPULINT_LAYERS_FILE} "# name folder builds-on... (cmake/layers.cmake)\n")
 

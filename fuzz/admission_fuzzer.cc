@@ -24,7 +24,7 @@
 #include "engine/json/json_tree_builder.h"
 #include "engine/policy/policy.h"
 #include "engine/yaml/loader.h"
-#include "webhook/admission.h"
+#include "webhook/server/admission.h"
 
 namespace {
 

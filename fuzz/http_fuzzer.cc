@@ -15,7 +15,7 @@
 #include <string>
 #include <string_view>
 
-#include "webhook/http_message.h"
+#include "webhook/net/http_message.h"
 
 namespace {
 

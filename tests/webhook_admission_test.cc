@@ -8,7 +8,8 @@
 #include "engine/policy/policy.h"
 #include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
-#include "webhook/admission.h"
+#include "webhook/server/admission.h"
+#include "webhook/support/base64.h"
 
 namespace gpulint {
 namespace {

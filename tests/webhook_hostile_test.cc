@@ -14,7 +14,7 @@
 #include "engine/policy/policy.h"
 #include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
-#include "webhook/admission.h"
+#include "webhook/server/admission.h"
 
 namespace gpulint::webhook_test {
 namespace {

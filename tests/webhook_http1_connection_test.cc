@@ -1,13 +1,12 @@
 // The server's HTTP/1.1 layer fed plaintext directly, with no socket and no
 // TLS: what it consumes, what it queues, what it asks of the connection, and
 // what the handler sees.
-#include "webhook/http1_connection.h"
-
 #include <catch2/catch.hpp>
-
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "webhook/net/http1_connection.h"
 
 namespace gpulint {
 namespace {
@@ -21,7 +20,7 @@ class RecordingHandler : public HttpHandler {
   std::vector<BodyFraming> framings;
   std::vector<std::string> bodies;
 
-  bool Admit(const httplib::Request& head, const BodyFraming& framing,
+  bool Admit(const httplib::Request& head, const PeerInfo& peer, const BodyFraming& framing,
              httplib::Response& res) override {
     admitted_paths.push_back(head.path);
     framings.push_back(framing);

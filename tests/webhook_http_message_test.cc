@@ -1,7 +1,7 @@
 // HTTP/1.1 framing rules of the webhook's server, on plain strings.
-#include "webhook/http_message.h"
-
 #include <catch2/catch.hpp>
+
+#include "webhook/net/http_message.h"
 
 namespace gpulint {
 namespace {

@@ -6,7 +6,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "webhook/log.h"
+#include "webhook/support/log.h"
 
 namespace gpulint {
 namespace {

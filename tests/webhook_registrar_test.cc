@@ -9,8 +9,9 @@
 #include <vector>
 
 #include "tests/webhook_test_support.h"
-#include "webhook/admission.h"
-#include "webhook/registrar.h"
+#include "webhook/kube/registrar.h"
+#include "webhook/server/admission.h"
+#include "webhook/support/base64.h"
 
 namespace gpulint {
 namespace {

@@ -32,8 +32,8 @@
 #include <vector>
 
 #include "tests/golden.h"
-#include "webhook/kube_client.h"
-#include "webhook/server.h"
+#include "webhook/kube/kube_client.h"
+#include "webhook/server/server.h"
 
 namespace gpulint::webhook_test {
 

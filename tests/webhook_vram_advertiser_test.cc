@@ -11,8 +11,8 @@
 #include "engine/json/json_parser.h"
 #include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
-#include "webhook/node_watch.h"
-#include "webhook/vram_advertiser.h"
+#include "webhook/kube/node_watch.h"
+#include "webhook/kube/vram_advertiser.h"
 
 namespace gpulint::webhook_test {
 namespace {

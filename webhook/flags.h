@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "webhook/server.h"
+#include "webhook/server/server.h"
 
 namespace gpulint {
 

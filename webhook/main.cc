@@ -10,11 +10,11 @@
 #include <thread>
 
 #include "webhook/flags.h"
-#include "webhook/kube_client.h"
-#include "webhook/node_watch.h"
-#include "webhook/registrar.h"
-#include "webhook/server.h"
-#include "webhook/vram_advertiser.h"
+#include "webhook/kube/kube_client.h"
+#include "webhook/kube/node_watch.h"
+#include "webhook/kube/registrar.h"
+#include "webhook/kube/vram_advertiser.h"
+#include "webhook/server/server.h"
 
 namespace gpulint {
 namespace {

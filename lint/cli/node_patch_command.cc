@@ -9,7 +9,7 @@
 #include <ostream>
 
 #include "engine/cluster/inventory.h"
-#include "engine/mutate/mutate.h"
+#include "engine/mutate/node_vram.h"
 #include "engine/quantity/quantity.h"
 #include "lint/cli/commands.h"
 #include "lint/input/nvidia_smi.h"
@@ -213,9 +213,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   }
   if (node.empty()) node = vram.node;
   Quantity total = Quantity::FromInt(vram.bytes, QuantityFormat::kBinarySI);
-  std::string patch =
-      PatchToJson({PatchOp{"add", "/status/capacity/" + EscapePointerSegment(resource),
-                           Value::String(total.Canonical())}});
+  std::string patch = NodeCapacityVramPatch(resource, total);
   std::string command = "kubectl patch node " + (node.empty() ? "NODE" : ShellWord(node)) +
                         " --subresource=status --type=json -p '" + patch + "'";
   io.err << "gpulint: " << vram.description << ": " << resource << " = " << DescribeBytes(total)

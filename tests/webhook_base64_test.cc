@@ -1,0 +1,42 @@
+// Base64 through OpenSSL's EVP codec (webhook/base64.h): padding and the
+// leniencies a kubeconfig's *-data fields need.
+#include <catch2/catch.hpp>
+#include <string>
+
+#include "webhook/support/base64.h"
+
+namespace gpulint {
+namespace {
+
+TEST_CASE("Base64Encode pads every length", "[webhook][base64]") {
+  CHECK(Base64Encode("") == "");
+  CHECK(Base64Encode("f") == "Zg==");
+  CHECK(Base64Encode("fo") == "Zm8=");
+  CHECK(Base64Encode("foo") == "Zm9v");
+  CHECK(Base64Encode(std::string("\0\xff", 2)) == "AP8=");
+}
+
+TEST_CASE("Base64Decode cuts the padding off and forgives what a kubeconfig does",
+          "[webhook][base64]") {
+  struct Case {
+    const char* in;
+    std::string out;
+  };
+  for (const Case& c :
+       {Case{"", ""}, Case{"Zg==", "f"}, Case{"Zm8=", "fo"}, Case{"Zm9v", "foo"}, Case{"Zg", "f"},
+        Case{"Zg=", "f"}, Case{"Zm9vYg", "foob"}, Case{"Zm9vYmE=", "fooba"},
+        Case{" Zm9v\r\nYmE=\n", "fooba"}, Case{"AP8=", std::string("\0\xff", 2)}}) {
+    std::string out = "stale";
+    INFO(c.in);
+    REQUIRE(Base64Decode(c.in, &out));
+    CHECK(out == c.out);
+  }
+  std::string out;
+  for (const char* bad : {"Zm9v!", "Zg==Zg==", "Zg===", "Zm9v\tYmE=", "Zm-v", "Zm_v"}) {
+    INFO(bad);
+    CHECK_FALSE(Base64Decode(bad, &out));
+  }
+}
+
+}  // namespace
+}  // namespace gpulint

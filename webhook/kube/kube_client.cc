@@ -1,0 +1,289 @@
+#include "webhook/kube/kube_client.h"
+
+#include <arpa/inet.h>
+#include <openssl/err.h>
+#include <openssl/pem.h>
+#include <openssl/x509v3.h>
+
+#include <cctype>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include "engine/yaml/loader.h"
+#include "webhook/support/base64.h"
+#include "webhook/support/openssl_errors.h"
+
+namespace gpulint {
+namespace {
+
+constexpr size_t kMaxCredentialFileBytes = 1 << 20;
+
+bool ReadSmallFile(const std::string& path, std::string* out, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  std::string data(kMaxCredentialFileBytes + 1, '\0');
+  in.read(data.data(), static_cast<std::streamsize>(data.size()));
+  data.resize(static_cast<size_t>(in.gcount()));
+  if (data.size() > kMaxCredentialFileBytes) {
+    *error = path + ": larger than 1 MiB, not a credential";
+    return false;
+  }
+  *out = std::move(data);
+  return true;
+}
+
+std::string TrimSpace(std::string s) {
+  size_t b = s.find_first_not_of(" \t\r\n");
+  size_t e = s.find_last_not_of(" \t\r\n");
+  return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+}
+
+std::string Resolve(const std::string& base_dir, const std::string& path) {
+  return path.empty() || path[0] == '/' ? path : base_dir + "/" + path;
+}
+
+// The mapping in `list` (a sequence of {name, <field>}) whose name is `name`.
+const Value* Named(const Value* list, std::string_view name, const char* field) {
+  if (!list || !list->is_sequence()) return nullptr;
+  for (const Value& item : list->items())
+    if (item.StringAt("name") == name) return item.Find(field);
+  return nullptr;
+}
+
+// A PEM value given either inline (`<key>-data`, base64) or as a file.
+bool PemField(const Value& m, const std::string& key, const std::string& dir, std::string* out,
+              std::string* error) {
+  std::string_view data = m.StringAt(key + "-data");
+  if (!data.empty()) {
+    if (!Base64Decode(data, out)) {
+      *error = key + "-data is not valid base64";
+      return false;
+    }
+    return true;
+  }
+  std::string_view file = m.StringAt(key);
+  if (file.empty()) return true;
+  return ReadSmallFile(Resolve(dir, std::string(file)), out, error);
+}
+
+bool ReadUser(const Value& user, const std::string& dir, KubeEndpoint* ep, std::string* error) {
+  if (user.Find("exec") || user.Find("auth-provider")) {
+    *error = "the kubeconfig user authenticates with exec or auth-provider, which "
+             "gpulint-webhook does not support: use a token or a client certificate";
+    return false;
+  }
+  ep->token = std::string(user.StringAt("token"));
+  std::string_view token_file = user.StringAt("tokenFile");
+  if (!token_file.empty()) ep->token_file = Resolve(dir, std::string(token_file));
+  return PemField(user, "client-certificate", dir, &ep->client_cert_pem, error) &&
+         PemField(user, "client-key", dir, &ep->client_key_pem, error);
+}
+
+// A CA bundle as a store; false when it holds no certificate.
+X509_STORE* StoreFromPem(const std::string& pem) {
+  BIO* bio = BIO_new_mem_buf(pem.data(), static_cast<int>(pem.size()));
+  X509_STORE* store = X509_STORE_new();
+  int added = 0;
+  while (X509* cert = PEM_read_bio_X509(bio, nullptr, nullptr, nullptr)) {
+    if (X509_STORE_add_cert(store, cert) == 1) ++added;
+    X509_free(cert);
+  }
+  ERR_clear_error();
+  BIO_free(bio);
+  if (added == 0) {
+    X509_STORE_free(store);
+    return nullptr;
+  }
+  return store;
+}
+
+bool UseClientPair(SSL_CTX* ctx, const KubeEndpoint& ep, std::string* error) {
+  BIO* cert_bio = BIO_new_mem_buf(ep.client_cert_pem.data(), static_cast<int>(ep.client_cert_pem.size()));
+  BIO* key_bio = BIO_new_mem_buf(ep.client_key_pem.data(), static_cast<int>(ep.client_key_pem.size()));
+  X509* cert = PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr);
+  EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
+  bool ok = cert && key && SSL_CTX_use_certificate(ctx, cert) == 1 &&
+            SSL_CTX_use_PrivateKey(ctx, key) == 1 && SSL_CTX_check_private_key(ctx) == 1;
+  if (!ok) *error = "the client certificate or key is unusable: " + OpenSslErrors();
+  X509_free(cert);
+  EVP_PKEY_free(key);
+  BIO_free(cert_bio);
+  BIO_free(key_bio);
+  return ok;
+}
+
+}  // namespace
+
+bool ParseServerUrl(const std::string& url, KubeEndpoint* ep, std::string* error) {
+  const std::string scheme = "https://";
+  if (url.compare(0, scheme.size(), scheme) != 0) {
+    *error = "the API server URL " + url + " is not https://";
+    return false;
+  }
+  std::string rest = url.substr(scheme.size());
+  size_t slash = rest.find('/');
+  std::string authority = rest.substr(0, slash);
+  ep->base_path = slash == std::string::npos ? "" : rest.substr(slash);
+  while (!ep->base_path.empty() && ep->base_path.back() == '/') ep->base_path.pop_back();
+  ep->port = 443;
+  size_t colon = authority.rfind(':');
+  size_t bracket = authority.rfind(']');
+  if (colon != std::string::npos && (bracket == std::string::npos || colon > bracket)) {
+    std::string port = authority.substr(colon + 1);
+    char* end = nullptr;
+    long p = std::strtol(port.c_str(), &end, 10);
+    if (port.empty() || *end || p <= 0 || p > 65535) {
+      *error = "the API server URL " + url + " has a bad port";
+      return false;
+    }
+    ep->port = static_cast<int>(p);
+    authority = authority.substr(0, colon);
+  }
+  if (authority.size() >= 2 && authority.front() == '[') authority = authority.substr(1, authority.size() - 2);
+  if (authority.empty()) {
+    *error = "the API server URL " + url + " has no host";
+    return false;
+  }
+  ep->host = authority;
+  return true;
+}
+
+bool InClusterEndpoint(const std::string& sa_dir, KubeEndpoint* ep, std::string* error) {
+  const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
+  const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
+  if (!host || !*host || !port || !*port) {
+    *error = "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set";
+    return false;
+  }
+  std::string h = host;
+  if (h.find(':') != std::string::npos) h = "[" + h + "]";  // IPv6 service address
+  if (!ParseServerUrl("https://" + h + ":" + port, ep, error)) return false;
+  ep->token_file = sa_dir + "/token";
+  std::string token;
+  if (!ReadSmallFile(ep->token_file, &token, error)) return false;
+  return ReadSmallFile(sa_dir + "/ca.crt", &ep->ca_pem, error);
+}
+
+bool KubeconfigEndpoint(const std::string& path, KubeEndpoint* ep, std::string* error) {
+  std::string text;
+  if (!ReadSmallFile(path, &text, error)) return false;
+  Value root;
+  Error load_error;
+  bool got = false;
+  LoadYamlString(
+      text, path, LoadLimits{},
+      [&](Document&& doc) {
+        if (doc.ok) {
+          root = std::move(doc.root);
+          got = true;
+        } else {
+          load_error = doc.error;
+        }
+        return false;  // the first document only
+      },
+      &load_error);
+  if (!got) {
+    *error = load_error.message.empty() ? path + ": empty kubeconfig" : load_error.ToString();
+    return false;
+  }
+  std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
+  std::string_view current = root.StringAt("current-context");
+  const Value* context = Named(root.Find("contexts"), current, "context");
+  if (!context) {
+    *error = path + ": current-context " + std::string(current) + " is not among contexts";
+    return false;
+  }
+  const Value* cluster = Named(root.Find("clusters"), context->StringAt("cluster"), "cluster");
+  if (!cluster) {
+    *error = path + ": cluster " + std::string(context->StringAt("cluster")) + " is not among clusters";
+    return false;
+  }
+  if (!ParseServerUrl(std::string(cluster->StringAt("server")), ep, error)) return false;
+  const Value* insecure = cluster->Find("insecure-skip-tls-verify");
+  ep->insecure_skip_verify = insecure && insecure->text() == "true";
+  if (!PemField(*cluster, "certificate-authority", dir, &ep->ca_pem, error)) return false;
+  const Value* user = Named(root.Find("users"), context->StringAt("user"), "user");
+  if (user && !ReadUser(*user, dir, ep, error)) return false;
+  return true;
+}
+
+std::unique_ptr<httplib::SSLClient> MakeKubeClient(const KubeEndpoint& ep, std::string* error) {
+  auto client = std::make_unique<httplib::SSLClient>(ep.host, ep.port);
+  SSL_CTX* ctx = client->ssl_context();
+  if (!ctx) {
+    *error = "cannot create a TLS context: " + OpenSslErrors();
+    return nullptr;
+  }
+  SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+  // httplib's own check would add the system's CAs to ours; OpenSSL verifies
+  // instead, against exactly the configured CA, host name included.
+  client->enable_server_certificate_verification(false);
+  if (!ep.insecure_skip_verify) {
+    if (ep.ca_pem.empty()) {
+      SSL_CTX_set_default_verify_paths(ctx);
+    } else {
+      X509_STORE* store = StoreFromPem(ep.ca_pem);
+      if (!store) {
+        *error = "the API server CA holds no PEM certificate";
+        return nullptr;
+      }
+      SSL_CTX_set_cert_store(ctx, store);  // takes ownership
+    }
+    SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    X509_VERIFY_PARAM* param = SSL_CTX_get0_param(ctx);
+    unsigned char addr[16];
+    bool is_ip = inet_pton(AF_INET, ep.host.c_str(), addr) == 1 ||
+                 inet_pton(AF_INET6, ep.host.c_str(), addr) == 1;
+    if (is_ip) X509_VERIFY_PARAM_set1_ip_asc(param, ep.host.c_str());
+    else X509_VERIFY_PARAM_set1_host(param, ep.host.c_str(), 0);
+  }
+  if (!ep.client_cert_pem.empty() && !UseClientPair(ctx, ep, error)) return nullptr;
+  std::string token = ep.token;
+  if (!ep.token_file.empty()) {
+    std::string read_error;
+    if (ReadSmallFile(ep.token_file, &token, &read_error)) token = TrimSpace(token);
+  }
+  if (!token.empty()) client->set_bearer_token_auth(token);
+  client->set_connection_timeout(10);
+  client->set_keep_alive(false);
+  return client;
+}
+
+std::string UrlEscape(std::string_view s) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  for (unsigned char c : s) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> 4];
+      out += kHex[c & 15];
+    }
+  }
+  return out;
+}
+
+std::string KubeResponse::Describe() const {
+  return status ? "HTTP " + std::to_string(status) + ": " + body : error;
+}
+
+KubeResponse Patch(httplib::SSLClient& client, const std::string& path, const std::string& body,
+                   const char* content_type) {
+  constexpr size_t kMaxBody = 512;
+  KubeResponse out;
+  auto res = client.Patch(path, body, content_type);
+  if (!res) {
+    out.error = httplib::to_string(res.error());
+    return out;
+  }
+  out.status = res->status;
+  out.body = res->body.substr(0, kMaxBody);
+  return out;
+}
+
+}  // namespace gpulint

@@ -1,0 +1,73 @@
+// Where the API server is and how to authenticate to it: in-cluster (the
+// service account's token and CA) or a kubeconfig file. Only what the Node
+// watch and the VRAM advertiser need: a bearer token or a client certificate,
+// the CA to trust, and a JSON patch.
+#ifndef GPULINT_WEBHOOK_KUBE_KUBE_CLIENT_H_
+#define GPULINT_WEBHOOK_KUBE_KUBE_CLIENT_H_
+
+#include <httplib.h>
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+namespace gpulint {
+
+struct KubeEndpoint {
+  std::string host;
+  int port = 443;
+  std::string base_path;  // from a server URL such as https://host/k8s/clusters/c-1
+  std::string ca_pem;     // trusted CA bundle (PEM); empty: the system's
+  bool insecure_skip_verify = false;
+  std::string token;
+  std::string token_file;  // re-read on every connection: projected tokens rotate
+  std::string client_cert_pem, client_key_pem;
+};
+
+// KUBERNETES_SERVICE_HOST/PORT and /var/run/secrets/kubernetes.io/serviceaccount
+// (`sa_dir` in tests).
+bool InClusterEndpoint(const std::string& sa_dir, KubeEndpoint* out, std::string* error);
+inline constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+// The current context of a kubeconfig: server, certificate-authority(-data),
+// insecure-skip-tls-verify, token, tokenFile, client-certificate(-data) and
+// client-key(-data). Relative file names are relative to the kubeconfig.
+bool KubeconfigEndpoint(const std::string& path, KubeEndpoint* out, std::string* error);
+
+// "https://host:port/path" -> host, port, path. Only https is accepted.
+bool ParseServerUrl(const std::string& url, KubeEndpoint* out, std::string* error);
+
+// A client for `ep`, configured to trust only its CA (never the system store
+// when a CA is given). Null with *error when the CA or client pair is unusable.
+// The token is read now (token_file wins when set).
+std::unique_ptr<httplib::SSLClient> MakeKubeClient(const KubeEndpoint& ep, std::string* error);
+
+// `s` percent-encoded for a URL's query or path segment: every byte but
+// letters, digits and -_.~ (RFC 3986's unreserved characters).
+std::string UrlEscape(std::string_view s);
+
+// An API server's answer. `status` is 0 when none came (`error` says why);
+// `body` is cut to 512 bytes, enough for a Status message.
+struct KubeResponse {
+  int status = 0;
+  std::string body;
+  std::string error;
+  bool ok() const { return status >= 200 && status < 300; }
+  std::string Describe() const;  // "HTTP 422: {...}" or the transport error
+};
+
+inline constexpr const char* kJsonPatchType = "application/json-patch+json";
+
+// PATCH `path` with `body` of `content_type`: an RFC 6902 JSON patch
+// (kJsonPatchType), as `kubectl patch --type=json` sends, or a server-side
+// apply ("application/apply-patch+yaml").
+KubeResponse Patch(httplib::SSLClient& client, const std::string& path, const std::string& body,
+                   const char* content_type);
+inline KubeResponse JsonPatch(httplib::SSLClient& client, const std::string& path,
+                              const std::string& patch) {
+  return Patch(client, path, patch, kJsonPatchType);
+}
+
+}  // namespace gpulint
+
+#endif  // GPULINT_WEBHOOK_KUBE_KUBE_CLIENT_H_

@@ -1,0 +1,252 @@
+#include "webhook/kube/node_watch.h"
+
+#include <algorithm>
+
+#include "engine/base/objects.h"
+#include "engine/json/json_parser.h"
+#include "engine/yaml/loader.h"
+
+namespace gpulint {
+namespace {
+
+constexpr size_t kMaxListPageBytes = 64u << 20;
+constexpr size_t kMaxEventBytes = 16u << 20;
+constexpr size_t kMaxJsonDepth = 64;
+constexpr const char* kSource = "api-server";
+
+std::string NameOf(const Value& object) {
+  const Value* meta = object.Find("metadata");
+  return meta ? std::string(meta->StringAt("name")) : std::string();
+}
+
+std::string ResourceVersionOf(const Value& object) {
+  const Value* meta = object.Find("metadata");
+  return meta ? std::string(meta->StringAt("resourceVersion")) : std::string();
+}
+
+}  // namespace
+
+NodeWatcher::NodeWatcher(KubeEndpoint endpoint, NodeSink* sink, LogSink log, Metrics* metrics,
+                         Options options)
+    : endpoint_(std::move(endpoint)),
+      sink_(sink),
+      log_(std::move(log)),
+      metrics_(metrics),
+      options_(options) {}
+
+NodeWatcher::~NodeWatcher() { Stop(); }
+
+void NodeWatcher::Start() {
+  loop_.Start([this] { Run(); });
+}
+
+void NodeWatcher::Stop() { loop_.Stop(); }
+
+std::unique_ptr<httplib::SSLClient> NodeWatcher::Client(int read_timeout_seconds) {
+  std::string error;
+  auto client = MakeKubeClient(endpoint_, &error);
+  if (!client) {
+    LogLine("error", "cannot reach the API server").Add("error", error).Emit(log_);
+    return nullptr;
+  }
+  client->set_read_timeout(read_timeout_seconds);
+  client->set_url_encode(false);
+  return client;
+}
+
+void NodeWatcher::Run() {
+  const Backoff backoff{options_.min_backoff, options_.max_backoff};
+  int failures = 0;  // in a row
+  auto fail = [&] { return loop_.SleepFor(backoff.After(++failures)); };
+  bool need_list = true;
+  while (!loop_.stopping()) {
+    if (need_list) {
+      if (!List()) {
+        if (!fail()) break;
+        continue;
+      }
+      need_list = false;
+      failures = 0;
+    }
+    uint64_t before = events_;
+    WatchEnd end = Watch();
+    if (end == WatchEnd::kStopped) break;
+    if (end == WatchEnd::kGone) {
+      LogLine("info", "node watch expired (410 Gone), listing again").Emit(log_);
+      need_list = true;
+    } else if (end == WatchEnd::kFailed || events_ == before) {
+      // Also when a watch ends with nothing in it: do not spin on the API server.
+      if (!fail()) break;
+    } else {
+      failures = 0;
+    }
+  }
+}
+
+bool NodeWatcher::FetchPage(const std::string& path, Value* root) {
+  auto client = Client(60);
+  if (!client) return false;
+  if (!loop_.Track(client.get())) return false;
+  std::string body;
+  auto res = client->Get(path, [&](const char* data, size_t n) {
+    if (body.size() + n > kMaxListPageBytes) return false;
+    body.append(data, n);
+    return !loop_.stopping();
+  });
+  loop_.Untrack();
+  if (!res || res->status != 200) {
+    LogLine("error", "node list failed")
+        .Add("error", res ? "HTTP " + std::to_string(res->status) + ": " + body.substr(0, 200)
+                          : httplib::to_string(res.error()))
+        .Emit(log_);
+    return false;
+  }
+  Error error;
+  if (!ParseJson(body, kMaxJsonDepth, root, &error)) {
+    LogLine("error", "node list is not JSON").Add("error", error.ToString()).Emit(log_);
+    return false;
+  }
+  return true;
+}
+
+void NodeWatcher::NoteRead(const std::string& name, bool ok, const Error& error) {
+  if (ok) {
+    skipped_.erase(name);
+    return;
+  }
+  std::string problem = error.ToString();
+  auto [it, added] = skipped_.try_emplace(name, problem);
+  if (!added && it->second == problem) return;
+  it->second = problem;
+  LogLine("warn", "node skipped").Add("node", name).Add("error", problem).Emit(log_);
+}
+
+bool NodeWatcher::List() {
+  std::vector<NodeClass> nodes;
+  std::set<std::string> listed;  // the usable nodes and the skipped ones
+  std::string next, version;
+  do {
+    std::string path = endpoint_.base_path + "/api/v1/nodes?limit=" +
+                       std::to_string(options_.page_size);
+    if (!next.empty()) path += "&continue=" + UrlEscape(next);
+    Value root;
+    if (!FetchPage(path, &root)) return false;
+    ForEachObject(root, [&](const Value& item) {
+      NodeClass node;
+      Error e;
+      bool ok = NodeClassFromNode(item, kSource, &node, &e);
+      listed.insert(NameOf(item));
+      if (observer_) observer_->NodeSeen(item, ok ? &node : nullptr, e);
+      NoteRead(NameOf(item), ok, e);
+      if (ok) nodes.push_back(std::move(node));
+    });
+    const Value* meta = root.Find("metadata");
+    version = meta ? std::string(meta->StringAt("resourceVersion")) : std::string();
+    next = meta ? std::string(meta->StringAt("continue")) : std::string();
+  } while (!next.empty());
+  if (observer_) observer_->Listed(listed);
+  std::erase_if(skipped_, [&](const auto& entry) { return !listed.count(entry.first); });
+  size_t count = nodes.size();
+  resource_version_ = version;
+  lists_++;
+  sink_->ReplaceNodes(std::move(nodes));
+  LogLine("info", "nodes listed")
+      .Add("nodes", static_cast<int64_t>(count))
+      .Add("resource_version", resource_version_)
+      .Emit(log_);
+  return true;
+}
+
+NodeWatcher::WatchEnd NodeWatcher::Watch() {
+  auto client = Client(options_.watch_timeout_seconds + 30);
+  if (!client) return WatchEnd::kFailed;
+  std::string path = endpoint_.base_path +
+                     "/api/v1/nodes?watch=1&allowWatchBookmarks=true&timeoutSeconds=" +
+                     std::to_string(options_.watch_timeout_seconds) +
+                     "&resourceVersion=" + UrlEscape(resource_version_);
+  if (!loop_.Track(client.get())) return WatchEnd::kStopped;
+  int status = 0;
+  std::string pending, error_body;
+  WatchEnd end = WatchEnd::kClosed;
+  auto res = client->Get(
+      path,
+      [&](const httplib::Response& r) {
+        status = r.status;
+        return true;
+      },
+      [&](const char* data, size_t n) {
+        if (loop_.stopping()) return false;
+        if (status != 200) {
+          error_body.append(data, std::min<size_t>(n, 512 - std::min<size_t>(512, error_body.size())));
+          return true;
+        }
+        pending.append(data, n);
+        for (size_t nl; (nl = pending.find('\n')) != std::string::npos;) {
+          std::string line = pending.substr(0, nl);
+          pending.erase(0, nl + 1);
+          if (!ApplyEvent(line, &end)) return false;
+        }
+        if (pending.size() > kMaxEventBytes) {
+          end = WatchEnd::kFailed;
+          return false;
+        }
+        return true;
+      });
+  loop_.Untrack();
+  if (loop_.stopping()) return WatchEnd::kStopped;
+  if (status == 410) return WatchEnd::kGone;
+  if (status != 200) {
+    LogLine("error", "node watch failed")
+        .Add("error", status ? "HTTP " + std::to_string(status) + ": " + error_body
+                             : httplib::to_string(res.error()))
+        .Emit(log_);
+    return WatchEnd::kFailed;
+  }
+  return end;
+}
+
+bool NodeWatcher::ApplyEvent(std::string_view line, WatchEnd* end) {
+  if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
+  Value event;
+  Error error;
+  const Value* object = nullptr;
+  if (ParseJson(line, kMaxJsonDepth, &event, &error)) object = event.Find("object");
+  if (!object || !object->is_mapping()) {
+    LogLine("error", "node watch sent an unreadable event").Add("error", error.ToString()).Emit(log_);
+    *end = WatchEnd::kFailed;
+    return false;
+  }
+  std::string type(event.StringAt("type"));
+  events_++;
+  if (metrics_) metrics_->CountNodeWatchEvent(type);
+  if (type == "ERROR") {
+    // A Status object: 410 means our resourceVersion is too old to resume from.
+    const Value* code = object->Find("code");
+    *end = code && code->text() == "410" ? WatchEnd::kGone : WatchEnd::kFailed;
+    if (*end == WatchEnd::kFailed)
+      LogLine("error", "node watch error").Add("message", object->StringAt("message")).Emit(log_);
+    return false;
+  }
+  std::string version = ResourceVersionOf(*object);
+  if (!version.empty()) resource_version_ = version;
+  if (type == "BOOKMARK") return true;
+  std::string name = NameOf(*object);
+  if (type == "DELETED") {
+    skipped_.erase(name);
+    if (observer_) observer_->NodeGone(name);
+    sink_->RemoveNode(name);
+  } else if (type == "ADDED" || type == "MODIFIED") {
+    NodeClass node;
+    Error e;
+    bool ok = NodeClassFromNode(*object, kSource, &node, &e);
+    if (observer_) observer_->NodeSeen(*object, ok ? &node : nullptr, e);
+    NoteRead(name, ok, e);
+    if (ok)
+      sink_->PutNode(std::move(node));
+    else
+      sink_->RemoveNode(name);  // stale data would be worse than none
+  }
+  return true;
+}
+
+}  // namespace gpulint

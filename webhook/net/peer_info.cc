@@ -1,0 +1,28 @@
+#include "webhook/net/peer_info.h"
+
+#include <openssl/bio.h>
+#include <openssl/x509.h>
+
+namespace gpulint {
+
+PeerInfo ReadPeerInfo(SSL* ssl) {
+  PeerInfo peer;
+  X509* cert = ssl ? SSL_get0_peer_certificate(ssl) : nullptr;
+  if (!cert) return peer;
+  peer.verified = SSL_get_verify_result(ssl) == X509_V_OK;
+  X509_NAME* name = X509_get_subject_name(cert);
+  if (BIO* bio = BIO_new(BIO_s_mem())) {
+    if (X509_NAME_print_ex(bio, name, 0, XN_FLAG_RFC2253) >= 0) {
+      char* data = nullptr;
+      long n = BIO_get_mem_data(bio, &data);
+      if (n > 0) peer.subject.assign(data, static_cast<size_t>(n));
+    }
+    BIO_free(bio);
+  }
+  char cn[256];
+  int n = X509_NAME_get_text_by_NID(name, NID_commonName, cn, sizeof(cn));
+  if (n > 0) peer.common_name.assign(cn, static_cast<size_t>(n));
+  return peer;
+}
+
+}  // namespace gpulint

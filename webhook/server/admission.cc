@@ -1,0 +1,417 @@
+#include "webhook/server/admission.h"
+
+#include <algorithm>
+#include <exception>
+#include <new>
+#include <utility>
+
+#include "engine/base/finding.h"
+#include "engine/base/objects.h"
+#include "engine/base/value.h"
+#include "engine/engine.h"
+#include "engine/json/json_parser.h"
+#include "engine/mutate/mutate.h"
+#include "engine/resize.h"
+#include "engine/workload/workload.h"
+#include "engine/yaml/loader.h"
+#include "webhook/support/base64.h"
+
+namespace gpulint {
+namespace {
+
+constexpr std::string_view kReviewV1 = "admission.k8s.io/v1";
+constexpr std::string_view kReviewV1beta1 = "admission.k8s.io/v1beta1";
+constexpr const char* kTextType = "text/plain; charset=utf-8";
+constexpr const char* kJsonType = "application/json";
+
+// A value the client sent, quoted and cut short for a message.
+std::string Quoted(std::string_view text) {
+  std::string out;
+  AppendJsonString(text.substr(0, 64), &out);
+  if (text.size() > 64) out.insert(out.size() - 1, "...");
+  return out;
+}
+
+ReviewResult BadRequest(std::string message, ReviewLog log) {
+  ReviewResult r;
+  r.http_status = 400;
+  r.content_type = kTextType;
+  r.body = std::move(message) + "\n";
+  r.log = std::move(log);
+  r.log.decision = "invalid";
+  r.log.reason = r.body.substr(0, r.body.size() - 1);
+  return r;
+}
+
+// Checks the envelope. An empty return means `root` is a review we can answer:
+// *api_version, *uid and *request are set.
+std::string ReadEnvelope(const Value& root, std::string* api_version, std::string* uid,
+                         const Value** request) {
+  if (!root.is_mapping()) return "request body is not a JSON object";
+  const Value* v = root.Find("apiVersion");
+  if (!v || !v->is_string())
+    return "apiVersion is missing: expected admission.k8s.io/v1 or admission.k8s.io/v1beta1";
+  if (v->text() != kReviewV1 && v->text() != kReviewV1beta1)
+    return "apiVersion must be admission.k8s.io/v1 or admission.k8s.io/v1beta1, not " +
+           Quoted(v->text());
+  *api_version = v->text();
+  const Value* kind = root.Find("kind");
+  if (!kind || !kind->is_string()) return "kind is missing: expected AdmissionReview";
+  if (kind->text() != "AdmissionReview")
+    return "kind must be AdmissionReview, not " + Quoted(kind->text());
+  const Value* req = root.Find("request");
+  if (!req || req->is_null()) return "request is missing: an AdmissionReview must carry one";
+  if (!req->is_mapping()) return "request must be an object";
+  const Value* u = req->Find("uid");
+  if (!u || u->is_null()) return "request.uid is missing";
+  if (!u->is_string()) return "request.uid must be a string";
+  if (u->text().empty()) return "request.uid is empty";
+  if (u->text().size() > kMaxUidBytes) return "request.uid is longer than 256 bytes";
+  *uid = u->text();
+  *request = req;
+  return {};
+}
+
+// The names the log and the metrics use, taken from wherever they are present.
+void DescribeRequest(const Value& req, ReviewLog* log) {
+  log->operation = std::string(req.StringAt("operation"));
+  log->namespace_name = std::string(req.StringAt("namespace"));
+  log->name = std::string(req.StringAt("name"));
+  const Value* kind = req.Find("kind");
+  if (kind) log->kind = std::string(kind->StringAt("kind"));
+  const Value* dry = req.Find("dryRun");
+  log->dry_run = dry && dry->type() == Value::Type::kBool && dry->text() == "true";
+  const Value* object = req.Find("object");
+  if (!object || !object->is_mapping()) return;
+  if (log->kind.empty()) log->kind = std::string(object->StringAt("kind"));
+  const Value* meta = object->Find("metadata");
+  if (!meta) return;
+  if (log->namespace_name.empty()) log->namespace_name = std::string(meta->StringAt("namespace"));
+  if (log->name.empty()) log->name = std::string(meta->StringAt("name"));
+  if (log->name.empty()) log->name = std::string(meta->StringAt("generateName"));
+}
+
+struct Answer {
+  bool allowed = true;
+  int code = 0;  // status.code when denied
+  std::string reason;
+  std::string message;
+  std::vector<std::string> warnings;
+  std::string patch;  // JSONPatch text; empty for none
+  // Key and value of each audit annotation (audit and warn modes); the API
+  // server prefixes the key with the webhook's name.
+  std::vector<std::pair<std::string, std::string>> audit_annotations;
+};
+
+std::string ResponseJson(std::string_view api_version, std::string_view uid, const Answer& a) {
+  std::string out = "{\"apiVersion\":";
+  AppendJsonString(api_version, &out);
+  out += ",\"kind\":\"AdmissionReview\",\"response\":{\"uid\":";
+  AppendJsonString(uid, &out);
+  out += a.allowed ? ",\"allowed\":true" : ",\"allowed\":false";
+  if (!a.allowed) {
+    out += ",\"status\":{\"status\":\"Failure\",\"code\":" + std::to_string(a.code) +
+           ",\"reason\":";
+    AppendJsonString(a.reason, &out);
+    out += ",\"message\":";
+    AppendJsonString(a.message, &out);
+    out += "}";
+  }
+  if (!a.warnings.empty()) {
+    out += ",\"warnings\":[";
+    for (size_t i = 0; i < a.warnings.size(); ++i) {
+      if (i) out += ',';
+      AppendJsonString(a.warnings[i], &out);
+    }
+    out += "]";
+  }
+  if (!a.audit_annotations.empty()) {
+    out += ",\"auditAnnotations\":{";
+    for (size_t i = 0; i < a.audit_annotations.size(); ++i) {
+      if (i) out += ',';
+      AppendJsonString(a.audit_annotations[i].first, &out);
+      out += ':';
+      AppendJsonString(a.audit_annotations[i].second, &out);
+    }
+    out += "}";
+  }
+  if (!a.patch.empty()) {
+    out += ",\"patchType\":\"JSONPatch\",\"patch\":\"" + Base64Encode(a.patch) + "\"";
+  }
+  out += "}}";
+  return out;
+}
+
+// An in-place resize (pods/resize, GA in Kubernetes 1.35) carries the whole
+// Pod as it would be after the resize; /validate judges it like any pod, on
+// its own node (spec.nodeName). /mutate leaves it alone: a running pod's
+// patch could only be refused.
+bool JudgedSubresource(Endpoint endpoint, std::string_view sub) {
+  return endpoint == Endpoint::kValidate && sub == "resize";
+}
+
+// Why the engine cannot be asked about this request; empty when it can.
+// *skip is set for requests that are allowed untouched by design.
+std::string Unevaluable(Endpoint endpoint, const Value& req, std::string* skip) {
+  const Value* op = req.Find("operation");
+  if (!op || !op->is_string()) return "request.operation is missing";
+  const std::string& o = op->text();
+  if (o != "CREATE" && o != "UPDATE" && o != "DELETE" && o != "CONNECT")
+    return "request.operation must be CREATE, UPDATE, DELETE or CONNECT, not " + Quoted(o);
+  const Value* sub = req.Find("subResource");
+  if (sub && !sub->is_null() && !sub->is_string()) return "request.subResource must be a string";
+  if (sub && sub->is_string() && !sub->text().empty() && !JudgedSubresource(endpoint, sub->text())) {
+    *skip = "subresource " + Quoted(sub->text()) + " is not checked";
+    return {};
+  }
+  if (o == "DELETE" || o == "CONNECT") {
+    *skip = o + " is not checked";
+    return {};
+  }
+  const Value* object = req.Find("object");
+  if (!object || object->is_null()) return "request.object is missing on " + o;
+  if (!object->is_mapping())
+    return "request.object must be an object, not " + std::string(TypeName(object->type()));
+  if (object->StringAt("apiVersion").empty()) return "request.object.apiVersion is missing";
+  if (object->StringAt("kind").empty()) return "request.object.kind is missing";
+  const Value* meta = object->Find("metadata");
+  if (meta && !meta->is_null() && !meta->is_mapping())
+    return "request.object.metadata must be an object";
+  return {};
+}
+
+// Objects sent on CREATE may leave metadata.namespace to the request; the
+// engine's exemptions look at the object, so it gets the namespace here.
+const Value& WithNamespace(const Value& object, std::string_view ns, Value* copy) {
+  const Value* meta = object.Find("metadata");
+  if (ns.empty() || !meta || !meta->is_mapping() || !meta->StringAt("namespace").empty())
+    return object;
+  *copy = object;
+  for (Value::Member& m : copy->mutable_members()) {
+    if (m.first != "metadata") continue;
+    auto& members = m.second.mutable_members();
+    members.erase(std::remove_if(members.begin(), members.end(),
+                                 [](const Value::Member& x) { return x.first == "namespace"; }),
+                  members.end());
+    members.emplace_back("namespace", Value::String(std::string(ns)));
+  }
+  return *copy;
+}
+
+std::string FindingText(const Finding& f) {
+  std::string s = f.rule;
+  if (!f.path.empty()) s += " (" + f.path + ")";
+  return s + ": " + f.message;
+}
+
+// `resized_from` is the pod before an in-place resize, else null. In warn
+// mode the errors become warnings, first; in audit mode nothing reaches the
+// client but the audit annotation.
+void Validate(const Value& object, const Value* resized_from, const Snapshot& snap, Mode mode,
+              Answer* a, ReviewLog* log) {
+  std::vector<Finding> findings =
+      resized_from ? EvaluateResize(*resized_from, object, *snap.policy, *snap.inventory)
+                   : Evaluate(object, "", *snap.policy, *snap.inventory);
+  std::string denial;
+  size_t errors = 0, cut = 0;
+  std::vector<std::string> would_deny;  // warn mode: the errors' warnings, shown first
+  for (const Finding& f : findings) {
+    log->finding_rules.push_back(f.rule);
+    log->finding_severities.push_back(SeverityName(f.severity));
+    if (f.severity != Severity::kError) {
+      if (mode != Mode::kAudit && a->warnings.size() < kMaxWarnings)
+        a->warnings.push_back(TruncateForWarning(FindingText(f), kMaxWarningBytes));
+      continue;
+    }
+    if (mode == Mode::kWarn && would_deny.size() < kMaxWarnings)
+      would_deny.push_back(
+          TruncateForWarning("gpulint would deny: " + FindingText(f), kMaxWarningBytes));
+    ++errors;
+    std::string part = FindingText(f);
+    if (denial.empty() && part.size() > kMaxDenyMessageBytes)
+      part = TruncateForWarning(part, kMaxDenyMessageBytes);  // the first error is always shown
+    if (denial.size() + part.size() + 2 > kMaxDenyMessageBytes) {
+      ++cut;
+      continue;
+    }
+    if (!denial.empty()) denial += "; ";
+    denial += part;
+  }
+  if (errors == 0) {
+    log->decision = "allowed";
+    return;
+  }
+  if (cut) denial += "; and " + std::to_string(cut) + " more";
+  if (mode != Mode::kDeny) {
+    would_deny.insert(would_deny.end(), a->warnings.begin(), a->warnings.end());
+    would_deny.resize(std::min(would_deny.size(), kMaxWarnings));
+    a->warnings = std::move(would_deny);
+    a->audit_annotations.emplace_back("would-deny", std::move(denial));
+    log->decision = "would_deny";
+    return;
+  }
+  a->allowed = false;
+  a->code = 403;
+  a->reason = "Forbidden";
+  a->message = std::move(denial);
+  log->decision = "denied";
+}
+
+std::string JoinNotes(const std::vector<std::string>& notes) {
+  std::string out;
+  for (const std::string& n : notes) out += (out.empty() ? "" : "; ") + n;
+  return out;
+}
+
+// A Pod's spec, and a Job's pod template, cannot change after creation: a
+// patch to them on UPDATE would make the API server refuse the whole update
+// (a label change, a finalizer removal).
+bool PodSpecFrozen(const Value& object) {
+  std::string_view api = object.StringAt("apiVersion"), kind = object.StringAt("kind");
+  return (kind == "Pod" && api == "v1") || (kind == "Job" && ApiGroupOf(api) == "batch");
+}
+
+void MutateObject(const Value& object, const Snapshot& snap, Mode mode, Answer* a,
+                  ReviewLog* log) {
+  log->decision = "allowed";
+  if (snap.policy->ExemptNamespace(log->namespace_name)) {
+    log->reason = "namespace " + Quoted(log->namespace_name) + " is exempt";
+    return;
+  }
+  if (log->operation == "UPDATE" && PodSpecFrozen(object)) {
+    log->reason = std::string(object.StringAt("kind")) + " specs cannot change after creation";
+    return;
+  }
+  std::vector<std::string> notes;
+  std::vector<PatchOp> ops = Mutate(object, *snap.policy, *snap.inventory, &notes);
+  if (ops.empty()) return;
+  log->patch_ops = ops.size();
+  if (mode != Mode::kDeny) {
+    log->unapplied_patch = PatchToJson(ops);
+    log->decision = "would_patch";
+    if (mode == Mode::kWarn)
+      a->warnings.push_back(TruncateForWarning(
+          "gpulint would change this pod in deny mode: " + JoinNotes(notes), kMaxWarningBytes));
+    a->audit_annotations.emplace_back("would-patch", log->unapplied_patch);
+    return;
+  }
+  a->patch = PatchToJson(ops);
+  log->decision = "patched";
+}
+
+ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& snap, Mode mode) {
+  ReviewLog log;
+  log.mode = mode;
+  Value root;
+  Error error;
+  if (body.empty()) return BadRequest("request body is empty: expected an AdmissionReview", log);
+  if (!ParseJson(body, kMaxReviewDepth, &root, &error))
+    return BadRequest("request body is not valid JSON: " + error.ToString(), log);
+  const Value* req = nullptr;
+  std::string message = ReadEnvelope(root, &log.api_version, &log.uid, &req);
+  if (!message.empty()) return BadRequest(std::move(message), log);
+  DescribeRequest(*req, &log);
+
+  Answer answer;
+  std::string skip;
+  std::string why = Unevaluable(endpoint, *req, &skip);
+  if (!snap.policy || !snap.inventory) {
+    // Never worse than no webhook at all: say so, and let it through.
+    log.decision = "unenforced";
+    log.reason = "no valid policy is loaded: " + snap.problem;
+    answer.warnings.push_back(TruncateForWarning(
+        "gpulint is not enforcing, its policy did not load: " + snap.problem, kMaxWarningBytes));
+  } else if (!why.empty()) {
+    log.reason = why;
+    log.decision = "allowed";
+    if (endpoint == Endpoint::kValidate) {
+      answer.allowed = false;
+      answer.code = 400;
+      answer.reason = "BadRequest";
+      answer.message = "gpulint could not evaluate this request: " + why;
+      log.decision = "denied";
+    }
+  } else if (!skip.empty()) {
+    log.reason = skip;
+    log.decision = "allowed";
+  } else {
+    Value copy;
+    const Value& object = WithNamespace(*req->Find("object"), log.namespace_name, &copy);
+    const Value* sub = req->Find("subResource");
+    const Value* old = req->Find("oldObject");
+    bool resize = sub && sub->is_string() && sub->text() == "resize" && old && old->is_mapping();
+    if (endpoint == Endpoint::kValidate)
+      Validate(object, resize ? old : nullptr, snap, mode, &answer, &log);
+    else
+      MutateObject(object, snap, mode, &answer, &log);
+  }
+  ReviewResult r;
+  r.content_type = kJsonType;
+  r.body = ResponseJson(log.api_version, log.uid, answer);
+  r.log = std::move(log);
+  return r;
+}
+
+}  // namespace
+
+const char* EndpointName(Endpoint e) { return e == Endpoint::kValidate ? "validate" : "mutate"; }
+
+const char* ModeName(Mode m) {
+  switch (m) {
+    case Mode::kAudit:
+      return "audit";
+    case Mode::kWarn:
+      return "warn";
+    case Mode::kDeny:
+      return "deny";
+  }
+  return "deny";
+}
+
+bool ParseMode(std::string_view text, Mode* mode) {
+  for (Mode m : {Mode::kAudit, Mode::kWarn, Mode::kDeny}) {
+    if (text == ModeName(m)) {
+      *mode = m;
+      return true;
+    }
+  }
+  return false;
+}
+
+ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot,
+                          Mode mode) {
+  try {
+    return Judge(endpoint, body, snapshot, mode);
+  } catch (const std::exception& e) {
+    // Out of memory or a bug: no verdict can be trusted, and an HTTP 500 makes
+    // the API server apply the webhook's failurePolicy instead of admitting.
+    ReviewResult r;
+    r.http_status = 500;
+    r.content_type = kTextType;
+    r.body = std::string("internal error: ") + e.what() + "\n";
+    r.log.decision = "error";
+    r.log.reason = e.what();
+    return r;
+  } catch (...) {
+    ReviewResult r;
+    r.http_status = 500;
+    r.content_type = kTextType;
+    r.body = "internal error\n";
+    r.log.decision = "error";
+    return r;
+  }
+}
+
+std::string TruncateForWarning(std::string_view text, size_t max_bytes) {
+  std::string out(text);
+  for (char& c : out)
+    if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) c = ' ';
+  if (out.size() <= max_bytes) return out;
+  size_t keep = max_bytes >= 3 ? max_bytes - 3 : 0;
+  // Step back over continuation bytes so no UTF-8 sequence is split.
+  while (keep > 0 && (static_cast<unsigned char>(out[keep]) & 0xC0) == 0x80) --keep;
+  out.resize(keep);
+  return out + "...";
+}
+
+}  // namespace gpulint

@@ -1,0 +1,178 @@
+#include "webhook/server/router.h"
+
+#include <cctype>
+#include <chrono>
+#include <set>
+#include <string_view>
+#include <vector>
+
+#include "webhook/net/http_message.h"
+
+namespace gpulint {
+namespace {
+
+using httplib::Request;
+using httplib::Response;
+
+constexpr const char* kText = "text/plain; charset=utf-8";
+
+std::string Lower(std::string_view s) {
+  std::string out(s);
+  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return out;
+}
+
+std::vector<std::string> Unique(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  std::set<std::string> seen;
+  for (const std::string& s : items)
+    if (seen.insert(s).second) out.push_back(s);
+  return out;
+}
+
+// Why a review's head is refused once its framing is known: its status and
+// message, or 0 when the body may be read.
+int CheckReviewHead(const Request& req, const BodyFraming& framing, std::string* why) {
+  if (framing.refused()) {
+    *why = framing.why;
+    return framing.status;
+  }
+  for (size_t i = 0, n = req.get_header_value_count("Content-Encoding"); i < n; ++i) {
+    std::string enc = Lower(req.get_header_value("Content-Encoding", i));
+    if (!enc.empty() && enc != "identity") {
+      *why = "Content-Encoding " + QuotedForMessage(enc) +
+             " is not accepted: send the body uncompressed";
+      return 415;
+    }
+  }
+  std::string type = req.get_header_value("Content-Type");
+  if (Lower(TrimBlanks(std::string_view(type).substr(0, type.find(';')))) != "application/json") {
+    *why = "Content-Type must be application/json, not " + QuotedForMessage(type);
+    return 415;
+  }
+  if (framing.length == 0) {
+    *why = "request body is empty: expected an AdmissionReview";
+    return 400;
+  }
+  return 0;
+}
+
+// "/validate", "/mutate" (deny mode), and each with a mode: "/validate/warn".
+bool ReviewPath(std::string_view path, Endpoint* endpoint, Mode* mode) {
+  for (Endpoint e : {Endpoint::kValidate, Endpoint::kMutate}) {
+    std::string base = std::string("/") + EndpointName(e);
+    if (path.substr(0, base.size()) != base) continue;
+    std::string_view rest = path.substr(base.size());
+    *endpoint = e;
+    *mode = Mode::kDeny;
+    if (rest.empty()) return true;
+    return rest[0] == '/' && ParseMode(rest.substr(1), mode);
+  }
+  return false;
+}
+
+}  // namespace
+
+Router::Router(const SnapshotStore& store, ServerStatus& status, Metrics& metrics, LogSink log,
+               bool client_certificate)
+    : store_(store),
+      status_(status),
+      metrics_(metrics),
+      log_(std::move(log)),
+      client_certificate_(client_certificate) {}
+
+// Refuses, before the body is read, what is not a review this server takes.
+// Returns false with `res` filled when it refuses.
+bool Router::Admit(const Request& req, const PeerInfo& peer, const BodyFraming& framing,
+                   Response& res) {
+  const std::string& path = req.path;
+  Endpoint endpoint;
+  Mode mode;
+  bool review = ReviewPath(path, &endpoint, &mode);
+  bool probe = path == "/healthz" || path == "/readyz" || path == "/metrics";
+  // A refused body stays unread, and the transport closes its connection.
+  auto refuse = [&](int status, std::string message) {
+    res.status = status;
+    res.set_content(message + "\n", kText);
+    metrics_.CountRejection(path, status);
+    return false;
+  };
+  if (!review && !probe)
+    return refuse(404,
+                  "not found: the endpoints are /validate and /mutate (each also as "
+                  "/audit, /warn and /deny below it), /healthz, /readyz and /metrics");
+  std::string allowed = review ? "POST" : "GET";
+  if (req.method != allowed && !(probe && req.method == "HEAD")) {
+    res.set_header("Allow", review ? "POST" : "GET, HEAD");
+    return refuse(405, "method " + QuotedForMessage(req.method) + " is not allowed on " + path +
+                           ": use " + allowed);
+  }
+  if (probe) return framing.leaves_bytes() ? refuse(400, path + " takes no request body") : true;
+  std::string why;
+  if (int status = CheckReviewHead(req, framing, &why)) return refuse(status, why);
+  if (client_certificate_ && !peer.verified)
+    return refuse(401, "a client certificate signed by the configured client CA is required");
+  return true;
+}
+
+// Admit has checked the method and path.
+void Router::Serve(const Request& req, Response& res) {
+  const std::string& path = req.path;
+  Endpoint endpoint;
+  Mode mode;
+  try {
+    if (ReviewPath(path, &endpoint, &mode)) {
+      ServeReview(endpoint, mode, req, res);
+    } else if (path == "/healthz") {
+      res.set_content("ok\n", kText);
+    } else if (path == "/readyz") {
+      std::string why = status_.NotReadyReason(), note;
+      if (why.empty() && !store_.policy_loaded()) note = " (not enforcing: no valid policy loaded)";
+      res.status = why.empty() ? 200 : 503;
+      res.set_content(why.empty() ? "ok" + note + "\n" : "not ready: " + why + "\n", kText);
+    } else if (path == "/metrics") {
+      status_.RefreshMetrics();
+      res.set_content(metrics_.Render(), "text/plain; version=0.0.4; charset=utf-8");
+    }
+  } catch (const std::exception&) {
+    res = Response();
+    res.status = 500;
+    res.set_content("internal error\n", kText);
+    LogLine("error", "exception in handler").Add("path", path).Emit(log_);
+  }
+}
+
+void Router::ServeReview(Endpoint endpoint, Mode mode, const Request& req, Response& res) {
+  auto start = std::chrono::steady_clock::now();
+  ReviewResult result = HandleReview(endpoint, req.body, store_.Current(), mode);
+  double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  res.status = result.http_status;
+  res.set_content(result.body, result.content_type.c_str());
+  LogDecision(endpoint, result, seconds);
+}
+
+void Router::LogDecision(Endpoint endpoint, const ReviewResult& result, double seconds) {
+  const ReviewLog& log = result.log;
+  metrics_.CountRequest(EndpointName(endpoint), log.operation, log.kind, log.decision, seconds);
+  for (size_t i = 0; i < log.finding_rules.size(); ++i)
+    metrics_.CountFinding(log.finding_rules[i], log.finding_severities[i]);
+  LogLine line(result.http_status == 200 ? "info" : "warn", "admission");
+  line.Add("endpoint", EndpointName(endpoint))
+      .Add("uid", log.uid)
+      .Add("kind", log.kind)
+      .Add("namespace", log.namespace_name)
+      .Add("name", log.name)
+      .Add("operation", log.operation)
+      .AddBool("dry_run", log.dry_run)
+      .Add("mode", ModeName(log.mode))
+      .Add("decision", log.decision)
+      .Add("rules", Unique(log.finding_rules));
+  if (log.patch_ops) line.Add("patch_ops", static_cast<int64_t>(log.patch_ops));
+  if (!log.unapplied_patch.empty()) line.Add("would_patch", log.unapplied_patch);
+  if (!log.reason.empty()) line.Add("reason", log.reason);
+  line.Add("http_status", int64_t{result.http_status})
+      .AddNumber("latency_ms", seconds * 1000, 3)
+      .Emit(log_);
+}
+
+}  // namespace gpulint

@@ -1,0 +1,164 @@
+#include "webhook/server/server.h"
+
+#include <fcntl.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <charconv>
+#include <thread>
+
+#include "common/cpus.h"
+#include "webhook/net/http1_connection.h"
+
+namespace gpulint {
+
+bool ParseListenAddress(const std::string& text, std::string* host, int* port) {
+  size_t colon = text.rfind(':');
+  if (colon == std::string::npos) return false;
+  std::string h = text.substr(0, colon);
+  if (h.size() >= 2 && h.front() == '[' && h.back() == ']') h = h.substr(1, h.size() - 2);
+  std::string_view digits = std::string_view(text).substr(colon + 1);
+  unsigned p = 0;  // from_chars takes digits only: no sign, no blanks
+  auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), p);
+  if (digits.empty() || ec != std::errc() || end != digits.data() + digits.size() || p > 65535)
+    return false;
+  *host = h.empty() ? "0.0.0.0" : h;
+  *port = static_cast<int>(p);
+  return true;
+}
+
+WebhookServer::WebhookServer(ServerOptions options)
+    : options_(std::move(options)),
+      store_(options_.policy_file, options_.nodes_file, options_.log, metrics_),
+      certificate_(
+          options_.tls, [this](SslCtxPtr ctx) { http_->SetContext(std::move(ctx)); }, options_.log,
+          metrics_),
+      router_(store_, *this, metrics_, options_.log, !options_.tls.client_ca.empty()) {}
+
+WebhookServer::~WebhookServer() { Shutdown(); }
+
+// Ready without a valid policy: the webhook then answers every review with
+// an allow and a warning, which is better than leaving the API server with no
+// webhook to call (failurePolicy Fail would refuse every pod).
+bool WebhookServer::ready() const { return NotReadyReason().empty(); }
+
+bool WebhookServer::can_answer() const { return certificate_.loaded() && !certificate_.expired(); }
+
+std::string WebhookServer::NotReadyReason() const {
+  if (stopping_) return "shutting down";
+  if (!certificate_.loaded()) return "no valid certificate loaded";
+  return "";
+}
+
+void WebhookServer::RefreshMetrics() {
+  metrics_.SetReady(ready());
+  metrics_.SetConnections(http_->connections(), http_->handshake_failures());
+}
+
+bool WebhookServer::Start(std::string* error) {
+  TlsTimeouts timeouts;
+  timeouts.request = std::chrono::seconds(options_.read_timeout_seconds);
+  timeouts.write = std::chrono::seconds(options_.write_timeout_seconds);
+  timeouts.idle = std::chrono::seconds(options_.keep_alive_seconds);
+  Http1Limits limits;
+  limits.max_body_bytes = options_.max_body_bytes;
+  limits.keep_alive_timeout = std::chrono::seconds(options_.keep_alive_seconds);
+  limits.keep_alive_requests = std::max<size_t>(1, options_.keep_alive_requests);
+  HttpHandler& handler = router_;
+  http_ = std::make_unique<TlsServer>(timeouts, [&handler, limits](const PeerInfo* peer) {
+    return std::make_unique<Http1Connection>(limits, handler, peer);
+  });
+
+  store_.ReloadPolicy();
+  certificate_.Reload();
+  store_.ReloadNodesFile();
+  store_.Publish();
+
+  size_t threads = options_.workers > 0 ? static_cast<size_t>(options_.workers)
+                                        : static_cast<size_t>(UsableCpus());
+  port_ = http_->Bind(options_.host, options_.port, threads, error);
+  if (port_ < 0) {
+    std::lock_guard<std::mutex> lock(stop_mu_);
+    stopped_ = true;
+    return false;
+  }
+  listen_thread_ = std::thread([this] {
+    http_->Serve();
+    std::lock_guard<std::mutex> lock(stop_mu_);
+    stopped_ = true;
+    stop_cv_.notify_all();
+  });
+  reload_thread_ = std::thread([this] { ReloadLoop(); });
+  LogLine("info", "listening")
+      .Add("address", options_.host)
+      .Add("port", int64_t{port_})
+      .Add("threads", static_cast<int64_t>(threads))
+      .AddBool("ready", ready())
+      .Emit(options_.log);
+  return true;
+}
+
+void WebhookServer::Shutdown() {
+  if (!stopping_.exchange(true)) {
+    metrics_.SetReady(false);
+    if (http_) {
+      LogLine("info", "shutting down")
+          .Add("drain_ms", static_cast<int64_t>(options_.drain.count()))
+          .Emit(options_.log);
+      std::this_thread::sleep_for(options_.drain);
+      http_->Stop();
+    }
+    std::lock_guard<std::mutex> lock(stop_mu_);
+    stop_cv_.notify_all();
+  }
+  std::lock_guard<std::mutex> join_lock(join_mu_);
+  if (listen_thread_.joinable()) listen_thread_.join();
+  if (reload_thread_.joinable()) reload_thread_.join();
+  if (http_ && !stop_logged_) {
+    stop_logged_ = true;
+    LogLine("info", "stopped").Emit(options_.log);
+  }
+}
+
+void WebhookServer::Wait() {
+  std::unique_lock<std::mutex> lock(stop_mu_);
+  stop_cv_.wait(lock, [this] { return stopped_ || !http_; });
+}
+
+// When the process runs out of descriptors, httplib's accept loop retries
+// quietly every millisecond and new connections wait in the listen backlog
+// (or time out) without a word: say so, once per episode, with the limit.
+void WebhookServer::CheckOpenFiles() {
+  int probe = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
+  bool exhausted = probe < 0 && errno == EMFILE;
+  if (probe >= 0) ::close(probe);
+  if (exhausted == out_of_files_) return;
+  out_of_files_ = exhausted;
+  rlimit limit{};
+  ::getrlimit(RLIMIT_NOFILE, &limit);
+  LogLine(exhausted ? "error" : "info",
+          exhausted ? "out of file descriptors: new connections wait until some close"
+                    : "file descriptors available again")
+      .Add("limit", static_cast<int64_t>(limit.rlim_cur))
+      .Emit(options_.log);
+}
+
+void WebhookServer::ReloadLoop() {
+  for (;;) {
+    {
+      std::unique_lock<std::mutex> lock(stop_mu_);
+      stop_cv_.wait_for(lock, options_.reload_interval, [this] { return stopping_.load(); });
+      if (stopping_) return;
+    }
+    bool changed = store_.ReloadChanged();
+    certificate_.ReloadChanged();
+    certificate_.CheckExpiry();
+    CheckOpenFiles();
+    if (changed) store_.Publish();
+    metrics_.SetReady(ready());
+  }
+}
+
+}  // namespace gpulint

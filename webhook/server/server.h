@@ -1,0 +1,124 @@
+// gpulint-webhook's HTTPS server: /validate and /mutate over HandleReview
+// (router.h), probes, metrics, hot reload of the certificate, the policy and
+// the nodes file, and a graceful stop. Everything here is transport; verdicts
+// come from admission.h.
+#ifndef GPULINT_WEBHOOK_SERVER_SERVER_H_
+#define GPULINT_WEBHOOK_SERVER_SERVER_H_
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "engine/cluster/inventory.h"
+#include "webhook/kube/node_sink.h"
+#include "webhook/net/tls_server.h"
+#include "webhook/server/admission.h"
+#include "webhook/server/router.h"
+#include "webhook/server/serving_certificate.h"
+#include "webhook/server/snapshot_store.h"
+#include "webhook/support/log.h"
+#include "webhook/support/metrics.h"
+
+namespace gpulint {
+
+struct ServerOptions {
+  std::string host = "0.0.0.0";
+  int port = 8443;  // 0: any free port (see WebhookServer::port)
+  TlsFiles tls;
+  std::string policy_file;  // empty: the policy compiled into the binary
+  std::string nodes_file;   // optional: a Node list (YAML or JSON)
+  int workers = 0;  // event-loop threads; 0: one per CPU
+  size_t max_body_bytes = 3u << 20;  // kube-apiserver's own request limit
+  int read_timeout_seconds = 10;     // to read one whole request
+  int write_timeout_seconds = 10;
+  int keep_alive_seconds = 30;
+  size_t keep_alive_requests = 1000;
+  std::chrono::milliseconds reload_interval{1000};
+  // Between SIGTERM (readiness turns false) and closing the listener, so the
+  // API server stops choosing this pod before connections are refused.
+  std::chrono::milliseconds drain{0};
+  LogSink log = StderrLogSink;
+};
+
+// The server: the net layer (a TlsServer with HTTP/1.1 on it) brought up over
+// the endpoints (Router), and one thread that reloads what changed on disk.
+// Each job has one owner: the snapshot and its reloads the SnapshotStore, the
+// certificate and its expiry the ServingCertificate, the routes the Router;
+// this class starts, probes and stops them. It is also the sink of the node
+// watch (node_watch.h), for the snapshot store.
+class WebhookServer : public NodeSink, private ServerStatus {
+ public:
+  explicit WebhookServer(ServerOptions options);
+  ~WebhookServer();
+  WebhookServer(const WebhookServer&) = delete;
+  WebhookServer& operator=(const WebhookServer&) = delete;
+
+  // Loads the policy, certificate and nodes (any that fail are logged and
+  // retried on change: the server then answers, but is not ready), binds and
+  // starts serving. False with *error only when the address cannot be bound.
+  bool Start(std::string* error);
+  int port() const { return port_; }
+
+  // Readiness: a valid certificate is loaded and no stop began. Without a
+  // valid policy the server is ready all the same, and allows every review
+  // with a warning (admission.h).
+  bool ready() const;
+  // Whether the API server can be answered: a certificate is loaded and has
+  // not expired (stopping does not matter: another replica takes over). The
+  // registrar keeps the webhook configurations registered only meanwhile.
+  bool can_answer() const;
+
+  // The SIGTERM path: readiness false at once, then after the drain delay the
+  // listener closes, in-flight requests finish, and this returns. Idempotent.
+  void Shutdown();
+  bool stopping() const { return stopping_; }
+  // Blocks until the server has stopped (after Shutdown, or a listener failure).
+  void Wait();
+
+  // NodeSink: the snapshot store's (snapshot_store.h).
+  void ReplaceNodes(std::vector<NodeClass> nodes) override {
+    store_.ReplaceNodes(std::move(nodes));
+  }
+  void PutNode(NodeClass node) override { store_.PutNode(std::move(node)); }
+  void RemoveNode(const std::string& name) override { store_.RemoveNode(name); }
+
+  Snapshot CurrentSnapshot() const { return store_.Current(); }
+  Metrics& metrics() { return metrics_; }
+
+ private:
+  // ServerStatus, for the probes.
+  std::string NotReadyReason() const override;
+  void RefreshMetrics() override;
+
+  void ReloadLoop();
+  void CheckOpenFiles();  // logs running out of descriptors, and recovering
+
+  ServerOptions options_;
+  Metrics metrics_;
+  SnapshotStore store_;
+  std::unique_ptr<TlsServer> http_;
+  ServingCertificate certificate_;  // installs each new context in http_
+  Router router_;
+  int port_ = 0;
+
+  std::atomic<bool> stopping_{false};
+  std::mutex stop_mu_;
+  std::condition_variable stop_cv_;
+  bool stopped_ = false;
+  bool out_of_files_ = false;  // the reload thread's
+  std::mutex join_mu_;
+  bool stop_logged_ = false;  // guarded by join_mu_
+  std::thread listen_thread_, reload_thread_;
+};
+
+// "0.0.0.0:8443", "[::]:8443", ":8443" -> host, port. False on a malformed address.
+bool ParseListenAddress(const std::string& text, std::string* host, int* port);
+
+}  // namespace gpulint
+
+#endif  // GPULINT_WEBHOOK_SERVER_SERVER_H_
