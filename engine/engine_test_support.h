@@ -15,6 +15,9 @@
 namespace gpulint::mutate_testing {
 
 namespace fs = std::filesystem;
+
+// The env entry the hide-GPUs mutation adds, as JSON.
+inline constexpr const char* kVoid = R"({"name":"NVIDIA_VISIBLE_DEVICES","value":"void"})";
 inline Value Yaml(std::string_view text) {
   std::vector<Document> docs;
   Error error;

@@ -159,7 +159,9 @@ TEST_CASE("the registrar follows whether the webhook can answer", "[webhook][reg
     CHECK(r.force == "true");
     CHECK(r.body["webhooks"] == Json::array());
   }
-  CHECK(webhook_test::Metric(metrics, "gpulint_webhook_registered") == "0");
+  // The gauge is set once both answers are in, after the API saw the requests.
+  CHECK(Eventually(
+      [&] { return webhook_test::Metric(metrics, "gpulint_webhook_registered") == "0"; }));
 
   // It can answer: both registered whole, with the CA.
   answering = true;
