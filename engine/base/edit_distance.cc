@@ -35,7 +35,7 @@ std::string ClosestWord(std::string_view word, const std::vector<std::string_vie
   for (std::string_view c : candidates)
     if (EqualIgnoringCase(word, c)) return std::string(c);
   std::string best;
-  size_t best_distance = std::max<size_t>(2, word.size() / 4) + 1;
+  size_t best_distance = 3;  // more than two edits away is another word, not a typo
   for (std::string_view c : candidates) {
     size_t d = EditDistance(word, c);
     if (d < best_distance) {

@@ -14,8 +14,11 @@ namespace gpulint {
 size_t EditDistance(std::string_view a, std::string_view b);
 
 // The candidate `word` is most likely a misspelling of: one with the same
-// letters ignoring case, else the nearest within max(2, length / 4) edits (the
-// first of equals); "" when none is that close.
+// letters ignoring case, else the nearest within two edits (the first of
+// equals); "" when none is that close. Not more, even for long words: names
+// that share a long prefix are not typos of each other (nvidia.com/gpumem is
+// not nvidia.com/gpu, gpu.intel.com/i915 is not gpu.intel.com/xe), and a wrong
+// suggestion is worse than none.
 std::string ClosestWord(std::string_view word, const std::vector<std::string_view>& candidates);
 
 }  // namespace gpulint
