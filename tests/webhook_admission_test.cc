@@ -234,7 +234,16 @@ TEST_CASE("a denial names every error rule; warnings are capped and cut", "[webh
     Json r = Answer(Endpoint::kValidate, Review(Request("CREATE", PodWith(many))));
     std::string message = r["status"]["message"];
     CHECK(message.size() <= kMaxDenyMessageBytes + 32);
-    CHECK_THAT(message, Catch::Matches(".*; and [0-9]+ more$"));
+    // "...; and N more" (no std::regex: its recursion on a message this long
+    // overflows the stack of a sanitizer build).
+    size_t tail = message.rfind("; and ");
+    REQUIRE(tail != std::string::npos);
+    std::string count = message.substr(tail + 6);
+    REQUIRE(count.size() > 5);
+    CHECK(count.substr(count.size() - 5) == " more");
+    count.resize(count.size() - 5);
+    CHECK(!count.empty());
+    CHECK(count.find_first_not_of("0123456789") == std::string::npos);
     REQUIRE(r.contains("warnings"));
     CHECK(r["warnings"].size() == kMaxWarnings);
     for (const auto& w : r["warnings"]) {
