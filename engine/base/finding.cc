@@ -1,5 +1,7 @@
 #include "engine/base/finding.h"
 
+#include <cstring>
+
 namespace gpulint {
 
 const char* SeverityName(Severity s) {
@@ -34,6 +36,12 @@ std::string Error::ToString() const {
   if (!out.empty()) out += ": ";
   out += message;
   return out;
+}
+
+std::string ErrnoText(int err) {
+  std::string text = std::strerror(err);
+  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] + 32);
+  return text;
 }
 
 }  // namespace gpulint

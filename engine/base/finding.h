@@ -65,6 +65,10 @@ struct Error {
   std::string ToString() const;
 };
 
+// strerror's text for `err`, lower-cased to sit after "file: " like the rest
+// of the errors: "no such file or directory".
+std::string ErrnoText(int err);
+
 }  // namespace gpulint
 
 #endif  // GPULINT_ENGINE_BASE_FINDING_H_

@@ -12,13 +12,6 @@
 namespace gpulint {
 namespace {
 
-// strerror's text, lower-cased to sit after "file: " like the rest of our errors.
-std::string ErrnoText(int err) {
-  std::string text = strerror(err);
-  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] + 32);
-  return text;
-}
-
 // Why a file of this type cannot be read as a manifest, or "" when it can.
 std::string RefusedType(mode_t mode) {
   if (S_ISDIR(mode)) return "is a directory";

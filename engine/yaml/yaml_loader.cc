@@ -28,12 +28,6 @@ namespace {
 // time on a directory of small files).
 constexpr size_t kInitialCapacity = size_t{64} << 10;
 
-std::string ErrnoText(int err) {
-  std::string text = strerror(err);
-  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] + 32);
-  return text;
-}
-
 // The bytes of the stream that are still needed: all of a string, or a
 // window over a file descriptor that slides as documents are handed out.
 class StreamBuffer {

@@ -80,7 +80,7 @@ class DocumentFixer {
     std::vector<PatchOp> unit_ops;
     if (Selected(options_, kUnitRule)) {
       for (Finding& f : findings)
-        if (f.rule == kUnitRule && f.fix) Take(f, prefix, shown_prefix, &unit_ops);
+        if (f.rule == kUnitRule && f.fix && Once(f)) Take(f, prefix, shown_prefix, &unit_ops);
     }
     if (!unit_ops.empty()) {
       if (!ApplyPatch(unit_ops, &fixed, nullptr)) return;
@@ -115,7 +115,6 @@ class DocumentFixer {
   // saying what changed.
   void Take(Finding& f, const std::string& prefix, const std::string& shown_prefix,
             std::vector<PatchOp>* applied) {
-    if (f.rule == kUnitRule && !Once(f)) return;
     FixIt& fix = *f.fix;
     Value at = Value::String("", f.mark);
     std::string field = fix.field.empty() ? JoinPath(shown_prefix, f.path) : fix.field;

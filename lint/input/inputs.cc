@@ -20,13 +20,6 @@
 namespace gpulint {
 namespace {
 
-// strerror's text, lower-cased to sit after "file: " like the rest of our errors.
-std::string ErrnoText(int err) {
-  std::string text = strerror(err);
-  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] + 32);
-  return text;
-}
-
 bool HasManifestExtension(std::string_view name) {
   for (std::string_view ext : {".yaml", ".yml", ".json"}) {
     if (name.size() > ext.size() && name.substr(name.size() - ext.size()) == ext) return true;

@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdint>
-#include <cstring>
 #include <filesystem>
 #include <system_error>
 #include <utility>
@@ -21,16 +20,6 @@ namespace gpulint {
 std::string DisplayName(const std::string& path) {
   return path == "-" ? std::string(kStdinName) : path;
 }
-
-namespace {
-
-std::string ErrnoText(int err) {
-  std::string text = std::strerror(err);
-  if (!text.empty() && text[0] >= 'A' && text[0] <= 'Z') text[0] = static_cast<char>(text[0] + 32);
-  return text;
-}
-
-}  // namespace
 
 bool ReadWhole(const std::string& path, int stdin_fd, size_t max_bytes, std::string* out,
                Error* error) {
