@@ -264,7 +264,7 @@ node_has_not_ready_taint() {
   k get node "$1" -o json | jq -e '[.spec.taints[]? | select(.key == "node.kubernetes.io/not-ready")] | length > 0' >/dev/null
 }
 
-# The incidents' nodes (../shared/CONTEXT.md), GPU nodes with GPU Feature
+# The incidents' nodes (docs/incidents.md), GPU nodes with GPU Feature
 # Discovery's labels and the GPU taint.
 make_incident_nodes() {
   make_node gpu-v100 '{"nvidia.com/gpu.present":"true","nvidia.com/gpu.count":"4",

@@ -2,7 +2,7 @@
 # gpulint-webhook in front of a real Kubernetes control plane (etcd,
 # kube-apiserver, kube-scheduler, kube-controller-manager) on loopback, with
 # hollow GPU nodes: what kubectl prints and what the scheduler decides, for
-# the incidents of ../shared/CONTEXT.md. tests/e2e/README.md has the details.
+# the incidents of docs/incidents.md. tests/e2e/README.md has the details.
 #
 #   tests/e2e/run.sh [SCENARIO...]     (default: all; a scenario is its letter, a..l)
 #
