@@ -13,7 +13,8 @@
 # no NSS module (no getpwnam; name lookups, for a future API server client,
 # still work through /etc/hosts and DNS, which glibc 2.34 and later build
 # in), no locale but C, no iconv module; posix_spawn (helm, kubectl) is a
-# system call. Every library it links has its archive in Debian (libyaml.a,
+# system call. Static PIE (-static-pie): loaded at a random address, as the
+# dynamic build is (Debian's compilers make position-independent code). Every library it links has its archive in Debian (libyaml.a,
 # libre2.a, libtcmalloc_minimal.a; libssl.a and libcrypto.a for a TLS
 # client), found by the names the layers link (-lyaml).
 #
@@ -47,7 +48,7 @@ function(gpulint_shipped_binary target)
     set(static OFF)
   endif()
   if(static)
-    target_link_options(${target} PRIVATE -static)
+    target_link_options(${target} PRIVATE -static-pie)
   endif()
   # Read by the tests that check the binaries (tests/CMakeLists.txt).
   set_target_properties(${target} PROPERTIES GPULINT_STATIC ${static})
