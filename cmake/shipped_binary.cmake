@@ -10,13 +10,17 @@
 # (RHEL 8 and Ubuntu 20.04 have older), and Debian has no older sysroot to
 # build against; the costs are measured in bench/RESULTS.md ("Static
 # binaries"). What a static glibc cannot do, gpulint does not need: it loads
-# no NSS module (no getpwnam; name lookups, for a future API server client,
-# still work through /etc/hosts and DNS, which glibc 2.34 and later build
-# in), no locale but C, no iconv module; posix_spawn (helm, kubectl) is a
-# system call. Static PIE (-static-pie): loaded at a random address, as the
-# dynamic build is (Debian's compilers make position-independent code). Every library it links has its archive in Debian (libyaml.a,
-# libre2.a, libtcmalloc_minimal.a; libssl.a and libcrypto.a for a TLS
-# client), found by the names the layers link (-lyaml).
+# no NSS module and no locale but C, and calls no getpwnam or iconv;
+# posix_spawn (helm, kubectl) is a system call. A TLS client (a future `gpulint
+# audit`) can link static too: libssl.a and libcrypto.a are in Debian, and a
+# static glibc resolves names through /etc/hosts and DNS without a module (the
+# files and dns modules are in libc since glibc 2.34; the link warns about
+# getaddrinfo all the same). Its CA store must then be named (the
+# kubeconfig's CA, or SSL_CERT_FILE): OpenSSL's default, /usr/lib/ssl, is
+# Debian's path. Static PIE (-static-pie): loaded at a random address, as the
+# dynamic build is (Debian's compilers make position-independent code). Every
+# library is linked by the name the layers give (-lyaml), so the linker takes
+# its archive (libyaml.a, libre2.a, libtcmalloc_minimal.a).
 #
 # NEEDS_SHARED: the target links <library>, which Debian ships only as a
 # shared library; it stays dynamic, and configuring says so.
