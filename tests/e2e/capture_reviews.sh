@@ -19,6 +19,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 source "$here/lib.sh"
 # shellcheck source=cluster.sh
 source "$here/cluster.sh"
+# shellcheck disable=SC2034  # fail() and note() say it
 SCENARIO=capture
 export GPULINT_K8S_VERSION=${GPULINT_K8S_VERSION:-1.36}
 out=${1:-$ROOT/testdata/admission/v$GPULINT_K8S_VERSION}
@@ -28,7 +29,8 @@ trap 'cluster_cleanup $?' EXIT
 cluster_up
 NS=gpu-test
 record=$E2E_TMP/record
-WEBHOOK_LOG=$E2E_TMP/logs/recorder.log  # what fail() shows of the webhook
+# shellcheck disable=SC2034  # what fail() shows of the webhook
+WEBHOOK_LOG=$E2E_TMP/logs/recorder.log
 mkdir -p "$record" "$out"
 
 # The nodes the captured reviews are judged against (nodes-list.json), each
@@ -404,4 +406,5 @@ take 24-pod-create-native-sidecar-mutate.json mutate "$(is CREATE Pod gpu-sideca
 take 25-pod-create-dra-claim-template-validate.json validate "$(is CREATE Pod gpu-dra)"
 
 cp "$record/headers.txt" "$out/example-http-request-headers.txt"
-echo "capture: $(ls "$out"/[0-9]*.json | wc -l) reviews from $K8S_VERSION in $out"
+captured=("$out"/[0-9]*.json)
+echo "capture: ${#captured[@]} reviews from $K8S_VERSION in $out"
