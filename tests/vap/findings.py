@@ -3,6 +3,7 @@ policies' as the API server reports them (the denial and the warnings), and
 how one object's are compared."""
 import collections
 import json
+import os
 import re
 import subprocess
 
@@ -23,10 +24,13 @@ def split_message(message, rules):
     return out
 
 
-def engine_findings(gpulint, files, exported):
-    """{file: [(rule, class, path, message)]} from gpulint check --format json."""
-    out = subprocess.run([gpulint, "check", "--format", "json", "--fail-on", "none", "-j", "2", *files],
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+def engine_findings(gpulint, policy, paths, exported):
+    """{file: [(rule, class, path, message)]} of gpulint check --format json
+    --policy POLICY on `paths`, the exported rules' findings only."""
+    env = dict(os.environ)
+    env.pop("GPULINT_POLICY", None)
+    out = subprocess.run([gpulint, "check", "--format", "json", "--fail-on", "none", "-j", "2",
+                          "--policy", policy, *paths], stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env)
     if out.returncode != 0:
         raise RuntimeError("gpulint check failed (%d): %s" % (out.returncode, out.stderr.decode()[-2000:]))
     result = collections.defaultdict(list)

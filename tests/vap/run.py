@@ -6,8 +6,9 @@ API server (tests/vap/README.md).
 
 GPULINT is build/gpulint, DOCUMENTS build/tests/gpulint_vap_documents,
 TESTDATA the directory of manifests (default testdata/). Starts etcd and
-kube-apiserver v1.36 (tests/vap/control_plane.py), applies `gpulint export
-vap --mode deny`, sends every manifest through server-side dry-run and
+kube-apiserver v1.36 (tests/vap/control_plane.py), sends every manifest
+through server-side dry-run, then again with `gpulint export vap --mode deny`
+applied, for the built-in policy and for tests/vap/policy.yaml in turn, and
 compares, object by object, the verdict and the messages with `gpulint check`
 on the same object. Exit status: 0 when they all agree, 1 on a disagreement,
 77 when the API server cannot be had (1 under CI=true).
@@ -28,16 +29,42 @@ from cluster import Cluster, crds_for, namespace_of, policies_active, send_all, 
 from findings import engine_findings, fmt_rules, judge, key, print_table, short, vap_findings  # noqa: E402
 
 ROOT = control_plane.ROOT
+# Each pass: the policy, and the name prefix of what `gpulint export vap` makes of it.
+PASSES = [(os.path.join(ROOT, "policies", "default.yaml"), "gpulint"),
+          (os.path.join(HERE, "policy.yaml"), "gpulint-vap-test")]
 
 
 def run(argv, **kw):
-    return subprocess.run(argv, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
+    # $GPULINT_POLICY would stand in for the policy given; each pass names its own.
+    env = dict(os.environ)
+    env.pop("GPULINT_POLICY", None)
+    return subprocess.run(argv, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, **kw)
 
 
-def load_yaml_stream(gpulint_documents, path):
-    """The objects of a YAML file (the exported policies), read by gpulint's loader."""
-    out = run([gpulint_documents, path]).stdout.decode()
-    return [json.loads(line)["object"] for line in out.splitlines()]
+class Exported:
+    """One pass's policies: `gpulint export vap` of a policy, as objects."""
+
+    def __init__(self, gpulint, documents_tool, tmp, policy, name):
+        self.policy = policy
+        path = os.path.join(tmp, name + ".yaml")
+        with open(path, "w") as f:
+            f.write(run([gpulint, "export", "vap", "--mode", "deny", "--policy", policy, "--name", name]).stdout.decode())
+        out = run([documents_tool, path]).stdout.decode()
+        self.objects = [json.loads(line)["object"] for line in out.splitlines()]
+        self.names, self.rules = {}, []
+        for o in self.objects:
+            if o["kind"] == "ValidatingAdmissionPolicy":
+                cls = "errors" if o["metadata"]["name"].endswith("-errors") else "warnings"
+                self.names[cls] = o["metadata"]["name"]
+                # The errors policy first: the denial quotes its first failing validation.
+                listed = [r for r in o["metadata"]["annotations"]["gpulint.io/rules"].split(",") if r]
+                self.rules = self.rules + listed if cls == "warnings" else listed + self.rules
+        # A second binding of the errors policy, in Warn: every failing
+        # validation then shows, not only the first, which the denial quotes.
+        self.objects.append({"apiVersion": "admissionregistration.k8s.io/v1",
+                             "kind": "ValidatingAdmissionPolicyBinding",
+                             "metadata": {"name": self.names["errors"] + "-observe"},
+                             "spec": {"policyName": self.names["errors"], "validationActions": ["Warn"]}})
 
 
 def main():
@@ -52,65 +79,42 @@ def main():
         etcd = os.environ.get("GPULINT_ETCD") or shutil.which("etcd")
         if not etcd:
             raise control_plane.Unavailable("etcd is not installed (Debian package etcd-server)")
-        for tool in ("openssl",):
-            if not shutil.which(tool):
-                raise control_plane.Unavailable("%s is not installed" % tool)
+        if not shutil.which("openssl"):
+            raise control_plane.Unavailable("openssl is not installed")
     except control_plane.Unavailable as e:
         control_plane.unavailable([str(e)])
 
     # The documents, as gpulint reads them.
-    lines = run([documents_tool, testdata]).stdout.decode().splitlines()
-    entries = [json.loads(line) for line in lines]
+    entries = [json.loads(line) for line in run([documents_tool, testdata]).stdout.decode().splitlines()]
     objects = [e for e in entries if "object" in e]
-    unparsed = [e for e in entries if "error" in e]
-    sources = [e for e in entries if "source" in e]
+    counts = collections.Counter(unparsed=sum("error" in e for e in entries))
+    sources = [os.path.relpath(e["file"], ROOT) for e in entries if "source" in e]
+    print("vap: %d objects from %s; %d documents do not parse; not rendered: %s" % (
+        len(objects), os.path.relpath(testdata, ROOT), counts["unparsed"], ", ".join(sources) or "none"))
 
-    # The exported policies, deny mode, and the rules they hold.
     tmp = tempfile.mkdtemp(prefix="gpulint-vap.")
+    plane = control_plane.ControlPlane(os.path.join(tmp, "cluster"))
+    # GPULINT_VAP_EMULATED_VERSION=1.35: the binary as the oldest release the
+    # policies are for.
+    emulated = os.environ.get("GPULINT_VAP_EMULATED_VERSION")
     try:
-        return check(gpulint, documents_tool, testdata, tmp, apiserver, etcd, objects, unparsed,
-                     sources, started)
+        passes = [Exported(gpulint, documents_tool, tmp, policy, name) for policy, name in PASSES]
+        try:
+            plane.start(apiserver, etcd, ["--emulated-version=" + emulated] if emulated else [])
+        except RuntimeError as e:
+            print("FAIL vap: %s" % e, file=sys.stderr)
+            return 1
+        return check(gpulint, tmp, Cluster(plane), objects, passes, started)
     finally:
+        plane.stop()
         if os.environ.get("GPULINT_VAP_KEEP") == "1":
             print("vap: kept %s" % tmp)
         else:
             shutil.rmtree(tmp, ignore_errors=True)
 
 
-def check(gpulint, documents_tool, testdata, tmp, apiserver, etcd, objects, unparsed, sources,
-          started):
-    exported_yaml = os.path.join(tmp, "vap.yaml")
-    with open(exported_yaml, "w") as f:
-        f.write(run([gpulint, "export", "vap", "--mode", "deny"]).stdout.decode())
-    policy_objects = load_yaml_stream(documents_tool, exported_yaml)
-    names = {}
-    rules = []
-    for o in policy_objects:
-        if o["kind"] == "ValidatingAdmissionPolicy":
-            cls = "errors" if o["metadata"]["name"].endswith("-errors") else "warnings"
-            names[cls] = o["metadata"]["name"]
-            rules += [r for r in o["metadata"]["annotations"]["gpulint.io/rules"].split(",") if r]
-    exported = set(rules)
-
-    plane = control_plane.ControlPlane(os.path.join(tmp, "cluster"))
-    # GPULINT_VAP_EMULATED_VERSION=1.35: the same binary as the oldest release
-    # the policies are for.
-    emulated = os.environ.get("GPULINT_VAP_EMULATED_VERSION")
-    try:
-        plane.start(apiserver, etcd, ["--emulated-version=" + emulated] if emulated else [])
-    except RuntimeError as e:
-        print("FAIL vap: %s" % e, file=sys.stderr)
-        return 1
-    try:
-        return compare(gpulint, tmp, plane, objects, unparsed, sources, policy_objects, names,
-                       rules, exported, started)
-    finally:
-        plane.stop()
-
-
-def compare(gpulint, tmp, plane, objects, unparsed, sources, policy_objects, names, rules,
-            exported, started):
-    cluster = Cluster(plane)
+def setup(cluster, objects):
+    """CRDs for the kinds the API server does not serve, and every namespace named."""
     cluster.discover()
     crds = crds_for(objects, cluster)
     for crd in crds:
@@ -126,45 +130,60 @@ def compare(gpulint, tmp, plane, objects, unparsed, sources, policy_objects, nam
     for ns in sorted({namespace_of(o["object"]) for o in objects} - {"default"}):
         cluster.request("POST", "/api/v1/namespaces", {"apiVersion": "v1", "kind": "Namespace",
                                                         "metadata": {"name": ns}})
-    setup_seconds = time.monotonic() - started
 
-    # Phase 0, no policy: what the API server admits, and the object it hands
-    # to admission (quantities in canonical form, a Pod's requests defaulted).
-    t0 = time.monotonic()
+
+def write_objects(directory, objects):
+    """Each object in a file of its own (None for none), for gpulint check."""
+    os.makedirs(directory)
+    files = []
+    for i, obj in enumerate(objects):
+        path = None
+        if obj is not None:
+            path = os.path.join(directory, "%04d.json" % i)
+            with open(path, "w") as f:
+                json.dump(obj, f)
+        files.append(path)
+    return files
+
+
+def check(gpulint, tmp, cluster, objects, passes, started):
+    setup(cluster, objects)
+    print("vap: the API server up and set up in %.1f s" % (time.monotonic() - started))
+    # Without the policies: what the API server refuses before admission, and
+    # the object it hands to admission otherwise (quantities in canonical
+    # form, a Pod's requests defaulted).
+    t = time.monotonic()
     before = send_all(cluster, objects)
-    t1 = time.monotonic()
-    # Phase 1: the exported policies and bindings, and an observer binding of
-    # the errors policy in Warn, so that every failing validation shows, not
-    # only the first, which the denial quotes.
-    for o in policy_objects:
-        cluster.apply(o)
-    observer = {"apiVersion": "admissionregistration.k8s.io/v1", "kind": "ValidatingAdmissionPolicyBinding",
-                "metadata": {"name": names["errors"] + "-observe"},
-                "spec": {"policyName": names["errors"], "validationActions": ["Warn"]}}
-    cluster.apply(observer)
-    wait("the policies", 30, lambda: policies_active(cluster, names))
-    t2 = time.monotonic()
-    after = send_all(cluster, objects)
-    send_seconds = (t1 - t0, t2 - t1, time.monotonic() - t2)
+    print("vap: %d objects sent without the policies in %.1f s" % (len(objects), time.monotonic() - t))
+    raw_files = write_objects(os.path.join(tmp, "sent"), [o["object"] for o in objects])
+    admitted = [b.body if b is not None and b.status < 300 and isinstance(b.body, dict) else None
+                for b in before]
+    norm_files = write_objects(os.path.join(tmp, "admitted"), admitted)
+    failed = 0
+    previous = None
+    for n, exported in enumerate(passes):
+        if previous is not None:  # one pass's bindings at a time
+            for o in previous.objects:
+                if o["kind"] == "ValidatingAdmissionPolicyBinding":
+                    cluster.request("DELETE", "/apis/admissionregistration.k8s.io/v1/"
+                                    "validatingadmissionpolicybindings/" + o["metadata"]["name"])
+        t = time.monotonic()
+        for o in exported.objects:
+            cluster.apply(o)
+        wait("the policies", 60, lambda: policies_active(cluster, exported.names))
+        applied = time.monotonic() - t
+        t = time.monotonic()
+        after = send_all(cluster, objects)
+        sent = time.monotonic() - t
+        engine = engine_findings(gpulint, exported.policy, [os.path.join(tmp, "sent"), os.path.join(tmp, "admitted")],
+                                 set(exported.rules))
+        failed += report(n, exported, objects, before, after, engine, raw_files, norm_files, applied, sent)
+        previous = exported
+    return 1 if failed else 0
 
-    # gpulint check on each object as sent, and as the API server admitted it.
-    raw_dir, norm_dir = os.path.join(tmp, "raw"), os.path.join(tmp, "admitted")
-    os.makedirs(raw_dir)
-    os.makedirs(norm_dir)
-    raw_files, norm_files = [], []
-    for i, (doc, b) in enumerate(zip(objects, before)):
-        raw = os.path.join(raw_dir, "%04d.json" % i)
-        with open(raw, "w") as f:
-            json.dump(doc["object"], f)
-        raw_files.append(raw)
-        norm = None
-        if b is not None and b.status < 300 and isinstance(b.body, dict):
-            norm = os.path.join(norm_dir, "%04d.json" % i)
-            with open(norm, "w") as f:
-                json.dump(b.body, f)
-        norm_files.append(norm)
-    engine = engine_findings(gpulint, [raw_dir, norm_dir], exported)
 
+def report(n, exported, objects, before, after, engine, raw_files, norm_files, applied, sent):
+    """One pass's table, counts and disagreements; the number of disagreements."""
     rows, failures = [], []
     counts = collections.Counter()
     for i, doc in enumerate(objects):
@@ -183,8 +202,8 @@ def compare(gpulint, tmp, plane, objects, unparsed, sources, policy_objects, nam
             rows.append((where, what, "refused: " + short(b.message), "-", fmt_rules(raw), ""))
             continue
         norm = engine.get(norm_files[i], [])
-        found, denied = vap_findings(a, names, rules)
-        problems = judge(a, found, denied, raw, norm, rules)
+        found, denied = vap_findings(a, exported.names, exported.rules)
+        problems = judge(a, found, denied, raw, norm, exported.rules)
         requoted = key(raw) != key(norm)
         counts["admitted or denied"] += 1
         counts["with findings"] += bool(found)
@@ -194,29 +213,20 @@ def compare(gpulint, tmp, plane, objects, unparsed, sources, policy_objects, nam
         rows.append((where, what, outcome, fmt_rules(found), fmt_rules(raw), status))
         if problems:
             failures.append((where, what, problems))
-
-    print_table(rows)
-    print("\nvap: %d objects from %s: %d sent (%d with findings), %d refused by the API server "
-          "before admission, %d of kinds it does not serve; %d documents do not parse, %d sources "
-          "not rendered (%s)" % (
-              len(objects), os.path.relpath(testdata_dir(objects), ROOT), counts["admitted or denied"],
-              counts["with findings"], counts["refused before admission"], counts["not served"],
-              len(unparsed), len(sources), ", ".join(os.path.relpath(s["file"], ROOT) for s in sources)))
-    print("vap: %d objects whose messages quote a quantity as the API server stores it "
-          "(docs/export.md); %d disagreements" % (counts["quoted as stored"], len(failures)))
-    print("vap: %.1f s to start and set up; %d objects sent in %.1f s without the policies, "
-          "%.1f s to apply them, %.1f s to send them again" %
-          ((setup_seconds, len(objects)) + send_seconds))
+    print("\nvap: pass %d, %s, `gpulint export vap --mode deny` of %s\n" % (
+        n + 1, ", ".join(sorted(exported.names.values())), os.path.relpath(exported.policy, ROOT)))
+    # The first pass in full; the next ones where something was found.
+    print_table(rows if n == 0 else [r for r in rows if r[3] != "-" or r[4] != "-" or r[5] == "DISAGREE"])
+    print("\nvap: pass %d: %d sent (%d with findings), %d refused by the API server before admission, "
+          "%d of kinds it does not serve; %d whose messages quote a quantity as the API server stores "
+          "it (docs/export.md); %.1f s for the policies to act, %.1f s to send; %d disagreements" % (
+              n + 1, counts["admitted or denied"], counts["with findings"], counts["refused before admission"],
+              counts["not served"], counts["quoted as stored"], applied, sent, len(failures)))
     for where, what, problems in failures:
         print("\nDISAGREE %s (%s):" % (where, what))
         for p in problems:
             print("  " + p.replace("\n", "\n  "))
-    return 1 if failures else 0
-
-
-def testdata_dir(objects):
-    return os.path.commonpath([o["file"] for o in objects]) if objects else ROOT
-
+    return len(failures)
 
 
 if __name__ == "__main__":
