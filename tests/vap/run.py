@@ -76,13 +76,16 @@ def main():
     started = time.monotonic()
     try:
         apiserver = control_plane.apiserver_binary()
-        etcd = os.environ.get("GPULINT_ETCD") or shutil.which("etcd")
-        if not etcd:
-            raise control_plane.Unavailable("etcd is not installed (Debian package etcd-server)")
-        if not shutil.which("openssl"):
-            raise control_plane.Unavailable("openssl is not installed")
     except control_plane.Unavailable as e:
         control_plane.unavailable([str(e)])
+    # What ./dev test installs is never a reason to skip.
+    etcd = os.environ.get("GPULINT_ETCD") or shutil.which("etcd")
+    for tool, missing in ((etcd, "etcd is not installed: apt-get install etcd-server (./dev test "
+                                 "installs it), or set GPULINT_ETCD"),
+                          (shutil.which("openssl"), "openssl is not installed")):
+        if not tool:
+            print("FAIL vap: " + missing, file=sys.stderr)
+            return 1
 
     # The documents, as gpulint reads them.
     entries = [json.loads(line) for line in run([documents_tool, testdata]).stdout.decode().splitlines()]
