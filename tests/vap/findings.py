@@ -41,24 +41,42 @@ def engine_findings(gpulint, policy, paths, exported):
     return result
 
 
-def vap_findings(outcome, names, rules):
-    """(findings, denied by) of a dry-run: the observer's and the warnings
-    policy's warnings, and the denial."""
-    found, denied = [], None
-    for w in outcome.warnings:
-        m = WARNED.match(w)
-        if not m:
-            continue
-        policy, binding, message = m.groups()
-        if binding == names["errors"]:
-            continue  # the deny binding is read from the denial
-        cls = "error" if policy == names["errors"] else "warning"
-        found += [(r, cls, p, t) for r, p, t in split_message(message, rules)]
-    if outcome.status >= 300:
-        m = DENIED.search(outcome.message)
-        if m:
-            denied = split_message(m.group(3), rules)
-    return found, denied
+# Past 4,096 characters of warnings in one response, the API server cuts each
+# warning to 256 (k8s.io/apiserver's WithWarningRecorder), and drops those
+# past 4,096 again.
+WARNING_CUT = 256
+WARNINGS_KEPT = 4096 // WARNING_CUT
+
+
+class Observed:
+    """What a dry-run says of the policies: `found`, each finding of every
+    failing validation (rule, class, path, message); `denied`, the denial's
+    findings (None when admitted); `cut`, for the validations whose warning the
+    API server cut short, (rule, class) -> the text that is left of their
+    first finding ("rule (path): message...")."""
+
+    def __init__(self, outcome, names, rules):
+        self.found, self.denied, self.cut = [], None, {}
+        self.warnings = len(outcome.warnings)
+        cutting = any(len(w) == WARNING_CUT for w in outcome.warnings)
+        for w in outcome.warnings:
+            m = WARNED.match(w)
+            if not m:
+                continue
+            policy, binding, message = m.groups()
+            if binding == names["errors"]:
+                continue  # the deny binding is read from the denial
+            cls = "error" if policy == names["errors"] else "warning"
+            findings = split_message(message, rules)
+            if cutting and len(w) == WARNING_CUT:
+                rule = findings[0][0]
+                self.cut[(rule, cls)] = message.split("; " + rule + " (")[0]
+            else:
+                self.found += [(r, cls, p, t) for r, p, t in findings]
+        if outcome.status >= 300:
+            m = DENIED.search(outcome.message)
+            if m:
+                self.denied = split_message(m.group(3), rules)
 
 
 def key(findings):
@@ -71,12 +89,25 @@ def verdict(findings):
 
 # ---- the run ----------------------------------------------------------------
 
-def judge(outcome, found, denied, raw, norm, rules):
-    """What is wrong with one object's verdict: `found` the policies'
-    findings, `denied` the denial's (None when admitted), `raw` gpulint
-    check's on the object as sent, `norm` on the object as the API server
-    hands it to admission. [] when they agree."""
+def judge(outcome, observed, raw, norm, rules):
+    """What is wrong with one object's verdict: `observed` the policies' (an
+    Observed), `raw` gpulint check's findings on the object as sent, `norm` on
+    the object as the API server hands it to admission. [] when they agree."""
     problems = []
+    found, denied, cut = list(observed.found), observed.denied, dict(observed.cut)
+    if denied is not None and (denied[0][0], "error") in cut:
+        # The denial is never cut: it holds that rule's findings whole.
+        del cut[(denied[0][0], "error")]
+        found += [(r, "error", p, t) for r, p, t in denied]
+    if cut and observed.warnings >= WARNINGS_KEPT:
+        problems.append("the API server cut and dropped warnings past 4 KB: the policies' findings "
+                        "cannot all be read")
+    # A warning cut short: its rule, and the start of its first finding, which
+    # must be one of gpulint check's.
+    for (rule, cls), start in cut.items():
+        if not any(("%s (%s): %s" % (r, p, t)).startswith(start) for r, c, p, t in norm if (r, c) == (rule, cls)):
+            problems.append("the start of %s's cut warning is none of gpulint check's findings: %s" % (rule, start))
+    admitted, norm = norm, [f for f in norm if (f[0], f[1]) not in cut]
     if outcome.status >= 300 and denied is None:
         problems.append("refused, not by the exported policy: " + short(outcome.message, 300))
     if denied is not None and key([(r, "error", p, t) for r, p, t in denied]) != key(
@@ -92,12 +123,12 @@ def judge(outcome, found, denied, raw, norm, rules):
         first = next((r for r in rules if any(f[0] == r for f in errors_expected)), None)
         if denied[0][0] != first:
             problems.append("denied by %s, the first rule with errors is %s" % (denied[0][0], first))
-    if verdict(found) != verdict(raw):
-        problems.append("verdict: policy %s, gpulint check %s" % (verdict(found), verdict(raw)))
+    if sorted(set(verdict(found)) | set(cut)) != verdict(raw):
+        problems.append("verdict: policy %s, gpulint check %s" % (sorted(set(verdict(found)) | set(cut)), verdict(raw)))
     if key(found) != key(norm):
         problems.append("messages differ:\n" + diff(found, norm))
-    if verdict(raw) != verdict(norm):
-        problems.append("gpulint check differs on the admitted object: %s vs %s" % (verdict(raw), verdict(norm)))
+    if verdict(raw) != verdict(admitted):
+        problems.append("gpulint check differs on the admitted object: %s vs %s" % (verdict(raw), verdict(admitted)))
     return problems
 
 

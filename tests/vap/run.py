@@ -26,7 +26,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import control_plane  # noqa: E402
 from cluster import Cluster, crds_for, namespace_of, policies_active, send_all, wait  # noqa: E402
-from findings import engine_findings, fmt_rules, judge, key, print_table, short, vap_findings  # noqa: E402
+from findings import Observed, engine_findings, fmt_rules, judge, key, print_table, short  # noqa: E402
 
 ROOT = control_plane.ROOT
 # Each pass: the policy, and the name prefix of what `gpulint export vap` makes of it.
@@ -205,15 +205,18 @@ def report(n, exported, objects, before, after, engine, raw_files, norm_files, a
             rows.append((where, what, "refused: " + short(b.message), "-", fmt_rules(raw), ""))
             continue
         norm = engine.get(norm_files[i], [])
-        found, denied = vap_findings(a, exported.names, exported.rules)
-        problems = judge(a, found, denied, raw, norm, exported.rules)
+        observed = Observed(a, exported.names, exported.rules)
+        problems = judge(a, observed, raw, norm, exported.rules)
         requoted = key(raw) != key(norm)
         counts["admitted or denied"] += 1
-        counts["with findings"] += bool(found)
+        counts["with findings"] += bool(observed.found or observed.cut)
         counts["quoted as stored"] += requoted and not problems
-        status = "DISAGREE" if problems else ("ok, quoted as stored" if requoted else "ok")
-        outcome = "denied" if denied is not None else ("admitted" if a.status < 300 else "refused")
-        rows.append((where, what, outcome, fmt_rules(found), fmt_rules(raw), status))
+        counts["cut"] += bool(observed.cut) and not problems
+        status = "DISAGREE" if problems else (
+            "ok, warnings cut" if observed.cut else "ok, quoted as stored" if requoted else "ok")
+        outcome = "denied" if observed.denied is not None else ("admitted" if a.status < 300 else "refused")
+        shown = observed.found + [(r, c, "", "") for r, c in observed.cut]
+        rows.append((where, what, outcome, fmt_rules(shown), fmt_rules(raw), status))
         if problems:
             failures.append((where, what, problems))
     print("\nvap: pass %d, %s, `gpulint export vap --mode deny` of %s\n" % (
@@ -222,9 +225,10 @@ def report(n, exported, objects, before, after, engine, raw_files, norm_files, a
     print_table(rows if n == 0 else [r for r in rows if r[3] != "-" or r[4] != "-" or r[5] == "DISAGREE"])
     print("\nvap: pass %d: %d sent (%d with findings), %d refused by the API server before admission, "
           "%d of kinds it does not serve; %d whose messages quote a quantity as the API server stores "
-          "it (docs/export.md); %.1f s for the policies to act, %.1f s to send; %d disagreements" % (
+          "it (docs/export.md), %d whose warnings the API server cut short (read in part); %.1f s for "
+          "the policies to act, %.1f s to send; %d disagreements" % (
               n + 1, counts["admitted or denied"], counts["with findings"], counts["refused before admission"],
-              counts["not served"], counts["quoted as stored"], applied, sent, len(failures)))
+              counts["not served"], counts["quoted as stored"], counts["cut"], applied, sent, len(failures)))
     for where, what, problems in failures:
         print("\nDISAGREE %s (%s):" % (where, what))
         for p in problems:
