@@ -2,6 +2,8 @@
 
 #include <cstdio>
 
+#include "engine/base/path.h"
+
 namespace gpulint::cel {
 namespace {
 
@@ -9,8 +11,15 @@ bool IsNameChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-// Keys AppendKey writes in brackets (engine/base/path.cc).
-constexpr std::string_view kBracketed = "./[]\" ~";
+// A key AppendKey writes without brackets, as an RE2 pattern.
+std::string PlainKeyPattern() {
+  std::string out = "^[^";
+  for (char c : kBracketedKeyChars) {
+    if (c == '[' || c == ']' || c == '\\' || c == '^' || c == '-') out += '\\';
+    out += c;
+  }
+  return out + "]+$";
+}
 
 }  // namespace
 
@@ -88,8 +97,8 @@ PathExpr PathExpr::Literal(std::string_view path) {
 
 PathExpr PathExpr::Key(std::string_view key) const {
   PathExpr p = *this;
-  bool plain = !key.empty() && key.find_first_of(kBracketed) == std::string_view::npos;
-  p.suffix_ += plain ? "." + std::string(key) : "[\"" + std::string(key) + "\"]";
+  std::string k = AppendKey("", key);
+  p.suffix_ += k.front() == '[' ? k : "." + k;
   return p;
 }
 
@@ -100,10 +109,9 @@ PathExpr PathExpr::Child(std::string_view child) const {
 }
 
 PathExpr PathExpr::KeyExpr(std::string_view key_expr) const {
-  return PathExpr(Fill(
-      "($k.matches(r'^[^./\\[\\]\" ~]+$') ? ($p == '' ? $k : $p + '.' + $k) : $p + '[\"' + $k + "
-      "'\"]')",
-      {{"p", Cel()}, {"k", std::string(key_expr)}}));
+  return PathExpr(
+      Fill("($k.matches(r'$re') ? ($p == '' ? $k : $p + '.' + $k) : $p + '[\"' + $k + '\"]')",
+           {{"p", Cel()}, {"k", std::string(key_expr)}, {"re", PlainKeyPattern()}}));
 }
 
 PathExpr PathExpr::Index(std::string_view index_expr) const {
