@@ -7,9 +7,9 @@
 #include "engine/json/json_parser.h"
 #include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
-#include "webhook/kube/kube_client.h"
+#include "kube/kube_client.h"
 #include "webhook/kube/node_watch.h"
-#include "webhook/support/base64.h"
+#include "common/base64.h"
 
 namespace gpulint::webhook_test {
 namespace {

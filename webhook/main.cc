@@ -10,7 +10,7 @@
 #include <thread>
 
 #include "webhook/flags.h"
-#include "webhook/kube/kube_client.h"
+#include "kube/kube_client.h"
 #include "webhook/kube/node_watch.h"
 #include "webhook/kube/registrar.h"
 #include "webhook/kube/vram_advertiser.h"

@@ -16,7 +16,7 @@
 
 #include "engine/base/value.h"
 #include "engine/cluster/inventory.h"
-#include "webhook/kube/kube_client.h"
+#include "kube/kube_client.h"
 #include "webhook/kube/loop_control.h"
 #include "webhook/kube/node_sink.h"
 #include "webhook/support/log.h"

@@ -7,7 +7,7 @@
 
 #include "engine/base/objects.h"
 #include "engine/yaml/loader.h"
-#include "webhook/support/base64.h"
+#include "common/base64.h"
 
 namespace gpulint {
 namespace {

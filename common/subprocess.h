@@ -1,7 +1,7 @@
 // Running an external tool (helm, kubectl) safely: no shell, argv as given,
 // stdin closed, output bounded, a time limit, the exit status checked.
-#ifndef GPULINT_LINT_INPUT_SUBPROCESS_H_
-#define GPULINT_LINT_INPUT_SUBPROCESS_H_
+#ifndef GPULINT_COMMON_SUBPROCESS_H_
+#define GPULINT_COMMON_SUBPROCESS_H_
 
 #include <chrono>
 #include <cstddef>
@@ -42,4 +42,4 @@ bool RunTool(const std::vector<std::string>& argv, const ToolLimits& limits, Too
 
 }  // namespace gpulint
 
-#endif  // GPULINT_LINT_INPUT_SUBPROCESS_H_
+#endif  // GPULINT_COMMON_SUBPROCESS_H_

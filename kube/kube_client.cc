@@ -1,4 +1,4 @@
-#include "webhook/kube/kube_client.h"
+#include "kube/kube_client.h"
 
 #include <arpa/inet.h>
 #include <openssl/err.h>
@@ -11,8 +11,8 @@
 #include <sstream>
 
 #include "engine/yaml/loader.h"
-#include "webhook/support/base64.h"
-#include "webhook/support/openssl_errors.h"
+#include "common/base64.h"
+#include "common/openssl_errors.h"
 
 namespace gpulint {
 namespace {

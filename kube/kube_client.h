@@ -2,8 +2,8 @@
 // service account's token and CA) or a kubeconfig file. Only what the Node
 // watch and the VRAM advertiser need: a bearer token or a client certificate,
 // the CA to trust, and a JSON patch.
-#ifndef GPULINT_WEBHOOK_KUBE_KUBE_CLIENT_H_
-#define GPULINT_WEBHOOK_KUBE_KUBE_CLIENT_H_
+#ifndef GPULINT_KUBE_KUBE_CLIENT_H_
+#define GPULINT_KUBE_KUBE_CLIENT_H_
 
 #include <httplib.h>
 
@@ -70,4 +70,4 @@ inline KubeResponse JsonPatch(httplib::SSLClient& client, const std::string& pat
 
 }  // namespace gpulint
 
-#endif  // GPULINT_WEBHOOK_KUBE_KUBE_CLIENT_H_
+#endif  // GPULINT_KUBE_KUBE_CLIENT_H_

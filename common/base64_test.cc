@@ -1,14 +1,14 @@
-// Base64 through OpenSSL's EVP codec (webhook/base64.h): padding and the
+// Base64 through OpenSSL's EVP codec (common/base64.h): padding and the
 // leniencies a kubeconfig's *-data fields need.
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "webhook/support/base64.h"
+#include "common/base64.h"
 
 namespace gpulint {
 namespace {
 
-TEST_CASE("Base64Encode pads every length", "[webhook][base64]") {
+TEST_CASE("Base64Encode pads every length", "[base64]") {
   CHECK(Base64Encode("") == "");
   CHECK(Base64Encode("f") == "Zg==");
   CHECK(Base64Encode("fo") == "Zm8=");
@@ -17,7 +17,7 @@ TEST_CASE("Base64Encode pads every length", "[webhook][base64]") {
 }
 
 TEST_CASE("Base64Decode cuts the padding off and forgives what a kubeconfig does",
-          "[webhook][base64]") {
+          "[base64]") {
   struct Case {
     const char* in;
     std::string out;

@@ -1,4 +1,4 @@
-#include "lint/input/subprocess.h"
+#include "common/subprocess.h"
 
 #include <catch2/catch.hpp>
 #include <csignal>
