@@ -8,10 +8,7 @@
 #include <cctype>
 #include <cstdlib>
 #include <fstream>
-#include <sstream>
 
-#include "engine/yaml/loader.h"
-#include "common/base64.h"
 #include "common/openssl_errors.h"
 
 namespace gpulint {
@@ -19,68 +16,10 @@ namespace {
 
 constexpr size_t kMaxCredentialFileBytes = 1 << 20;
 
-bool ReadSmallFile(const std::string& path, std::string* out, std::string* error) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    *error = path + ": cannot open";
-    return false;
-  }
-  std::string data(kMaxCredentialFileBytes + 1, '\0');
-  in.read(data.data(), static_cast<std::streamsize>(data.size()));
-  data.resize(static_cast<size_t>(in.gcount()));
-  if (data.size() > kMaxCredentialFileBytes) {
-    *error = path + ": larger than 1 MiB, not a credential";
-    return false;
-  }
-  *out = std::move(data);
-  return true;
-}
-
 std::string TrimSpace(std::string s) {
   size_t b = s.find_first_not_of(" \t\r\n");
   size_t e = s.find_last_not_of(" \t\r\n");
   return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
-}
-
-std::string Resolve(const std::string& base_dir, const std::string& path) {
-  return path.empty() || path[0] == '/' ? path : base_dir + "/" + path;
-}
-
-// The mapping in `list` (a sequence of {name, <field>}) whose name is `name`.
-const Value* Named(const Value* list, std::string_view name, const char* field) {
-  if (!list || !list->is_sequence()) return nullptr;
-  for (const Value& item : list->items())
-    if (item.StringAt("name") == name) return item.Find(field);
-  return nullptr;
-}
-
-// A PEM value given either inline (`<key>-data`, base64) or as a file.
-bool PemField(const Value& m, const std::string& key, const std::string& dir, std::string* out,
-              std::string* error) {
-  std::string_view data = m.StringAt(key + "-data");
-  if (!data.empty()) {
-    if (!Base64Decode(data, out)) {
-      *error = key + "-data is not valid base64";
-      return false;
-    }
-    return true;
-  }
-  std::string_view file = m.StringAt(key);
-  if (file.empty()) return true;
-  return ReadSmallFile(Resolve(dir, std::string(file)), out, error);
-}
-
-bool ReadUser(const Value& user, const std::string& dir, KubeEndpoint* ep, std::string* error) {
-  if (user.Find("exec") || user.Find("auth-provider")) {
-    *error = "the kubeconfig user authenticates with exec or auth-provider, which "
-             "gpulint-webhook does not support: use a token or a client certificate";
-    return false;
-  }
-  ep->token = std::string(user.StringAt("token"));
-  std::string_view token_file = user.StringAt("tokenFile");
-  if (!token_file.empty()) ep->token_file = Resolve(dir, std::string(token_file));
-  return PemField(user, "client-certificate", dir, &ep->client_cert_pem, error) &&
-         PemField(user, "client-key", dir, &ep->client_key_pem, error);
 }
 
 // A CA bundle as a store; false when it holds no certificate.
@@ -101,9 +40,10 @@ X509_STORE* StoreFromPem(const std::string& pem) {
   return store;
 }
 
-bool UseClientPair(SSL_CTX* ctx, const KubeEndpoint& ep, std::string* error) {
-  BIO* cert_bio = BIO_new_mem_buf(ep.client_cert_pem.data(), static_cast<int>(ep.client_cert_pem.size()));
-  BIO* key_bio = BIO_new_mem_buf(ep.client_key_pem.data(), static_cast<int>(ep.client_key_pem.size()));
+bool UseClientPair(SSL_CTX* ctx, const std::string& cert_pem, const std::string& key_pem,
+                   std::string* error) {
+  BIO* cert_bio = BIO_new_mem_buf(cert_pem.data(), static_cast<int>(cert_pem.size()));
+  BIO* key_bio = BIO_new_mem_buf(key_pem.data(), static_cast<int>(key_pem.size()));
   X509* cert = PEM_read_bio_X509(cert_bio, nullptr, nullptr, nullptr);
   EVP_PKEY* key = PEM_read_bio_PrivateKey(key_bio, nullptr, nullptr, nullptr);
   bool ok = cert && key && SSL_CTX_use_certificate(ctx, cert) == 1 &&
@@ -117,6 +57,23 @@ bool UseClientPair(SSL_CTX* ctx, const KubeEndpoint& ep, std::string* error) {
 }
 
 }  // namespace
+
+bool ReadCredentialFile(const std::string& path, std::string* out, std::string* error) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    *error = path + ": cannot open";
+    return false;
+  }
+  std::string data(kMaxCredentialFileBytes + 1, '\0');
+  in.read(data.data(), static_cast<std::streamsize>(data.size()));
+  data.resize(static_cast<size_t>(in.gcount()));
+  if (data.size() > kMaxCredentialFileBytes) {
+    *error = path + ": larger than 1 MiB, not a credential";
+    return false;
+  }
+  *out = std::move(data);
+  return true;
+}
 
 bool ParseServerUrl(const std::string& url, KubeEndpoint* ep, std::string* error) {
   const std::string scheme = "https://";
@@ -143,71 +100,13 @@ bool ParseServerUrl(const std::string& url, KubeEndpoint* ep, std::string* error
     ep->port = static_cast<int>(p);
     authority = authority.substr(0, colon);
   }
-  if (authority.size() >= 2 && authority.front() == '[') authority = authority.substr(1, authority.size() - 2);
+  if (authority.size() >= 2 && authority.front() == '[')
+    authority = authority.substr(1, authority.size() - 2);
   if (authority.empty()) {
     *error = "the API server URL " + url + " has no host";
     return false;
   }
   ep->host = authority;
-  return true;
-}
-
-bool InClusterEndpoint(const std::string& sa_dir, KubeEndpoint* ep, std::string* error) {
-  const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
-  const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
-  if (!host || !*host || !port || !*port) {
-    *error = "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set";
-    return false;
-  }
-  std::string h = host;
-  if (h.find(':') != std::string::npos) h = "[" + h + "]";  // IPv6 service address
-  if (!ParseServerUrl("https://" + h + ":" + port, ep, error)) return false;
-  ep->token_file = sa_dir + "/token";
-  std::string token;
-  if (!ReadSmallFile(ep->token_file, &token, error)) return false;
-  return ReadSmallFile(sa_dir + "/ca.crt", &ep->ca_pem, error);
-}
-
-bool KubeconfigEndpoint(const std::string& path, KubeEndpoint* ep, std::string* error) {
-  std::string text;
-  if (!ReadSmallFile(path, &text, error)) return false;
-  Value root;
-  Error load_error;
-  bool got = false;
-  LoadYamlString(
-      text, path, LoadLimits{},
-      [&](Document&& doc) {
-        if (doc.ok) {
-          root = std::move(doc.root);
-          got = true;
-        } else {
-          load_error = doc.error;
-        }
-        return false;  // the first document only
-      },
-      &load_error);
-  if (!got) {
-    *error = load_error.message.empty() ? path + ": empty kubeconfig" : load_error.ToString();
-    return false;
-  }
-  std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/'));
-  std::string_view current = root.StringAt("current-context");
-  const Value* context = Named(root.Find("contexts"), current, "context");
-  if (!context) {
-    *error = path + ": current-context " + std::string(current) + " is not among contexts";
-    return false;
-  }
-  const Value* cluster = Named(root.Find("clusters"), context->StringAt("cluster"), "cluster");
-  if (!cluster) {
-    *error = path + ": cluster " + std::string(context->StringAt("cluster")) + " is not among clusters";
-    return false;
-  }
-  if (!ParseServerUrl(std::string(cluster->StringAt("server")), ep, error)) return false;
-  const Value* insecure = cluster->Find("insecure-skip-tls-verify");
-  ep->insecure_skip_verify = insecure && insecure->text() == "true";
-  if (!PemField(*cluster, "certificate-authority", dir, &ep->ca_pem, error)) return false;
-  const Value* user = Named(root.Find("users"), context->StringAt("user"), "user");
-  if (user && !ReadUser(*user, dir, ep, error)) return false;
   return true;
 }
 
@@ -238,15 +137,25 @@ std::unique_ptr<httplib::SSLClient> MakeKubeClient(const KubeEndpoint& ep, std::
     unsigned char addr[16];
     bool is_ip = inet_pton(AF_INET, ep.host.c_str(), addr) == 1 ||
                  inet_pton(AF_INET6, ep.host.c_str(), addr) == 1;
-    if (is_ip) X509_VERIFY_PARAM_set1_ip_asc(param, ep.host.c_str());
-    else X509_VERIFY_PARAM_set1_host(param, ep.host.c_str(), 0);
+    if (is_ip)
+      X509_VERIFY_PARAM_set1_ip_asc(param, ep.host.c_str());
+    else
+      X509_VERIFY_PARAM_set1_host(param, ep.host.c_str(), 0);
   }
-  if (!ep.client_cert_pem.empty() && !UseClientPair(ctx, ep, error)) return nullptr;
   std::string token = ep.token;
+  std::string cert_pem = ep.client_cert_pem, key_pem = ep.client_key_pem;
   if (!ep.token_file.empty()) {
     std::string read_error;
-    if (ReadSmallFile(ep.token_file, &token, &read_error)) token = TrimSpace(token);
+    if (ReadCredentialFile(ep.token_file, &token, &read_error)) token = TrimSpace(token);
   }
+  if (ep.exec) {
+    ExecCredential credential;
+    if (!ep.exec->Get(&credential, error)) return nullptr;
+    token = credential.token;
+    cert_pem = credential.client_cert_pem;
+    key_pem = credential.client_key_pem;
+  }
+  if (!cert_pem.empty() && !UseClientPair(ctx, cert_pem, key_pem, error)) return nullptr;
   if (!token.empty()) client->set_bearer_token_auth(token);
   client->set_connection_timeout(10);
   client->set_keep_alive(false);
@@ -272,18 +181,53 @@ std::string KubeResponse::Describe() const {
   return status ? "HTTP " + std::to_string(status) + ": " + body : error;
 }
 
-KubeResponse Patch(httplib::SSLClient& client, const std::string& path, const std::string& body,
-                   const char* content_type) {
-  constexpr size_t kMaxBody = 512;
+namespace {
+
+constexpr size_t kMaxStatusBody = 512;
+
+KubeResponse Answer(const httplib::Result& res, size_t max_body) {
   KubeResponse out;
-  auto res = client.Patch(path, body, content_type);
   if (!res) {
     out.error = httplib::to_string(res.error());
     return out;
   }
   out.status = res->status;
-  out.body = res->body.substr(0, kMaxBody);
+  out.body = res->body.substr(0, max_body);
   return out;
+}
+
+}  // namespace
+
+KubeResponse Patch(httplib::SSLClient& client, const std::string& path, const std::string& body,
+                   const char* content_type) {
+  return Answer(client.Patch(path, body, content_type), kMaxStatusBody);
+}
+
+KubeResponse Get(httplib::SSLClient& client, const std::string& path, size_t max_body) {
+  std::string body;
+  bool too_big = false;
+  auto res = client.Get(path, [&](const char* data, size_t n) {
+    if (body.size() + n > max_body) {
+      too_big = true;
+      return false;
+    }
+    body.append(data, n);
+    return true;
+  });
+  KubeResponse out;
+  if (too_big) {
+    out.error =
+        "the answer to GET " + path + " is larger than " + std::to_string(max_body) + " bytes";
+    return out;
+  }
+  if (!res) return Answer(res, 0);
+  out.status = res->status;
+  out.body = std::move(body);
+  return out;
+}
+
+KubeResponse Delete(httplib::SSLClient& client, const std::string& path) {
+  return Answer(client.Delete(path), kMaxStatusBody);
 }
 
 }  // namespace gpulint
