@@ -34,6 +34,7 @@ std::string PagePath(const KubeEndpoint& endpoint, const std::string& path,
                      const ListOptions& options, const std::string& next) {
   std::string out = endpoint.base_path + path + "?limit=" + std::to_string(options.page_size);
   if (!options.field_selector.empty()) out += "&fieldSelector=" + UrlEscape(options.field_selector);
+  if (!options.label_selector.empty()) out += "&labelSelector=" + UrlEscape(options.label_selector);
   if (!next.empty()) out += "&continue=" + UrlEscape(next);
   return out;
 }

@@ -17,6 +17,7 @@ namespace gpulint {
 struct ListOptions {
   int page_size = 500;         // limit=; kubectl's default
   std::string field_selector;  // fieldSelector=, as written
+  std::string label_selector;  // labelSelector=, as written
   int read_timeout_seconds = 60;
   size_t max_page_bytes = 256u << 20;
 };

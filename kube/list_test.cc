@@ -37,6 +37,8 @@ class PodPages {
       std::string query = "limit=" + req.get_param_value("limit");
       if (req.has_param("fieldSelector"))
         query += " fieldSelector=" + req.get_param_value("fieldSelector");
+      if (req.has_param("labelSelector"))
+        query += " labelSelector=" + req.get_param_value("labelSelector");
       if (req.has_param("continue")) query += " continue=" + req.get_param_value("continue");
       queries_.push_back(query);
       if (answer_) {
@@ -100,6 +102,7 @@ TEST_CASE("a list is read page by page, each item handed on once", "[kube][list]
   ListOptions options;
   options.page_size = 3;
   options.field_selector = "status.phase!=Succeeded,status.phase!=Failed";
+  options.label_selector = "app.kubernetes.io/managed-by=gpulint";
   ListResult r = pages.List(&names, options);
   INFO(r.message);
   REQUIRE(r.ok);
@@ -107,7 +110,9 @@ TEST_CASE("a list is read page by page, each item handed on once", "[kube][list]
   CHECK(r.items == 7);
   CHECK_FALSE(r.resumed);
   CHECK(names == Names(0, 7));
-  const std::string selector = " fieldSelector=status.phase!=Succeeded,status.phase!=Failed";
+  const std::string selector =
+      " fieldSelector=status.phase!=Succeeded,status.phase!=Failed"
+      " labelSelector=app.kubernetes.io/managed-by=gpulint";
   CHECK(pages.queries() == std::vector<std::string>{"limit=3" + selector,
                                                     "limit=3" + selector + " continue=3",
                                                     "limit=3" + selector + " continue=6"});

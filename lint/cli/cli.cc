@@ -27,6 +27,9 @@ Usage:
   gpulint fix [--write|--diff] PATH...  repair what check reports (units, GPU
                                         requests = limits, hidden GPUs);
                                         --mutations: the webhook's patch too
+  gpulint audit [OPTIONS]               a live cluster as the webhook would
+                                        judge it, and the nodes at risk now;
+                                        --policy-report: as PolicyReports
   gpulint node-patch [OPTIONS] [-]      the node-status patch that advertises
                                         VRAM, from nvidia-smi or GFD labels
   gpulint quantity [--format json] Q... what a resource quantity really is
@@ -49,13 +52,14 @@ Exit status:
      invalid
   2  usage error, or an input error: an unreadable input or one with no
      manifest, a chart that does not render, an invalid --policy, --nodes or
-     --baseline file
+     --baseline file; audit: a cluster that cannot be read, a list refused
 
 Examples:
   gpulint pod.yaml
   kubectl get nodes -o yaml > nodes.yaml; gpulint check --nodes nodes.yaml k8s/
   helm template chart/ | gpulint check --format json -
   gpulint check --format sarif k8s/ > gpulint.sarif
+  gpulint audit --context prod       # or: kubectl gpulint audit
   gpulint baseline -o gpulint-baseline.json k8s/
   gpulint check --baseline gpulint-baseline.json k8s/
   gpulint fix --write k8s/
@@ -179,9 +183,9 @@ const Command& VersionCommand() {
 
 const std::vector<const Command*>& AllCommands() {
   static const std::vector<const Command*> commands = {
-      &CheckCommand(),   &BaselineCommand(), &FixCommand(),     &NodePatchCommand(),
-      &QuantityCommand(), &PolicyCommand(),  &RulesCommand(),   &ExplainCommand(),
-      &VersionCommand(),  &HelpCommand(),
+      &CheckCommand(),     &BaselineCommand(), &FixCommand(),    &AuditCommand(),
+      &NodePatchCommand(), &QuantityCommand(), &PolicyCommand(), &RulesCommand(),
+      &ExplainCommand(),   &VersionCommand(),  &HelpCommand(),
   };
   return commands;
 }
