@@ -60,12 +60,17 @@ done
 # Contents: exactly these files (directories aside).
 expected="./usr/bin/gpulint
 ./usr/bin/gpulint-webhook
+./usr/bin/kubectl-gpulint
 ./usr/share/doc/gpulint/README.md
 ./usr/share/doc/gpulint/policy-reference.md
 ./usr/share/gpulint/default.yaml
 ./usr/share/man/man1/gpulint-webhook.1.gz
 ./usr/share/man/man1/gpulint.1.gz"
-actual=$(dpkg-deb -c "$deb" | grep -v '^d' | awk '{print $NF}' | sort)
+listing=$(dpkg-deb -c "$deb")
+actual=$(grep -v '^d' <<<"$listing" | awk '{print $6}' | sort)
+# kubectl's plugin is a link to gpulint.
+grep -q ' \./usr/bin/kubectl-gpulint -> gpulint$' <<<"$listing" ||
+  fail "usr/bin/kubectl-gpulint is not a link to gpulint"
 [ "$actual" = "$expected" ] || fail "the package holds:"$'\n'"$actual"$'\n'"expected:"$'\n'"$expected"
 
 # Unpacked into an empty root: the files work where they land.

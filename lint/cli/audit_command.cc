@@ -200,7 +200,7 @@ int RunAudit(const AuditOptions& options, CliIo& io) {
         endpoint,
         PolicyReports(report, std::chrono::duration_cast<std::chrono::seconds>(now).count()), &done,
         &error);
-    for (const std::string& line : done) io.err << "gpulint: " << line << '\n';
+    for (const std::string& line : done) io.err << io.program << ": " << line << '\n';
     if (!applied) {
       Fail(io, error);
       failed = true;

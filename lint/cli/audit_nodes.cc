@@ -53,10 +53,14 @@ const RuleInfo kNodeGpuSharing = {
     "Lower the VRAM the pods declare, spread them over more nodes, or cut the GPUs into fewer, "
     "larger replicas."};
 
-// Adds `q` to `list[resource]`; the first figure keeps its unit system.
-void AddTo(ResourceList* list, const std::string& resource, const Quantity& q) {
-  auto [it, added] = list->try_emplace(resource, q);
-  if (!added) it->second = it->second + q;
+// Adds `q` to `list[resource]`. Sums of bytes are written in binary units, as
+// `kubectl describe node` writes them, whatever unit the pods used.
+void AddTo(ResourceList* list, const std::string& resource, const Quantity& q,
+           const Policy& policy) {
+  QuantityFormat format =
+      IsByteResource(resource, policy) ? QuantityFormat::kBinarySI : QuantityFormat::kDecimalSI;
+  Quantity& sum = (*list)[resource];
+  sum = Quantity::FromNano((sum + q).nano(), format);
 }
 
 // The overhead of `pod` for `resource` (spec.overhead), zero for none.
@@ -125,11 +129,11 @@ void NodeUsage::Add(const PodInfo& pod, const NodeClass& node, const Policy& pol
   ++pods;
   for (const std::string& r : pod.ResourceNames()) {
     Quantity request = pod.FitRequest(r);
-    if (!request.is_zero()) AddTo(&requests, r, request);
+    if (!request.is_zero()) AddTo(&requests, r, request, policy);
     // As `kubectl describe node` sums them: the overhead counts toward a
     // limit that is set.
     Quantity limit = pod.EffectiveLimit(r);
-    if (!limit.is_zero()) AddTo(&limits, r, limit + OverheadOf(pod, r));
+    if (!limit.is_zero()) AddTo(&limits, r, limit + OverheadOf(pod, r), policy);
   }
   if (!MemoryBounded(pod)) ++pods_without_memory_limit;
   gpu_replicas += pod.GpuCount(policy);

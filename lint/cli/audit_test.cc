@@ -247,14 +247,15 @@ TEST_CASE("audit: the V100 node of incident 1, requests at 99% of allocatable",
   ClusterAudit audit(DefaultPolicy());
   // MemTotal 527787256 kB; kubelet reserves nothing, as there.
   audit.AddNode(Node("v100-1", "527787256Ki", 4), "api-server");
+  // The node's pods in any order and unit: the sum is in binary units.
+  audit.AddPod(Pod("flannel", "",
+                   Containers("{requests: {memory: 64M}, limits: {memory: 500M}}", "v100-1")));
   audit.AddPod(Pod("job", "",
                    Containers("{requests: {memory: 500Gi, nvidia.com/gpu: 4}, limits: {memory: "
                               "500Gi, nvidia.com/gpu: 4}}",
                               "v100-1")));
   audit.AddPod(Pod("fluentd", "",
                    Containers("{requests: {memory: 1000Mi}, limits: {memory: 1000Mi}}", "v100-1")));
-  audit.AddPod(Pod("flannel", "",
-                   Containers("{requests: {memory: 64M}, limits: {memory: 500M}}", "v100-1")));
   AuditReport report = audit.Finish();
   const NodeReport& node = report.nodes.at(0);
   CHECK(node.usage.pods == 3);

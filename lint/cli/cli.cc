@@ -121,7 +121,7 @@ const Command& HelpCommand() {
 
 int RunHelp(const std::vector<std::string>& args, CliIo& io) {
   if (args.empty()) {
-    io.out << MainHelp();
+    io.out << HelpFor(MainHelp(), io.program);
     return kExitClean;
   }
   if (args.size() > 1) {
@@ -129,7 +129,7 @@ int RunHelp(const std::vector<std::string>& args, CliIo& io) {
     return kExitUsage;
   }
   if (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-    io.out << kHelpHelp;
+    io.out << HelpFor(kHelpHelp, io.program);
     return kExitClean;
   }
   const Command* command = FindCommand(args[0]);
@@ -137,7 +137,7 @@ int RunHelp(const std::vector<std::string>& args, CliIo& io) {
     Fail(io, "unknown command '" + args[0] + "' (commands: " + CommandList() + ")");
     return kExitUsage;
   }
-  io.out << command->help;
+  io.out << HelpFor(command->help, io.program);
   return kExitClean;
 }
 
@@ -154,7 +154,7 @@ bool LooksLikeCommand(const std::string& arg) {
 
 int Dispatch(const std::vector<std::string>& args, CliIo& io) {
   if (args.empty()) {
-    io.err << MainHelp();
+    io.err << HelpFor(MainHelp(), io.program);
     return kExitUsage;
   }
   const std::string& first = args[0];
@@ -163,7 +163,7 @@ int Dispatch(const std::vector<std::string>& args, CliIo& io) {
   if (const Command* command = FindCommand(first)) return command->run(rest, io);
   if (first == "--version" && args.size() == 1) return RunVersion(rest, io);
   if (first == "-h" || first == "--help") {
-    io.out << MainHelp();
+    io.out << HelpFor(MainHelp(), io.program);
     return kExitClean;
   }
   if (LooksLikeCommand(first)) {
@@ -188,6 +188,23 @@ const std::vector<const Command*>& AllCommands() {
       &ExplainCommand(),   &VersionCommand(),  &HelpCommand(),
   };
   return commands;
+}
+
+std::string ProgramName(const std::string& argv0) {
+  std::string base = std::filesystem::path(argv0).filename().string();
+  return base == "kubectl-gpulint" ? "kubectl gpulint" : "gpulint";
+}
+
+std::string HelpFor(std::string_view help, const std::string& program) {
+  std::string out(help);
+  if (program == "gpulint") return out;
+  // "Usage: gpulint", and each usage line and example that starts with it.
+  for (const char* at : {"Usage: ", "\n  "}) {
+    std::string from = std::string(at) + "gpulint ", to = std::string(at) + program + " ";
+    for (size_t i = 0; (i = out.find(from, i)) != std::string::npos; i += to.size())
+      out.replace(i, from.size(), to);
+  }
+  return out;
 }
 
 bool UseColor(bool stdout_is_tty, const char* no_color_env) {

@@ -38,8 +38,9 @@ declare -A SCRIPTS=(
   [j]="j_broken_policy.sh"
   [k]="k_modes.sh"
   [l]="l_fit.sh"
+  [m]="m_audit.sh"
 )
-ORDER=(a b c d e f h i j k l g-without g-with)
+ORDER=(a b c d e f h i j k l m g-without g-with)
 # Scenarios that need longer than SCENARIO_SECONDS: l creates its pods one at a time.
 declare -A SCENARIO_LIMIT=([l]=240)
 
