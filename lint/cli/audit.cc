@@ -76,7 +76,11 @@ void ClusterAudit::AddNode(const Value& node, const std::string& source) {
     node_errors_.push_back(std::move(error));
     return;
   }
-  nodes_[read.name].node = read;
+  Node& entry = nodes_[read.name];
+  entry.report.node = read;
+  NodeGroups alone;
+  alone.Add(read, kWatchedNodeOrder);
+  entry.alone = alone.inventory();
   node_list_.push_back(std::move(read));
 }
 
@@ -128,9 +132,12 @@ void ClusterAudit::AddPod(const Value& pod) {
   std::string node_name(spec ? spec->StringAt("nodeName") : std::string_view());
   auto node = node_name.empty() ? nodes_.end() : nodes_.find(node_name);
   if (node_name.empty()) ++totals_.pods_pending;
+  const Inventory* inventory = &inventory_;
   if (node != nodes_.end()) {
-    for (const PodInfo& info : ExtractPods(pod, policy_, inventory_))
-      node->second.usage.Add(info, node->second.node, policy_);
+    NodeReport& report = node->second.report;
+    inventory = &node->second.alone;
+    for (const PodInfo& info : ExtractPods(pod, policy_, *inventory))
+      report.usage.Add(info, report.node, policy_);
   }
   bool unknown_node = !node_name.empty() && node == nodes_.end();
   if (unknown_node) ++totals_.pods_on_unknown_nodes;
@@ -142,7 +149,7 @@ void ClusterAudit::AddPod(const Value& pod) {
     Record* record = RecordOf(*top);
     ++record->report.pods;
     ++record->report.owned;
-    for (const Finding& f : Evaluate(judged, "", policy_, inventory_))
+    for (const Finding& f : Evaluate(judged, "", policy_, *inventory))
       AddRunning(f, self.ref.name, node_name, &record->report);
     return;
   }
@@ -153,7 +160,7 @@ void ClusterAudit::AddPod(const Value& pod) {
   report.object = self.ref;
   report.bare_pod = true;
   report.pods = 1;
-  Judge(judged, policy_, inventory_, &report.next_pod);
+  Judge(judged, policy_, *inventory, &report.next_pod);
   if (!report.clean()) bare_pods_.push_back(std::move(report));
 }
 
@@ -181,8 +188,9 @@ AuditReport ClusterAudit::Finish() {
                      std::tie(b.object.namespace_name, b.object.name, b.object.kind);
             });
   for (auto& [name, node] : nodes_) {
-    node.findings = NodeFindings(node.node, node.usage, policy_);
-    out.nodes.push_back(std::move(node));
+    NodeReport& report = node.report;
+    report.findings = NodeFindings(report.node, report.usage, policy_);
+    out.nodes.push_back(std::move(report));
   }
   return out;
 }

@@ -131,7 +131,13 @@ class ClusterAudit {
 
   const Policy& policy_;
   std::vector<NodeClass> node_list_;
-  std::map<std::string, NodeReport, std::less<>> nodes_;
+  struct Node {
+    NodeReport report;
+    // The node alone: a pod bound to it is judged there, and finding its node
+    // in the whole inventory would cost a look at every node, for every pod.
+    Inventory alone;
+  };
+  std::map<std::string, Node, std::less<>> nodes_;
   std::vector<Error> node_errors_;
   bool ready_ = false;
   Inventory inventory_;

@@ -157,6 +157,7 @@ jq -e --arg ns "$NS" 'any(.workloads[]; .object.namespace == $ns and .object.nam
 # The text report says the same to a person.
 text=$(KUBECONFIG="$AUDITOR" "$GPULINT" audit --fail-on none 2>&1) ||
   fail "gpulint audit (text) failed" "exit 0" "$text"
+printf '%s\n' "$text" >"$E2E_TMP/audit.txt"  # kept with GPULINT_E2E_KEEP=1 (docs/audit.md)
 grep -q "^  Deployment $NS/trainer (1 pod)$" <<<"$text" &&
   grep -q '^    its next pod: deny mode deny, warn mode warn, audit mode allow$' <<<"$text" &&
   grep -q "^  Node $NODE: 4 pods; " <<<"$text" ||
