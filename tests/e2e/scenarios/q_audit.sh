@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# m. gpulint audit of the live cluster. A hollow V100 node of its own (incident
+# q. gpulint audit of the live cluster. A hollow V100 node of its own (incident
 # 1's shape) holds pods bound by spec.nodeName, requesting 99% of its memory,
 # and a Deployment whose pod the scheduler binds there, which deny mode would
 # refuse (gpu-limit-missing); the namespace is in audit mode, so all are
@@ -13,13 +13,13 @@
 # deleted once it has nothing to say.
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
-new_namespace e2e-m
+new_namespace e2e-q
 NODE=audit-v100
 kc label namespace "$NS" gpulint.io/mode=audit
 expect_ok "label $NS audit"
-make_namespace e2e-m-other
-kc label namespace e2e-m-other gpulint.io/mode=audit
-at_exit "k delete pods --all -n e2e-m-other --force --grace-period=0; k delete namespace e2e-m-other --wait=false"
+make_namespace e2e-q-other
+kc label namespace e2e-q-other gpulint.io/mode=audit
+at_exit "k delete pods --all -n e2e-q-other --force --grace-period=0; k delete namespace e2e-q-other --wait=false"
 at_exit "k delete node $NODE"
 CRDS=$ROOT/testdata/crds/wgpolicyk8s.io-v1alpha2.yaml
 at_exit "k delete -f $CRDS --wait=false"
@@ -60,7 +60,7 @@ YAML
 bound_pod "$NS" job-500gi 500Gi 2
 bound_pod "$NS" fluentd 1000Mi 0
 # (flannel sees every GPU, gpu-visibility-bypass: a finding in its namespace.)
-bound_pod e2e-m-other flannel 64M 0 '{name: NVIDIA_VISIBLE_DEVICES, value: all}'
+bound_pod e2e-q-other flannel 64M 0 '{name: NVIDIA_VISIBLE_DEVICES, value: all}'
 
 # A Deployment whose CUDA pods tolerate every taint and set no GPU limit: deny
 # mode would refuse its next pod (gpu-limit-missing); the scheduler binds this
@@ -101,19 +101,19 @@ role() {  # role NAME JQ-FILTER-ON-RULES
 kubeconfig_for() {
   kc create serviceaccount "$1" -n "$NS"
   expect_ok "service account $1"
-  kc create clusterrolebinding "e2e-m-$1" --clusterrole="$2" --serviceaccount="$NS:$1"
+  kc create clusterrolebinding "e2e-q-$1" --clusterrole="$2" --serviceaccount="$NS:$1"
   expect_ok "bind $2 to $1"
-  k label clusterrolebinding "e2e-m-$1" e2e.gpulint.io/audit=true >/dev/null
+  k label clusterrolebinding "e2e-q-$1" e2e.gpulint.io/audit=true >/dev/null
   local token
   token=$(k create token "$1" -n "$NS" --duration=1h) || fail "no token for service account $1"
   k config view --raw --minify -o json |
     jq --arg t "$token" '.users = [{name: "sa", user: {token: $t}}] | .contexts[0].context.user = "sa"' \
       >"$E2E_TMP/kubeconfig.$1"
 }
-role e2e-m-audit '.' | k apply -f - >/dev/null
-role e2e-m-no-nodes 'map(.resources -= ["nodes"])' | k apply -f - >/dev/null
-kubeconfig_for auditor e2e-m-audit
-kubeconfig_for blind e2e-m-no-nodes
+role e2e-q-audit '.' | k apply -f - >/dev/null
+role e2e-q-no-nodes 'map(.resources -= ["nodes"])' | k apply -f - >/dev/null
+kubeconfig_for auditor e2e-q-audit
+kubeconfig_for blind e2e-q-no-nodes
 AUDITOR=$E2E_TMP/kubeconfig.auditor
 BLIND=$E2E_TMP/kubeconfig.blind
 
@@ -166,7 +166,7 @@ grep -q "^  Deployment $NS/trainer (1 pod)$" <<<"$text" &&
 # --- without list on nodes: said, and the rest reported ----------------------
 audit_json "$BLIND"
 ((RC == 2)) || fail "an audit refused nodes exits $RC" "2" "$ERR"
-grep -q '^kubectl gpulint: error: cannot list nodes (verb list, resource nodes, the core API group, all namespaces): forbidden; no node is checked for what its pods request, and workloads are judged against the policy'"'"'s node classes only (the API server said: nodes is forbidden: User "system:serviceaccount:e2e-m:blind" cannot list resource "nodes" in API group "" at the cluster scope)$' <<<"$ERR" ||
+grep -q '^kubectl gpulint: error: cannot list nodes (verb list, resource nodes, the core API group, all namespaces): forbidden; no node is checked for what its pods request, and workloads are judged against the policy'"'"'s node classes only (the API server said: nodes is forbidden: User "system:serviceaccount:e2e-q:blind" cannot list resource "nodes" in API group "" at the cluster scope)$' <<<"$ERR" ||
   fail "no clear message for the refused node list" \
     'kubectl gpulint: error: cannot list nodes (verb list, resource nodes, the core API group, all namespaces): forbidden; ...' "$ERR"
 jq -e --arg ns "$NS" '(.nodes == []) and (.errors | length == 1)
@@ -181,8 +181,8 @@ audit_json "$AUDITOR" --policy-report
 kc get policyreports -A
 expect_ok "kubectl get policyreports -A"
 grep -Eq "^$NS +gpulint-audit +0 +[0-9]+ +[0-9]+ " <<<"$OUT" &&
-  grep -Eq '^e2e-m-other +gpulint-audit ' <<<"$OUT" ||
-  fail "kubectl get policyreports -A does not show the reports" "gpulint-audit in $NS and e2e-m-other" "$OUT"
+  grep -Eq '^e2e-q-other +gpulint-audit ' <<<"$OUT" ||
+  fail "kubectl get policyreports -A does not show the reports" "gpulint-audit in $NS and e2e-q-other" "$OUT"
 note "$(grep gpulint-audit <<<"$OUT" | tr -s ' ' | paste -sd';')"
 report=$(k get policyreport gpulint-audit -n "$NS" -o json)
 jq -e '.summary.fail >= 2 and any(.results[]; .rule == "gpu-limit-missing" and .result == "fail"
@@ -194,20 +194,20 @@ k get clusterpolicyreport gpulint-audit -o json |
   jq -e --arg n "$NODE" 'any(.results[]; .rule == "node-memory-requests" and .resources[0].name == $n)' >/dev/null ||
   fail "the ClusterPolicyReport lacks the node at risk" "node-memory-requests on $NODE"
 
-# The next run replaces them: the flannel pod gone, e2e-m-other has nothing to
+# The next run replaces them: the flannel pod gone, e2e-q-other has nothing to
 # say and its report goes; the trainer's stays, once.
-k delete pod flannel -n e2e-m-other --force --grace-period=0 >/dev/null 2>&1
+k delete pod flannel -n e2e-q-other --force --grace-period=0 >/dev/null 2>&1
 before=$(k get policyreport gpulint-audit -n "$NS" -o jsonpath='{.metadata.uid}')
 audit_json "$AUDITOR" --policy-report
 ((RC == 0)) || fail "the second audit --policy-report: exit status $RC" "0" "$ERR"
-grep -q '^kubectl gpulint: stale PolicyReport e2e-m-other/gpulint-audit deleted$' <<<"$ERR" ||
+grep -q '^kubectl gpulint: stale PolicyReport e2e-q-other/gpulint-audit deleted$' <<<"$ERR" ||
   fail "the second run does not say it deleted the stale report" \
-    "kubectl gpulint: stale PolicyReport e2e-m-other/gpulint-audit deleted" "$ERR"
+    "kubectl gpulint: stale PolicyReport e2e-q-other/gpulint-audit deleted" "$ERR"
 kc get policyreports -A -l app.kubernetes.io/managed-by=gpulint -o json
 reports=$(jq -c '[.items[] | .metadata.namespace + "/" + .metadata.name]' <<<"$OUT")
-jq -e --arg ns "$NS" 'index($ns + "/gpulint-audit") != null and index("e2e-m-other/gpulint-audit") == null' \
+jq -e --arg ns "$NS" 'index($ns + "/gpulint-audit") != null and index("e2e-q-other/gpulint-audit") == null' \
   <<<"$reports" >/dev/null || fail "the second run did not replace the reports" \
-  "$NS/gpulint-audit, and none in e2e-m-other" "$reports"
+  "$NS/gpulint-audit, and none in e2e-q-other" "$reports"
 after=$(k get policyreport gpulint-audit -n "$NS" -o json)
 [[ $(jq -r .metadata.uid <<<"$after") == "$before" ]] ||
   fail "the report of $NS was made again rather than replaced" "uid $before" "$(jq -r .metadata.uid <<<"$after")"
