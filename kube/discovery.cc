@@ -12,7 +12,7 @@ constexpr size_t kMaxDocumentBytes = 16u << 20;
 constexpr size_t kMaxJsonDepth = 64;
 
 // GET `path` as JSON; false with *error saying why not.
-bool GetDocument(httplib::SSLClient& client, const KubeEndpoint& endpoint, const std::string& path,
+bool GetDocument(HttpsClient& client, const KubeEndpoint& endpoint, const std::string& path,
                  Value* out, std::string* error) {
   KubeResponse res = Get(client, endpoint.base_path + path, kMaxDocumentBytes);
   if (res.status != 200) {
@@ -60,7 +60,6 @@ bool Discover(const KubeEndpoint& endpoint, const std::vector<std::string>& grou
   auto client = MakeKubeClient(endpoint, error);
   if (!client) return false;
   client->set_read_timeout(30);
-  client->set_keep_alive(true);
   Value core;
   if (!GetDocument(*client, endpoint, "/api/v1", &core, error)) return false;
   AddResources(core, "", "v1", &out->resources);

@@ -5,13 +5,12 @@
 #ifndef GPULINT_KUBE_KUBE_CLIENT_H_
 #define GPULINT_KUBE_KUBE_CLIENT_H_
 
-#include <httplib.h>
-
 #include <memory>
 #include <string>
 #include <string_view>
 
 #include "kube/exec_credential.h"
+#include "kube/https_client.h"
 
 namespace gpulint {
 
@@ -39,7 +38,7 @@ bool ParseServerUrl(const std::string& url, KubeEndpoint* out, std::string* erro
 // when a CA is given). Null with *error when the CA or client pair is unusable,
 // or the exec plugin fails. The token is read now (token_file wins when set;
 // an exec plugin's credential over both).
-std::unique_ptr<httplib::SSLClient> MakeKubeClient(const KubeEndpoint& ep, std::string* error);
+std::unique_ptr<HttpsClient> MakeKubeClient(const KubeEndpoint& ep, std::string* error);
 
 // `s` percent-encoded for a URL's query or path segment: every byte but
 // letters, digits and -_.~ (RFC 3986's unreserved characters).
@@ -60,16 +59,16 @@ inline constexpr const char* kJsonPatchType = "application/json-patch+json";
 // PATCH `path` with `body` of `content_type`: an RFC 6902 JSON patch
 // (kJsonPatchType), as `kubectl patch --type=json` sends, or a server-side
 // apply ("application/apply-patch+yaml").
-KubeResponse Patch(httplib::SSLClient& client, const std::string& path, const std::string& body,
+KubeResponse Patch(HttpsClient& client, const std::string& path, const std::string& body,
                    const char* content_type);
-inline KubeResponse JsonPatch(httplib::SSLClient& client, const std::string& path,
+inline KubeResponse JsonPatch(HttpsClient& client, const std::string& path,
                               const std::string& patch) {
   return Patch(client, path, patch, kJsonPatchType);
 }
 // GET (a small document: discovery) and DELETE `path`; `body` is cut as
 // KubeResponse says only for DELETE.
-KubeResponse Get(httplib::SSLClient& client, const std::string& path, size_t max_body);
-KubeResponse Delete(httplib::SSLClient& client, const std::string& path);
+KubeResponse Get(HttpsClient& client, const std::string& path, size_t max_body);
+KubeResponse Delete(HttpsClient& client, const std::string& path);
 
 }  // namespace gpulint
 

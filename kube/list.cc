@@ -68,7 +68,7 @@ bool ReadListPage(std::string_view text, const JsonItemSink& item, std::string* 
 ListResult ListPaged(const KubeEndpoint& endpoint, const std::string& path,
                      const ListOptions& options, const JsonItemSink& item) {
   ListResult result;
-  std::unique_ptr<httplib::SSLClient> client;
+  std::unique_ptr<HttpsClient> client;
   std::string next;
   bool asked_again = false;
   while (true) {
@@ -76,12 +76,10 @@ ListResult ListPaged(const KubeEndpoint& endpoint, const std::string& path,
       client = MakeKubeClient(endpoint, &result.message);
       if (!client) return result;
       client->set_read_timeout(options.read_timeout_seconds);
-      client->set_url_encode(false);
-      client->set_keep_alive(true);  // one connection for every page
     }
     std::string body;
     bool too_big = false;
-    auto res =
+    HttpResult res =
         client->Get(PagePath(endpoint, path, options, next), [&](const char* data, size_t n) {
           too_big = body.size() + n > options.max_page_bytes;
           if (!too_big) body.append(data, n);
@@ -94,25 +92,25 @@ ListResult ListPaged(const KubeEndpoint& endpoint, const std::string& path,
           (max >= (1u << 20) ? std::to_string(max >> 20) + " MiB" : std::to_string(max) + " bytes");
       return result;
     }
-    if (!res) {
-      result.message = httplib::to_string(res.error());
+    if (!res.error.empty()) {
+      result.message = res.error;
       return result;
     }
-    if (res->status == 401 && endpoint.exec && !asked_again) {
+    if (res.status == 401 && endpoint.exec && !asked_again) {
       // The plugin's token was revoked or expired early: ask it once more.
       endpoint.exec->Invalidate();
       asked_again = true;
       client.reset();
       continue;
     }
-    if (res->status != 200) {
+    if (res.status != 200) {
       Status status = ReadStatus(body);
-      if (res->status == 410 && !next.empty() && !status.next.empty()) {
+      if (res.status == 410 && !next.empty() && !status.next.empty()) {
         next = std::move(status.next);
         result.resumed = true;
         continue;
       }
-      result.status = res->status;
+      result.status = res.status;
       result.reason = std::move(status.reason);
       result.message = std::move(status.message);
       return result;

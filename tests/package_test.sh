@@ -130,10 +130,14 @@ else
   expected="$tarball_name/README.md
 $tarball_name/bin/gpulint
 $tarball_name/bin/gpulint-webhook
+$tarball_name/bin/kubectl-gpulint
 $tarball_name/share/gpulint/default.yaml
 $tarball_name/share/man/man1/gpulint-webhook.1.gz
 $tarball_name/share/man/man1/gpulint.1.gz"
-  actual=$(tar -tvzf "$tarball" | grep -v '^d' | awk '{print $NF}' | sort)
+  tar_listing=$(tar -tvzf "$tarball")
+  actual=$(grep -v '^d' <<<"$tar_listing" | awk '{print $6}' | sort)
+  grep -q " $tarball_name/bin/kubectl-gpulint -> gpulint\$" <<<"$tar_listing" ||
+    fail "bin/kubectl-gpulint in the tarball is not a link to gpulint"
   [ "$actual" = "$expected" ] || fail "the tarball holds:"$'\n'"$actual"$'\n'"expected:"$'\n'"$expected"
   mkdir "$tmp/tarball"
   tar -xzf "$tarball" -C "$tmp/tarball"

@@ -125,7 +125,6 @@ bool ApplyPolicyReports(const KubeEndpoint& endpoint,
   auto client = MakeKubeClient(endpoint, error);
   if (!client) return false;
   client->set_read_timeout(60);
-  client->set_keep_alive(true);
   std::set<std::string> written;
   for (const PolicyReportObject& r : reports) {
     std::string kind = r.namespace_name.empty() ? "clusterpolicyreports" : "policyreports";

@@ -42,7 +42,7 @@ void NodeWatcher::Start() {
 
 void NodeWatcher::Stop() { loop_.Stop(); }
 
-std::unique_ptr<httplib::SSLClient> NodeWatcher::Client(int read_timeout_seconds) {
+std::unique_ptr<HttpsClient> NodeWatcher::Client(int read_timeout_seconds) {
   std::string error;
   auto client = MakeKubeClient(endpoint_, &error);
   if (!client) {
@@ -50,7 +50,6 @@ std::unique_ptr<httplib::SSLClient> NodeWatcher::Client(int read_timeout_seconds
     return nullptr;
   }
   client->set_read_timeout(read_timeout_seconds);
-  client->set_url_encode(false);
   return client;
 }
 
@@ -88,16 +87,17 @@ bool NodeWatcher::FetchPage(const std::string& path, Value* root) {
   if (!client) return false;
   if (!loop_.Track(client.get())) return false;
   std::string body;
-  auto res = client->Get(path, [&](const char* data, size_t n) {
+  HttpResult res = client->Get(path, [&](const char* data, size_t n) {
     if (body.size() + n > kMaxListPageBytes) return false;
     body.append(data, n);
     return !loop_.stopping();
   });
   loop_.Untrack();
-  if (!res || res->status != 200) {
+  if (!res.error.empty() || res.status != 200) {
     LogLine("error", "node list failed")
-        .Add("error", res ? "HTTP " + std::to_string(res->status) + ": " + body.substr(0, 200)
-                          : httplib::to_string(res.error()))
+        .Add("error", res.error.empty()
+                          ? "HTTP " + std::to_string(res.status) + ": " + body.substr(0, 200)
+                          : res.error)
         .Emit(log_);
     return false;
   }
@@ -126,8 +126,8 @@ bool NodeWatcher::List() {
   std::set<std::string> listed;  // the usable nodes and the skipped ones
   std::string next, version;
   do {
-    std::string path = endpoint_.base_path + "/api/v1/nodes?limit=" +
-                       std::to_string(options_.page_size);
+    std::string path =
+        endpoint_.base_path + "/api/v1/nodes?limit=" + std::to_string(options_.page_size);
     if (!next.empty()) path += "&continue=" + UrlEscape(next);
     Value root;
     if (!FetchPage(path, &root)) return false;
@@ -168,16 +168,17 @@ NodeWatcher::WatchEnd NodeWatcher::Watch() {
   int status = 0;
   std::string pending, error_body;
   WatchEnd end = WatchEnd::kClosed;
-  auto res = client->Get(
-      path,
-      [&](const httplib::Response& r) {
-        status = r.status;
+  HttpResult res = client->Send(
+      "GET", path, {}, {},
+      [&](int answered) {
+        status = answered;
         return true;
       },
       [&](const char* data, size_t n) {
         if (loop_.stopping()) return false;
         if (status != 200) {
-          error_body.append(data, std::min<size_t>(n, 512 - std::min<size_t>(512, error_body.size())));
+          error_body.append(data,
+                            std::min<size_t>(n, 512 - std::min<size_t>(512, error_body.size())));
           return true;
         }
         pending.append(data, n);
@@ -197,8 +198,7 @@ NodeWatcher::WatchEnd NodeWatcher::Watch() {
   if (status == 410) return WatchEnd::kGone;
   if (status != 200) {
     LogLine("error", "node watch failed")
-        .Add("error", status ? "HTTP " + std::to_string(status) + ": " + error_body
-                             : httplib::to_string(res.error()))
+        .Add("error", status ? "HTTP " + std::to_string(status) + ": " + error_body : res.error)
         .Emit(log_);
     return WatchEnd::kFailed;
   }
@@ -212,7 +212,9 @@ bool NodeWatcher::ApplyEvent(std::string_view line, WatchEnd* end) {
   const Value* object = nullptr;
   if (ParseJson(line, kMaxJsonDepth, &event, &error)) object = event.Find("object");
   if (!object || !object->is_mapping()) {
-    LogLine("error", "node watch sent an unreadable event").Add("error", error.ToString()).Emit(log_);
+    LogLine("error", "node watch sent an unreadable event")
+        .Add("error", error.ToString())
+        .Emit(log_);
     *end = WatchEnd::kFailed;
     return false;
   }

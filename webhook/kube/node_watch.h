@@ -71,7 +71,7 @@ class NodeWatcher {
   WatchEnd Watch();
   // Applies one watch event line; sets *end when the stream must stop.
   bool ApplyEvent(std::string_view line, WatchEnd* end);
-  std::unique_ptr<httplib::SSLClient> Client(int read_timeout_seconds);
+  std::unique_ptr<HttpsClient> Client(int read_timeout_seconds);
 
   KubeEndpoint endpoint_;
   NodeSink* sink_;
@@ -85,7 +85,8 @@ class NodeWatcher {
   // status updates (every few seconds per node).
   void NoteRead(const std::string& name, bool ok, const Error& error);
 
-  std::map<std::string, std::string> skipped_;  // node -> its problem, as logged; the watch thread's
+  std::map<std::string, std::string>
+      skipped_;  // node -> its problem, as logged; the watch thread's
   std::string resource_version_;
 
   std::atomic<uint64_t> lists_{0}, events_{0};
