@@ -41,7 +41,7 @@ std::string PagePath(const KubeEndpoint& endpoint, const std::string& path,
 
 }  // namespace
 
-bool ReadListPage(std::string_view text, const JsonItemSink& item, std::string* next, size_t* items,
+bool ReadListPage(std::string_view text, const JsonItemSink& item, ListPage* page,
                   std::string* error) {
   Value root;
   Error parse_error;
@@ -50,7 +50,7 @@ bool ReadListPage(std::string_view text, const JsonItemSink& item, std::string* 
     ++count;
     item(v);
   });
-  *items = count;
+  page->items = count;
   if (!parsed) {
     *error = "the list is not JSON: " + parse_error.ToString();
     return false;
@@ -61,7 +61,8 @@ bool ReadListPage(std::string_view text, const JsonItemSink& item, std::string* 
     return false;
   }
   const Value* meta = root.Find("metadata");
-  *next = meta ? std::string(meta->StringAt("continue")) : std::string();
+  page->next = meta ? std::string(meta->StringAt("continue")) : std::string();
+  page->resource_version = meta ? std::string(meta->StringAt("resourceVersion")) : std::string();
   return true;
 }
 
@@ -69,6 +70,13 @@ ListResult ListPaged(const KubeEndpoint& endpoint, const std::string& path,
                      const ListOptions& options, const JsonItemSink& item) {
   ListResult result;
   std::unique_ptr<HttpsClient> client;
+  // The client is let go of before it is destroyed, whatever the return.
+  struct Untrack {
+    const ListOptions& options;
+    ~Untrack() {
+      if (options.on_client) options.on_client(nullptr);
+    }
+  } untrack{options};
   std::string next;
   bool asked_again = false;
   while (true) {
@@ -76,6 +84,10 @@ ListResult ListPaged(const KubeEndpoint& endpoint, const std::string& path,
       client = MakeKubeClient(endpoint, &result.message);
       if (!client) return result;
       client->set_read_timeout(options.read_timeout_seconds);
+    }
+    if (options.on_client && !options.on_client(client.get())) {
+      result.message = "stopped";
+      return result;
     }
     std::string body;
     bool too_big = false;
@@ -100,6 +112,7 @@ ListResult ListPaged(const KubeEndpoint& endpoint, const std::string& path,
       // The plugin's token was revoked or expired early: ask it once more.
       endpoint.exec->Invalidate();
       asked_again = true;
+      if (options.on_client) options.on_client(nullptr);
       client.reset();
       continue;
     }
@@ -115,11 +128,13 @@ ListResult ListPaged(const KubeEndpoint& endpoint, const std::string& path,
       result.message = std::move(status.message);
       return result;
     }
-    size_t items = 0;
-    bool read = ReadListPage(body, item, &next, &items, &result.message);
-    result.items += items;
+    ListPage page;
+    bool read = ReadListPage(body, item, &page, &result.message);
+    result.items += page.items;
     if (!read) return result;
     ++result.pages;
+    result.resource_version = page.resource_version;
+    next = page.next;
     if (next.empty()) break;
   }
   result.ok = true;

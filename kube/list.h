@@ -20,6 +20,10 @@ struct ListOptions {
   std::string label_selector;  // labelSelector=, as written
   int read_timeout_seconds = 60;
   size_t max_page_bytes = 256u << 20;
+  // Told of the client before each request, and given null once the list is
+  // done: a loop that must cut a request short holds it (LoopControl::Track).
+  // False: the list stops there.
+  std::function<bool(HttpsClient* client)> on_client;
 };
 
 // What a list came to. A refusal (`status` 403, 404...) or a failure of the
@@ -31,6 +35,7 @@ struct ListResult {
   std::string message;  // the Status object's message, else what went wrong
   size_t items = 0;
   size_t pages = 0;
+  std::string resource_version;  // the last page's metadata.resourceVersion, to watch from
   // The continue token expired between two pages (HTTP 410), and the list
   // went on with the token the server gave in its answer: the pages after it
   // are of a newer state of the cluster (objects made or removed meanwhile
@@ -44,10 +49,16 @@ struct ListResult {
 ListResult ListPaged(const KubeEndpoint& endpoint, const std::string& path,
                      const ListOptions& options, const JsonItemSink& item);
 
-// The items of one page of a list (its JSON text), each handed to `item` as
-// it is read; *next gets metadata.continue. False with *error when the text is
-// not a list. The pager's parsing, apart for tests and the bench.
-bool ReadListPage(std::string_view text, const JsonItemSink& item, std::string* next, size_t* items,
+// One page of a list (its JSON text): its metadata, and its items, each
+// handed to `item` as it is read.
+struct ListPage {
+  std::string next;              // metadata.continue; "" on the last page
+  std::string resource_version;  // metadata.resourceVersion
+  size_t items = 0;
+};
+// False with *error when the text is not a list. The pager's parsing, apart
+// for tests.
+bool ReadListPage(std::string_view text, const JsonItemSink& item, ListPage* page,
                   std::string* error);
 
 }  // namespace gpulint

@@ -237,15 +237,20 @@ TEST_CASE("a token the server refuses (401) is asked of the exec plugin once mor
   CHECK(testing::ReadFile(dir.Path("runs")) == "run\nrun\nrun\nrun\n");
 }
 
-TEST_CASE("ReadListPage: a page that is no list", "[kube][list]") {
-  std::string next, error;
-  size_t items = 0;
+TEST_CASE("ReadListPage: its metadata, or a page that is no list", "[kube][list]") {
+  std::string error;
+  ListPage page;
   auto ignore = [](Value&) {};
-  CHECK_FALSE(ReadListPage(R"({"kind":"Pod","metadata":{}})", ignore, &next, &items, &error));
+  REQUIRE(ReadListPage(R"({"metadata":{"resourceVersion":"42","continue":"c"},"items":[{}]})",
+                       ignore, &page, &error));
+  CHECK(page.next == "c");
+  CHECK(page.resource_version == "42");
+  CHECK(page.items == 1);
+  CHECK_FALSE(ReadListPage(R"({"kind":"Pod","metadata":{}})", ignore, &page, &error));
   CHECK(error == "the answer is not a list (no items)");
-  CHECK_FALSE(ReadListPage(R"({"items":[{},)", ignore, &next, &items, &error));
+  CHECK_FALSE(ReadListPage(R"({"items":[{},)", ignore, &page, &error));
   CHECK(error.rfind("the list is not JSON: ", 0) == 0);
-  CHECK(items == 1);
+  CHECK(page.items == 1);
 }
 
 }  // namespace

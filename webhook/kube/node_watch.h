@@ -67,11 +67,10 @@ class NodeWatcher {
   enum class WatchEnd { kClosed, kGone, kFailed, kStopped };
   void Run();
   bool List();
-  bool FetchPage(const std::string& path, Value* root);  // one page of the Node list
   WatchEnd Watch();
   // Applies one watch event line; sets *end when the stream must stop.
   bool ApplyEvent(std::string_view line, WatchEnd* end);
-  std::unique_ptr<HttpsClient> Client(int read_timeout_seconds);
+  std::unique_ptr<HttpsClient> Client(int read_timeout_seconds);  // for the watch
 
   KubeEndpoint endpoint_;
   NodeSink* sink_;
