@@ -59,8 +59,9 @@ trap 'exit 143' TERM
 
 control_plane_up
 echo "vap: $K8S_VERSION from $K8S_BIN up in $((SECONDS - start)) s (${APISERVER_FLAGS[*]})"
-# In the background, so that a signal to this script ends it at once.
-setpriv --pdeathsig TERM -- python3 "$here/run.py" --server "https://127.0.0.1:$APISERVER_PORT" \
+# In the background, so that a signal to this script ends it at once; no
+# __pycache__ left in the source tree.
+PYTHONDONTWRITEBYTECODE=1 setpriv --pdeathsig TERM -- python3 "$here/run.py" --server "https://127.0.0.1:$APISERVER_PORT" \
   --ca "$E2E_TMP/pki/ca.crt" --cert "$E2E_TMP/pki/admin.crt" --key "$E2E_TMP/pki/admin.key" \
   --work "$E2E_TMP/vap" "$@" &
 checker=$!
