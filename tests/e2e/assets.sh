@@ -146,7 +146,6 @@ prepare_assets() {
       reasons+=("$REASON")
       continue
     fi
-    K8S_VERSION=$("$K8S_BIN/kube-apiserver" --version 2>&1)
     [[ $K8S_VERSION == "Kubernetes v$K8S_WANT."* ]] && return 0
     reasons+=("$d holds $K8S_VERSION, not $K8S_WANT")
   done
@@ -154,7 +153,8 @@ prepare_assets() {
 }
 
 # unpack_assets DIR: K8S_BIN, the directory of DIR's three binaries, each
-# uncompressed and checked; 1 with REASON set when DIR cannot serve. .xz files
+# uncompressed and checked, and K8S_VERSION, what its kube-apiserver --version
+# says; 1 with REASON set when DIR cannot serve. .xz files
 # are decompressed once into .cache/k8s/<SHA256SUMS' digest prefix>/, each
 # file renamed into place only after its checksum matched.
 unpack_assets() {
@@ -218,5 +218,6 @@ unpack_assets() {
   local version
   for name in "${names[@]}"; do
     version=$("$K8S_BIN/$name" --version 2>&1) || { REASON="$K8S_BIN/$name does not run: $version"; return 1; }
+    if [[ $name == kube-apiserver ]]; then K8S_VERSION=$version; fi
   done
 }

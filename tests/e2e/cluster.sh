@@ -109,30 +109,29 @@ free_port() {
 
 # ---- certificates ------------------------------------------------------------
 
-# leaf NAME SUBJECT EXTENSIONS: pki/NAME.crt and pki/NAME.key, signed by the CA.
+# leaf NAME SUBJECT server|client [SUBJECT-ALT-NAMES]: pki/NAME.crt and
+# pki/NAME.key, signed by the CA. Each component's is made where it starts, so
+# that a control plane alone (tests/vap) makes no more than it needs.
 leaf() {
   local d=$E2E_TMP/pki
   openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "$2" \
     -keyout "$d/$1.key" -out "$d/$1.csr" 2>/dev/null
-  printf '%b\n' "$3" >"$d/$1.ext"
+  printf 'extendedKeyUsage=%sAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n%s\n' \
+    "$3" "${4:+subjectAltName=$4}" >"$d/$1.ext"
   openssl x509 -req -in "$d/$1.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
     -set_serial "0x$(openssl rand -hex 8)" -days 2 -extfile "$d/$1.ext" -out "$d/$1.crt" 2>/dev/null
 }
 
+# make_certs: the CA, the API server's serving certificate, the admin's client
+# certificate and the service-account key.
 make_certs() {
   local d=$E2E_TMP/pki
   mkdir -p "$d"
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
     -subj "/CN=gpulint-e2e-ca" -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null
-  local server='extendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment'
-  local client='extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment'
-  leaf apiserver /CN=kube-apiserver \
-    "$server\nsubjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc"
-  leaf admin "/O=system:masters/CN=gpulint-e2e-admin" "$client"
-  leaf scheduler /CN=system:kube-scheduler "$client"
-  leaf controller-manager /CN=system:kube-controller-manager "$client"
-  # The webhook's serving certificate: the configurations' caBundle is ca.crt.
-  leaf webhook /CN=gpulint-webhook "$server\nsubjectAltName=IP:127.0.0.1,DNS:localhost"
+  leaf apiserver /CN=kube-apiserver server \
+    IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc
+  leaf admin "/O=system:masters/CN=gpulint-e2e-admin" client
   openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$d/sa.key" 2>/dev/null
   openssl pkey -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
 }
@@ -220,6 +219,7 @@ restart_apiserver() {
 }
 
 start_scheduler() {
+  leaf scheduler /CN=system:kube-scheduler client
   kubeconfig "$E2E_TMP/scheduler.kubeconfig" "$(client_cert_user scheduler)"
   start_daemon kube-scheduler "$K8S_BIN/kube-scheduler" --kubeconfig="$E2E_TMP/scheduler.kubeconfig" \
     --secure-port=0 --leader-elect=false --profiling=false
@@ -227,6 +227,7 @@ start_scheduler() {
 
 start_controller_manager() {
   local d=$E2E_TMP/pki
+  leaf controller-manager /CN=system:kube-controller-manager client
   kubeconfig "$E2E_TMP/controller-manager.kubeconfig" "$(client_cert_user controller-manager)"
   start_daemon kube-controller-manager "$K8S_BIN/kube-controller-manager" \
     --kubeconfig="$E2E_TMP/controller-manager.kubeconfig" --secure-port=0 --leader-elect=false \
@@ -250,6 +251,8 @@ control_plane_up() {
 
 cluster_up() {
   control_plane_up
+  # The webhook's serving certificate: the configurations' caBundle is ca.crt.
+  leaf webhook /CN=gpulint-webhook server IP:127.0.0.1,DNS:localhost
   start_scheduler
   start_controller_manager
   # The controller manager is working once it has made the default
