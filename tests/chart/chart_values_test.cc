@@ -188,10 +188,22 @@ TEST_CASE("matchConditions are set only on the webhooks for operations past CREA
 // /validate does, and the validating webhook is no longer sent pod CREATEs;
 // it still judges resizes and workloads.
 TEST_CASE("webhook.mutating.validatePods sends pod CREATEs to /admit alone", "[chart]") {
+  // Off, the default: a pod CREATE calls /mutate, then /validate.
+  Rendered defaults = Render({"--set", "mode=deny"}, "gpulint");
+  REQUIRE(defaults.helm.status == 0);
+  std::vector<json> configs = Configurations(defaults);
+  REQUIRE(configs.size() == 2);
+  for (const json& w : At(configs[1], "/webhooks")) {
+    INFO(w.at("name"));
+    CHECK(Str(At(w, "/clientConfig/service/path")).rfind("/mutate/", 0) == 0);
+  }
+  std::vector<std::string> judged = Reaches(At(configs[0], "/webhooks/0"));
+  CHECK(std::count(judged.begin(), judged.end(), "/pods CREATE") == 1);
+
   Rendered r =
       Render({"--set", "webhook.mutating.validatePods=true", "--set", "mode=deny"}, "gpulint");
   REQUIRE(r.helm.status == 0);
-  std::vector<json> configs = Configurations(r);
+  configs = Configurations(r);
   REQUIRE(configs.size() == 2);
   for (const json& w : At(configs[1], "/webhooks")) {
     INFO(w.at("name"));
