@@ -36,16 +36,16 @@
 #             HTTP/1.1 and 1.36 over HTTP/2. A webhook reached through a
 #             Service, as the chart registers it, is called over HTTP/1.1 on
 #             every version.
-# Every half-row checks that the webhooks were called exactly as its variant
-# says (calls per pod, and over which protocol), so a configuration the API
-# server had not yet taken cannot pass for another.
+# Every part of a row (one round's pods) checks that the webhooks were called
+# exactly as its variant says (calls per pod, and over which protocol), so a
+# configuration the API server had not yet taken cannot pass for another.
 #
 # Two pods: "gpu", 1 GPU with the GPU taint tolerated, which gpulint patches
 # (the default policy's per-GPU memory headroom and its annotation, checked on
 # every created pod) and admits; "plain", a CPU pod it leaves alone. Both
 # carry a schedulerName no scheduler serves, so they stay unbound: the figures
 # are admission and storage, not scheduling, and an unbound pod is deleted at
-# once between halves.
+# once between parts.
 #
 # Environment: as tests/e2e/run.sh (GPULINT_WEBHOOK, GPULINT_K8S_ASSETS,
 # GPULINT_KUBECTL, GPULINT_HELM, GPULINT_ETCD, GPULINT_E2E_KEEP...), plus
@@ -83,7 +83,7 @@ done
 # printing its rows.
 if [[ -z ${BENCH_ADMISSION_ONE:-} ]]; then
   ((${#versions[@]})) || read -r -a versions <<<"${GPULINT_K8S_VERSION:-${K8S_VERSIONS[*]}}"
-  echo "| version | creators | pod | variant | calls per pod | pods | errors | pods/s | p50 ms | p99 ms | API server CPU ms/pod | its halves | added | in webhook calls ms/pod | webhook CPU ms/pod | machine busy (cores) | others' CPU (cores) | load avg (1 min) |"
+  echo "| version | creators | pod | variant | calls per pod | pods | errors | pods/s | p50 ms | p99 ms | API server CPU ms/pod | its parts (min–max) | added | in webhook calls ms/pod | webhook CPU ms/pod | machine busy (cores) | others' CPU (cores) | load avg (1 min) |"
   echo "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"
   for v in "${versions[@]}"; do BENCH_ADMISSION_ONE=1 GPULINT_K8S_VERSION=$v "$0"; done
   exit
@@ -363,7 +363,7 @@ row() {
   fi
   awk -v lead="| $K8S_VERSION | $n | $pod | $v |" -v mid="| $p50 | $p99 | $cpu |" -v added="$added" '
     {for (i = 1; i <= 10; i++) s[i] += $i
-     half = 1000 * $3 / $8; lo = (NR == 1 || half < lo) ? half : lo; hi = (NR == 1 || half > hi) ? half : hi
+     part = 1000 * $3 / $8; lo = (NR == 1 || part < lo) ? part : lo; hi = (NR == 1 || part > hi) ? part : hi
      llo = (NR == 1 || $11 < llo) ? $11 : llo; lhi = (NR == 1 || $11 > lhi) ? $11 : lhi
      calls = $12 ($13 > 0 ? ", " $13 " over HTTP/2" : "")}
     END {
