@@ -1,12 +1,13 @@
-// libFuzzer target: HandleReview (request bytes in, response out) on both
-// endpoints, with the built-in policy.
+// libFuzzer target: HandleReview (request bytes in, response out) on every
+// endpoint (/validate, /mutate, /admit), with the built-in policy.
 //
 // Properties, beyond "no crash, no sanitizer report":
 //  - every body gets HTTP 200 or a 4xx, never a 500 (an exception inside);
 //  - a 4xx is plain text with a reason;
 //  - a 200 is a well-formed AdmissionReview in the request's apiVersion with
 //    the request's uid; a denial has a 400/403 code and a message; warnings are
-//    capped; /validate never patches and /mutate never denies;
+//    capped; /validate never patches, /mutate never denies, and a denial
+//    carries no patch;
 //  - a patch is base64 of a JSONPatch array that applies to request.object;
 //  - the fast JSON parser (RapidJSON) accepts nothing that nlohmann's refuses,
 //    and builds the same tree: ParseJson trusts its yes and asks nlohmann on a no.
@@ -133,6 +134,7 @@ void CheckReview(gpulint::Endpoint endpoint, std::string_view input,
   }
   if (resp.contains("patch")) {
     if (endpoint == gpulint::Endpoint::kValidate) Fail("/validate sent a patch", r.body);
+    if (!allowed) Fail("a denial with a patch", r.body);
     CheckPatch(resp, request, std::string(name) + ": " + r.body);
   }
 }
@@ -173,7 +175,7 @@ void CheckJsonParsers(std::string_view body) {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view body(reinterpret_cast<const char*>(data), size);
   CheckJsonParsers(body);
-  for (gpulint::Endpoint endpoint : {gpulint::Endpoint::kValidate, gpulint::Endpoint::kMutate}) {
+  for (gpulint::Endpoint endpoint : gpulint::kEndpoints) {
     gpulint::ReviewResult r = gpulint::HandleReview(endpoint, body, TheSnapshot());
     try {
       CheckReview(endpoint, body, r);

@@ -216,15 +216,15 @@ TEST_CASE("wrong methods and paths", "[webhook][hardening]") {
   REQUIRE(put);
   CHECK(put->status == 405);
   CHECK(put->get_header_value("Allow") == "GET, HEAD");
-  for (const char* path : {"/admit", "/validate/enforce", "/validate/", "/mutate/deny/x",
-                           "/validatex"}) {
+  for (const char* path : {"/admission", "/validate/enforce", "/validate/", "/mutate/deny/x",
+                           "/admit/x", "/validatex"}) {
     INFO(path);
     auto nowhere = client->Post(path, Capture(16), "application/json");
     REQUIRE(nowhere);
     CHECK(nowhere->status == 404);
     CHECK(nowhere->body ==
-          "not found: the endpoints are /validate and /mutate (each also as /audit, /warn and "
-          "/deny below it), /healthz, /readyz and /metrics\n");
+          "not found: the endpoints are /validate, /mutate and /admit (each also as /audit, "
+          "/warn and /deny below it), /healthz, /readyz and /metrics\n");
   }
   StillServes(s);
 }

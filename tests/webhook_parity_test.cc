@@ -1,6 +1,7 @@
 // The CLI and the webhook must agree: every manifest in testdata/ goes
 // through `gpulint check --format json` and, object by object, through
-// /validate and /mutate over HTTPS.
+// /validate and /mutate over HTTPS; and /admit answers what /mutate and
+// /validate answer together.
 #include <sys/wait.h>
 
 #include <catch2/catch.hpp>
@@ -201,6 +202,95 @@ TEST_CASE("a resize review gets the CLI's findings for the resized pod", "[webho
     }
   }
   CHECK(resizes == 2);
+}
+
+// The warnings of one or more answers, sorted: /admit's come in its own order.
+std::vector<std::string> Warnings(std::initializer_list<const Json*> answers) {
+  std::vector<std::string> out;
+  for (const Json* a : answers)
+    if (a->contains("warnings"))
+      for (const Json& w : a->at("warnings")) out.push_back(w);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+struct AdmitCounts {
+  int reviews = 0, denied = 0, patched = 0, repaired = 0;
+};
+
+// /admit (one call per pod: the chart's webhook.mutating.validatePods) must
+// leave the API server where /mutate and then /validate leave it: the same
+// verdict, message and warnings, and the patch when it admits. /validate is
+// sent what the API server would send it, the object with /mutate's patch
+// applied. Sent again what it let through (the API server reinvokes it when a
+// later webhook changed the pod), /admit adds nothing and says the same.
+void CheckAdmit(TestServer& s, const std::string& body, const std::string& mode,
+                AdmitCounts* counts) {
+  INFO(mode);
+  Json sent = Json::parse(body);
+  Json m = s.Review("mutate/" + mode, body)["response"];
+  Json stored = sent;
+  if (m.contains("patch"))
+    stored["request"]["object"] =
+        sent["request"]["object"].patch(Json::parse(DecodeBase64(m["patch"])));
+  Json v = s.Review("validate/" + mode, stored.dump())["response"];
+  Json a = s.Review("admit/" + mode, body)["response"];
+  CHECK(a["uid"] == sent["request"]["uid"]);
+  CHECK(a["allowed"] == v["allowed"]);
+  CHECK(a.value("status", Json()) == v.value("status", Json()));
+  if (v.value("warnings", Json::array()).size() + m.value("warnings", Json::array()).size() <=
+      kMaxWarnings)
+    CHECK(Warnings({&a}) == Warnings({&v, &m}));
+  Json annotations = m.value("auditAnnotations", Json::object());
+  annotations.update(v.value("auditAnnotations", Json::object()));
+  CHECK(a.value("auditAnnotations", Json::object()) == annotations);
+  CHECK(a.value("patch", Json()) == (v["allowed"] == true ? m.value("patch", Json()) : Json()));
+  counts->reviews++;
+  counts->denied += a["allowed"] == false;
+  counts->patched += a.contains("patch");
+  if (mode == "deny" && a["allowed"] == true &&
+      s.Review("validate/deny", body)["response"]["allowed"] == false)
+    counts->repaired++;
+
+  Json again = s.Review("admit/" + mode, stored.dump())["response"];
+  CHECK_FALSE(again.contains("patch"));
+  CHECK(again["allowed"] == a["allowed"]);
+  CHECK(again.value("status", Json()) == a.value("status", Json()));
+  CHECK(again.value("warnings", Json()) == a.value("warnings", Json()));
+}
+
+TEST_CASE("/admit answers what /mutate and /validate of the patched object answer, in every mode",
+          "[webhook][parity][admit]") {
+  TestServer s;
+  Inventory no_nodes = BuildInventory(DefaultPolicy(), {});
+  AdmitCounts counts;
+  std::vector<std::string> bodies;
+  for (const std::string& set : CaptureSets())
+    for (const std::string& file : CapturedReviews(set)) bodies.push_back(ReadFile(file));
+  for (const std::string& file : Manifests()) {
+    Error error;
+    LoadYamlFile(
+        file, LoadLimits{},
+        [&](Document&& doc) {
+          if (!doc.ok || !doc.root.is_mapping()) return true;
+          ForEachObject(doc.root, [&](const Value& object) {
+            if (object.is_mapping() && !object.StringAt("kind").empty())
+              bodies.push_back(ReviewFor(object, RefOf(object), static_cast<int>(bodies.size())));
+          });
+          return true;
+        },
+        &error);
+  }
+  for (const std::string& body : bodies) {
+    INFO(body.substr(0, 400));
+    for (const char* mode : {"deny", "warn", "audit"}) CheckAdmit(s, body, mode, &counts);
+  }
+  // Denials, patches, and pods that only the patch makes admissible (hiding
+  // GPUs from a container with no GPU limit) were all exercised.
+  CHECK(counts.reviews >= 3 * 300);
+  CHECK(counts.denied >= 30);
+  CHECK(counts.patched >= 60);
+  CHECK(counts.repaired >= 3);
 }
 
 }  // namespace

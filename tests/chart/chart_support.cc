@@ -160,6 +160,8 @@ const std::vector<ValueSet>& ValueSets() {
        {"--set", "webhook.selfRegister=false", "--set", "certManager.enabled=true"}, "gpu-system",
        true, "Fail", false},
       {"warn mode", {"--set", "mode=warn"}, "gpu-system", false, "Fail", true, "warn"},
+      {"one call per pod", {"--set", "webhook.mutating.validatePods=true"}, "gpu-system", false,
+       "Fail", true, "audit", true},
   };
   return sets;
 }

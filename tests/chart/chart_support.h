@@ -50,9 +50,12 @@ struct ValueSet {
   // renders them empty, and whole in a ConfigMap for gpulint-webhook --register.
   bool self_register = true;
   std::string mode = "audit";  // the cluster's mode
+  // webhook.mutating.validatePods: pod CREATEs go to /admit, not /validate.
+  bool validate_pods = false;
 };
 // Defaults, cert-manager (own CA and a given issuer), ServiceMonitor,
-// failurePolicy Ignore, another namespace, and tests/chart/values-production.yaml.
+// failurePolicy Ignore, another namespace, tests/chart/values-production.yaml,
+// helm registering the webhooks, warn mode, and one call per pod.
 const std::vector<ValueSet>& ValueSets();
 
 // The first object of `kind` (named `name` when one is given), or nullptr.

@@ -1,6 +1,7 @@
 // What must hold for every value set: the webhook comes up hardened, the API
 // server can reach it, and it can never block kube-system or itself.
 #include <catch2/catch.hpp>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -109,16 +110,55 @@ const json* Expression(const json& selector, const std::string& key) {
   return nullptr;
 }
 
-// One configuration: a webhook per mode, each reached at /ENDPOINT/MODE. The
-// cluster's mode takes every namespace not labelled with another mode.
+// The path a configuration's webhooks call: /mutate, or /admit when the
+// mutating webhook judges pods too (webhook.mutating.validatePods).
+std::string EndpointOf(const json& config, const ValueSet& set) {
+  if (At(config, "/kind") == "ValidatingWebhookConfiguration") return "validate";
+  return set.validate_pods ? "admit" : "mutate";
+}
+
+// A webhook's name, [MODE.][update.]NAME.gpulint.io, taken apart.
+struct WebhookName {
+  std::string mode = "deny";
+  bool update = false;  // for the operations past CREATE
+  std::string name;
+};
+WebhookName ParseName(std::string full) {
+  WebhookName n;
+  for (const char* mode : {"warn", "audit"})
+    if (full.rfind(std::string(mode) + ".", 0) == 0)
+      n.mode = mode, full.erase(0, n.mode.size() + 1);
+  if (full.rfind("update.", 0) == 0) n.update = true, full.erase(0, 7);
+  n.name = full;
+  return n;
+}
+
+// Every rule of a configuration's webhooks for `mode`.
+json RulesOf(const json& config, const std::string& mode) {
+  json rules = json::array();
+  for (const json& w : At(config, "/webhooks"))
+    if (ParseName(w.at("name")).mode == mode)
+      for (const json& rule : At(w, "/rules")) rules.push_back(rule);
+  return rules;
+}
+
+// One configuration: per mode a webhook for CREATE, and, where the rules
+// reach past CREATE (validating), one named update.* for the rest, the only
+// one with the matchConditions; each reached at /ENDPOINT/MODE. The cluster's
+// mode takes every namespace not labelled with another mode.
 void CheckWebhooks(const Rendered& r, const ValueSet& set, const json& config,
-                   const std::string& endpoint) {
-  REQUIRE(At(config, "/webhooks").size() == 3);
+                   const std::string& name) {
+  std::string endpoint = EndpointOf(config, set);
+  bool validating = name == "validate";
+  REQUIRE(At(config, "/webhooks").size() == (validating ? 6 : 3));
   for (const json& w : At(config, "/webhooks")) {
-    std::string name = w.at("name");
-    std::string mode = name == endpoint + ".gpulint.io" ? "deny" : name.substr(0, name.find('.'));
-    INFO(name);
-    CHECK(name == (mode == "deny" ? "" : mode + ".") + endpoint + ".gpulint.io");
+    WebhookName parsed = ParseName(w.at("name"));
+    const std::string& mode = parsed.mode;
+    INFO(w.at("name"));
+    CHECK(parsed.name == name + ".gpulint.io");
+    CHECK(parsed.update == !At(w, "/matchConditions").is_null());
+    for (const json& rule : At(w, "/rules"))
+      for (const json& op : At(rule, "/operations")) CHECK((op == "CREATE") != parsed.update);
     CHECK(w.at("sideEffects") == "None");
     CHECK(w.at("admissionReviewVersions") == json{"v1"});
     // Only deny refuses; a webhook that only allows must not block when down.
@@ -146,11 +186,12 @@ void CheckWebhooks(const Rendered& r, const ValueSet& set, const json& config,
     } else {
       CHECK(*label == json{{"key", "gpulint.io/mode"}, {"operator", "In"}, {"values", {mode}}});
     }
-    CHECK(Covers(w.at("rules"), "", "pods", "CREATE"));
+    // Pod CREATEs go to both configurations, or, with validatePods, to the mutating one alone.
+    if (!parsed.update)
+      CHECK(Covers(w.at("rules"), "", "pods", "CREATE") == !(validating && set.validate_pods));
     // With selfRegister the webhook sets the CA itself, from the TLS Secret.
     CHECK(At(w, "/clientConfig/caBundle").is_string() == (!set.self_register && !set.cert_manager));
-    if (endpoint == "mutate")
-      CHECK(w.at("reinvocationPolicy") == (mode == "deny" ? "IfNeeded" : "Never"));
+    if (!validating) CHECK(w.at("reinvocationPolicy") == (mode == "deny" ? "IfNeeded" : "Never"));
   }
   bool injected = At(config, "/metadata/annotations").contains("cert-manager.io/inject-ca-from");
   CHECK(injected == (set.cert_manager && !set.self_register));
@@ -175,7 +216,7 @@ void CheckWebhookConfigurations(const Rendered& r, const ValueSet& set) {
       CHECK(*rendered == config);
     }
   }
-  const json& rules = At(configs[0], "/webhooks/0/rules");
+  const json rules = RulesOf(configs[0], "deny");
   for (const auto& [group, resource] : std::vector<std::pair<std::string, std::string>>{
            {"apps", "deployments"}, {"apps", "replicasets"}, {"apps", "statefulsets"},
            {"apps", "daemonsets"}, {"batch", "jobs"}, {"batch", "cronjobs"},
@@ -195,7 +236,7 @@ void CheckWebhookConfigurations(const Rendered& r, const ValueSet& set) {
     CHECK_FALSE(Covers(At(configs[1], "/webhooks/0/rules"), "resource.k8s.io", resource, "CREATE"));
   }
   CHECK_FALSE(Covers(rules, "", "pods/status", "UPDATE"));
-  CHECK_FALSE(Covers(At(configs[1], "/webhooks/0/rules"), "", "pods/resize", "UPDATE"));
+  CHECK_FALSE(Covers(RulesOf(configs[1], "deny"), "", "pods/resize", "UPDATE"));
 }
 
 // With selfRegister the webhook reads the configurations from their
@@ -322,13 +363,23 @@ TEST_CASE("a namespace's mode label sends it to exactly one webhook of each conf
       labels["kubernetes.io/metadata.name"] = "team-a";
       INFO(labels.dump());
       for (const json& config : Configurations(r)) {
-        std::vector<std::string> reached;
-        for (const json& w : At(config, "/webhooks"))
-          if (Matches(At(w, "/namespaceSelector"), labels))
-            reached.push_back(Str(At(w, "/clientConfig/service/path")));
-        std::string endpoint = At(config, "/kind") == "ValidatingWebhookConfiguration" ? "validate"
-                                                                                         : "mutate";
-        CHECK(reached == std::vector<std::string>{"/" + endpoint + "/" + c.mode});
+        // Each operation on a resource reaches one webhook, of the label's mode.
+        std::map<std::string, int> reached;
+        for (const json& w : At(config, "/webhooks")) {
+          if (!Matches(At(w, "/namespaceSelector"), labels)) continue;
+          CHECK(At(w, "/clientConfig/service/path") ==
+                "/" + EndpointOf(config, set) + "/" + c.mode);
+          for (const json& rule : At(w, "/rules"))
+            for (const json& group : At(rule, "/apiGroups"))
+              for (const json& resource : At(rule, "/resources"))
+                for (const json& op : At(rule, "/operations"))
+                  ++reached[Str(group) + "/" + Str(resource) + " " + Str(op)];
+        }
+        CHECK_FALSE(reached.empty());
+        for (const auto& [what, webhooks] : reached) {
+          INFO(what);
+          CHECK(webhooks == 1);
+        }
       }
     }
     // kube-system and the release's namespace reach none, labelled or not.

@@ -1,5 +1,6 @@
 // Values reach the objects they are meant for, and values that would make a
 // broken or unsafe install are refused before anything is applied.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -109,10 +110,23 @@ TEST_CASE("production values narrow the network, add exclusions, CRD rules and c
   CHECK(client_ca_mounted);
 }
 
+// A webhook's rules, as "group/resource OPERATION" lines, sorted.
+std::vector<std::string> Reaches(const json& webhook) {
+  std::vector<std::string> out;
+  for (const json& rule : At(webhook, "/rules"))
+    for (const json& group : At(rule, "/apiGroups"))
+      for (const json& resource : At(rule, "/resources"))
+        for (const json& op : At(rule, "/operations"))
+          out.push_back(Str(group) + "/" + Str(resource) + " " + Str(op));
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
 // The deletion match condition costs the API server a conversion of the whole
-// object per call, and only an UPDATE (a finalizer removed) can need it.
-TEST_CASE("matchConditions are set only on a webhook whose rules reach past CREATE",
-          "[chart]") {
+// object per call, and only an UPDATE (a finalizer removed) can need it: the
+// operations past CREATE get a webhook of their own (update.*), the only one
+// that carries it.
+TEST_CASE("matchConditions are set only on the webhooks for operations past CREATE", "[chart]") {
   const json kCondition = json::parse(
       R"j([{"name": "not-being-deleted",
            "expression": "object == null || !has(object.metadata.deletionTimestamp)"}])j");
@@ -120,25 +134,103 @@ TEST_CASE("matchConditions are set only on a webhook whose rules reach past CREA
   REQUIRE(defaults.helm.status == 0);
   std::vector<json> configs = Configurations(defaults);
   REQUIRE(configs.size() == 2);
-  // Every mode's webhook alike.
-  for (const json& w : At(configs[0], "/webhooks")) CHECK(At(w, "/matchConditions") == kCondition);
+  const json& validating = At(configs[0], "/webhooks");
+  REQUIRE(validating.size() == 6);
+  CHECK(At(validating, "/0/name") == "validate.gpulint.io");
+  CHECK(At(validating, "/0/matchConditions").is_null());
+  CHECK(Reaches(validating[0]) ==
+        std::vector<std::string>{
+            "/pods CREATE", "/podtemplates CREATE", "/replicationcontrollers CREATE",
+            "apps/daemonsets CREATE", "apps/deployments CREATE", "apps/replicasets CREATE",
+            "apps/statefulsets CREATE", "batch/cronjobs CREATE", "batch/jobs CREATE"});
+  CHECK(At(validating, "/1/name") == "update.validate.gpulint.io");
+  CHECK(At(validating, "/1/matchConditions") == kCondition);
+  CHECK(Reaches(validating[1]) ==
+        std::vector<std::string>{
+            "/pods/resize UPDATE", "/podtemplates UPDATE", "/replicationcontrollers UPDATE",
+            "apps/daemonsets UPDATE", "apps/deployments UPDATE", "apps/replicasets UPDATE",
+            "apps/statefulsets UPDATE", "batch/cronjobs UPDATE", "batch/jobs UPDATE"});
+  // The mutating webhook is sent pod CREATEs only: nothing to split.
   for (const json& w : At(configs[1], "/webhooks")) CHECK(At(w, "/matchConditions").is_null());
+  CHECK(At(configs[1], "/webhooks").size() == 3);
 
+  // "*" is every operation: CREATE apart, the rest with the conditions.
   Rendered updates = Render({"--set", "webhook.mutating.extraRules[0].apiGroups[0]=kubeflow.org",
-                             "--set", "webhook.mutating.extraRules[0].apiVersions[0]=v1",
-                             "--set", "webhook.mutating.extraRules[0].resources[0]=notebooks",
-                             "--set", "webhook.mutating.extraRules[0].operations[0]=UPDATE"},
+                             "--set", "webhook.mutating.extraRules[0].apiVersions[0]=v1", "--set",
+                             "webhook.mutating.extraRules[0].resources[0]=notebooks", "--set",
+                             "webhook.mutating.extraRules[0].operations[0]=*"},
                             "gpulint");
   REQUIRE(updates.helm.status == 0);
   configs = Configurations(updates);
   REQUIRE(configs.size() == 2);
-  CHECK(At(configs[1], "/webhooks/0/matchConditions") == kCondition);
+  const json& mutating = At(configs[1], "/webhooks");
+  REQUIRE(mutating.size() == 6);
+  CHECK(At(mutating, "/0/matchConditions").is_null());
+  CHECK(Reaches(mutating[0]) ==
+        std::vector<std::string>{"/pods CREATE", "kubeflow.org/notebooks CREATE"});
+  CHECK(At(mutating, "/1/name") == "update.mutate.gpulint.io");
+  CHECK(At(mutating, "/1/matchConditions") == kCondition);
+  CHECK(Reaches(mutating[1]) == std::vector<std::string>{"kubeflow.org/notebooks CONNECT",
+                                                         "kubeflow.org/notebooks DELETE",
+                                                         "kubeflow.org/notebooks UPDATE"});
 
+  // No conditions: one webhook per mode, every rule whole.
   Rendered none = Render({"--set", "webhook.matchConditions=null"}, "gpulint");
   REQUIRE(none.helm.status == 0);
   configs = Configurations(none);
   REQUIRE(configs.size() == 2);
+  REQUIRE(At(configs[0], "/webhooks").size() == 3);
   CHECK(At(configs[0], "/webhooks/0/matchConditions").is_null());
+  CHECK(Reaches(At(configs[0], "/webhooks/0")).size() == 18);
+}
+
+// One call per pod: the mutating webhook calls /admit, which judges as
+// /validate does, and the validating webhook is no longer sent pod CREATEs;
+// it still judges resizes and workloads.
+TEST_CASE("webhook.mutating.validatePods sends pod CREATEs to /admit alone", "[chart]") {
+  // Off, the default: a pod CREATE calls /mutate, then /validate.
+  Rendered defaults = Render({"--set", "mode=deny"}, "gpulint");
+  REQUIRE(defaults.helm.status == 0);
+  std::vector<json> configs = Configurations(defaults);
+  REQUIRE(configs.size() == 2);
+  for (const json& w : At(configs[1], "/webhooks")) {
+    INFO(w.at("name"));
+    CHECK(Str(At(w, "/clientConfig/service/path")).rfind("/mutate/", 0) == 0);
+  }
+  std::vector<std::string> judged = Reaches(At(configs[0], "/webhooks/0"));
+  CHECK(std::count(judged.begin(), judged.end(), "/pods CREATE") == 1);
+
+  Rendered r =
+      Render({"--set", "webhook.mutating.validatePods=true", "--set", "mode=deny"}, "gpulint");
+  REQUIRE(r.helm.status == 0);
+  configs = Configurations(r);
+  REQUIRE(configs.size() == 2);
+  for (const json& w : At(configs[1], "/webhooks")) {
+    INFO(w.at("name"));
+    CHECK(Str(At(w, "/clientConfig/service/path")).rfind("/admit/", 0) == 0);
+    CHECK(Reaches(w) == std::vector<std::string>{"/pods CREATE"});
+  }
+  CHECK(At(configs[1], "/webhooks/0/name") == "mutate.gpulint.io");
+  const json& validating = At(configs[0], "/webhooks");
+  REQUIRE(validating.size() == 6);
+  std::vector<std::string> create = Reaches(validating[0]), update = Reaches(validating[1]);
+  CHECK(std::count(create.begin(), create.end(), "/pods CREATE") == 0);
+  CHECK(create.size() == 8);
+  CHECK(std::count(update.begin(), update.end(), "/pods/resize UPDATE") == 1);
+  CHECK(update.size() == 9);
+
+  // A rule naming pods beside another resource keeps that one's CREATE.
+  Rendered shared = Render({"--set", "webhook.mutating.validatePods=true", "--set-json",
+                            R"(webhook.validating.rules=[{"apiGroups": [""], "apiVersions": ["v1"],
+                               "resources": ["pods", "podtemplates"],
+                               "operations": ["CREATE", "UPDATE"]}])"},
+                           "gpulint");
+  REQUIRE(shared.helm.status == 0);
+  configs = Configurations(shared);
+  REQUIRE(configs.size() == 2);
+  CHECK(Reaches(At(configs[0], "/webhooks/0")) == std::vector<std::string>{"/podtemplates CREATE"});
+  CHECK(Reaches(At(configs[0], "/webhooks/1")) ==
+        std::vector<std::string>{"/pods UPDATE", "/podtemplates UPDATE"});
 }
 
 TEST_CASE("one replica renders no PodDisruptionBudget", "[chart]") {
@@ -269,6 +361,23 @@ TEST_CASE("values that would make a broken or unsafe install are refused", "[cha
       {"extraArgs[0]=--in-cluster",
        "extraArgs: --in-cluster is set by the chart from nodeWatch.enabled; set that value "
        "instead (gpulint-webhook refuses a flag given twice)"},
+      // Pods would go unjudged: the validating webhook leaves them to a
+      // mutating webhook that is not there, or not sent them.
+      {"webhook.mutating.validatePods=true,webhook.mutating.enabled=false",
+       "webhook.mutating.validatePods needs webhook.mutating.enabled and a webhook.mutating rule "
+       "for pods on CREATE: the validating webhook no longer judges pod CREATEs, so the mutating "
+       "one must receive them"},
+      {"webhook.mutating.validatePods=true,webhook.mutating.rules[0].resources[0]=podtemplates,"
+       "webhook.mutating.rules[0].apiGroups[0]=,webhook.mutating.rules[0].apiVersions[0]=v1,"
+       "webhook.mutating.rules[0].operations[0]=CREATE",
+       "webhook.mutating.validatePods needs webhook.mutating.enabled and a webhook.mutating rule "
+       "for pods on CREATE: the validating webhook no longer judges pod CREATEs, so the mutating "
+       "one must receive them"},
+      {"webhook.mutating.validatePods=true,webhook.validating.enabled=false",
+       "webhook.mutating.validatePods needs webhook.validating.enabled: pod resizes and "
+       "workloads are still judged by the validating webhook"},
+      {"webhook.mutating.validatePods=yes",
+       "- at '/webhook/mutating/validatePods': got string, want boolean"},
   };
   for (const Refusal& c : cases) CheckRefused(c);
 }

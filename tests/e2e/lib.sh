@@ -55,10 +55,12 @@ expect_ok() {
   ((RC == 0)) || fail "$1: kubectl failed (exit status $RC)" "success" "$OUT"
 }
 
-# expect_denied WHAT: the last kc was refused by gpulint's validating webhook.
+# expect_denied WHAT: the last kc was refused by one of gpulint's webhooks:
+# validate.gpulint.io, update.validate.gpulint.io (past CREATE), or
+# mutate.gpulint.io with one call per pod (webhook.mutating.validatePods).
 expect_denied() {
   ((RC != 0)) || fail "$1: was admitted" "denied by validate.gpulint.io" "$OUT"
-  grep -q 'admission webhook "validate.gpulint.io" denied the request' <<<"$OUT" ||
+  grep -Eq 'admission webhook "([a-z]+\.)*gpulint\.io" denied the request' <<<"$OUT" ||
     fail "$1: failed, but not by gpulint's denial" \
       'admission webhook "validate.gpulint.io" denied the request: ...' "$OUT"
 }
@@ -382,31 +384,36 @@ registration_for_loopback() {
         {url: ($base + (.clientConfig.service.path // "/"))}))}'
 }
 
-# set_cluster_mode MODE: the chart's registration as `helm upgrade --set
-# mode=MODE` would write it into the webhook's ConfigMap volume; the webhook
-# applies it, and this waits until the API server holds it.
-set_cluster_mode() {
-  local rendered=$E2E_TMP/registration.$1.yaml
-  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint --set mode="$1" |
+# set_registration HELM-ARGS...: the chart's registration as `helm upgrade`
+# with these values would write it into the webhook's ConfigMap volume; the
+# webhook applies it, and this waits until the API server holds it.
+set_registration() {
+  local rendered want
+  rendered=$(mktemp "$E2E_TMP/registration.XXXXXX")
+  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint "$@" |
     k create --dry-run=client -o json -f - |
     jq -rs '.[] | if .kind == "List" then .items[] else . end
       | select(.kind == "ConfigMap" and (.data["webhooks.yaml"] // "") != "") | .data["webhooks.yaml"]' \
       >"$rendered"
-  [[ -s $rendered ]] || fail "helm template --set mode=$1 rendered no registration ConfigMap"
+  [[ -s $rendered ]] || fail "helm template $* rendered no registration ConfigMap"
   registration_for_loopback "$rendered" >"$REGISTRATION_FILE.new"
+  want=$(routing <"$REGISTRATION_FILE.new")
   mv -f "$REGISTRATION_FILE.new" "$REGISTRATION_FILE"
-  wait_for 20 "the API server holding mode $1" cluster_mode_is "$1" ||
-    fail "the webhook configurations do not say mode $1 20 s after the registration changed" \
-      "the $1 webhook taking unlabelled namespaces" \
-      "$(k get validatingwebhookconfiguration gpulint-webhook -o json | jq -c '[.webhooks[] | {name, namespaceSelector}]')"
+  wait_for 20 "the API server holding the registration of $*" registration_is "$want" ||
+    fail "the webhook configurations are not those of helm template $* 20 s after the registration changed" \
+      "$want" "$(registered | routing)"
   sleep 1  # the API server's webhook cache follows the object within a moment
 }
-cluster_mode_is() {
-  k get validatingwebhookconfiguration gpulint-webhook -o json | jq -e --arg m "$1" '
-    any(.webhooks[]; (.clientConfig.url | endswith("/" + $m)) and
-      any(.namespaceSelector.matchExpressions[]; .key == "gpulint.io/mode" and .operator == "NotIn"))' \
-    >/dev/null
+registered() { k get validatingwebhookconfiguration,mutatingwebhookconfiguration gpulint-webhook -o json; }
+# routing: of a List of webhook configurations, what sends a request where.
+routing() {
+  jq -cS '[.items[] | {kind, webhooks: [.webhooks[] | {name, url: .clientConfig.url,
+    namespaceSelector, rules: [.rules[] | del(.scope)]}]}]'
 }
+registration_is() { [[ $(registered | routing) == "$1" ]]; }
+
+# set_cluster_mode MODE: the registration of `helm upgrade --set mode=MODE`.
+set_cluster_mode() { set_registration --set mode="$1"; }
 
 # pod_500gi NAME [CONTAINER]: incident 1's pod, 4 GPUs and 500Gi pinned to
 # gpu-v100, which deny mode refuses (exceeds-allocatable); CONTAINER (a flow

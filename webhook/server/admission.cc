@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <exception>
 #include <new>
+#include <stdexcept>
 #include <utility>
 
 #include "engine/base/finding.h"
@@ -10,6 +11,7 @@
 #include "engine/base/value.h"
 #include "engine/engine.h"
 #include "engine/json/json_parser.h"
+#include "engine/json/json_patch.h"
 #include "engine/mutate/mutate.h"
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
@@ -146,9 +148,10 @@ std::string ResponseJson(std::string_view api_version, std::string_view uid, con
 // its own node (spec.nodeName). What the resized pod alone cannot show, a
 // memory limit taken away, the API server refuses itself ("resource limits
 // cannot be removed") before any webhook is called. /mutate leaves a resize
-// alone: a running pod's patch could only be refused.
+// alone: a running pod's patch could only be refused (/admit judges it and
+// patches nothing).
 bool JudgedSubresource(Endpoint endpoint, std::string_view sub) {
-  return endpoint == Endpoint::kValidate && sub == "resize";
+  return endpoint != Endpoint::kMutate && sub == "resize";
 }
 
 // Why the engine cannot be asked about this request; empty when it can.
@@ -268,32 +271,61 @@ bool PodSpecFrozen(const Value& object) {
   return (kind == "Pod" && api == "v1") || (kind == "Job" && ApiGroupOf(api) == "batch");
 }
 
-void MutateObject(const Value& object, const Snapshot& snap, Mode mode, Answer* a,
-                  ReviewLog* log) {
+// Returns the patch the API server will apply: empty unless deny mode.
+std::vector<PatchOp> MutateObject(const Value& object, const Snapshot& snap, Mode mode, Answer* a,
+                                  ReviewLog* log) {
   log->decision = "allowed";
   if (snap.policy->ExemptNamespace(log->namespace_name)) {
     log->reason = "namespace " + Quoted(log->namespace_name) + " is exempt";
-    return;
+    return {};
   }
   if (log->operation == "UPDATE" && PodSpecFrozen(object)) {
     log->reason = std::string(object.StringAt("kind")) + " specs cannot change after creation";
-    return;
+    return {};
   }
   std::vector<std::string> notes;
   std::vector<PatchOp> ops = Mutate(object, *snap.policy, *snap.inventory, &notes);
-  if (ops.empty()) return;
+  if (ops.empty()) return {};
   log->patch_ops = ops.size();
   if (mode != Mode::kDeny) {
     log->unapplied_patch = PatchToJson(ops);
     log->decision = "would_patch";
-    if (mode == Mode::kWarn)
+    if (mode == Mode::kWarn && a->warnings.size() < kMaxWarnings)
       a->warnings.push_back(TruncateForWarning(
           "gpulint would change this pod in deny mode: " + JoinNotes(notes), kMaxWarningBytes));
     a->audit_annotations.emplace_back("would-patch", log->unapplied_patch);
-    return;
+    return {};
   }
   a->patch = PatchToJson(ops);
   log->decision = "patched";
+  return ops;
+}
+
+// /admit: the patch of /mutate and the verdict of /validate in one answer.
+// The verdict is on the object as the API server will store it, which is what
+// /validate would have been sent: in deny mode with the patch applied (hiding
+// a container's GPUs repairs its gpu-limit-missing), else as it came.
+void AdmitObject(const Value& object, bool patch, const Snapshot& snap, Mode mode, Answer* a,
+                 ReviewLog* log) {
+  std::vector<PatchOp> applied;
+  if (patch) applied = MutateObject(object, snap, mode, a, log);
+  std::string patched = log->decision;
+  Value stored;
+  if (!applied.empty()) {
+    stored = object;
+    Error error;
+    // Mutate's own ops on the object they were made from: a failure is a bug,
+    // answered with HTTP 500 so that failurePolicy decides, not a guess.
+    if (!ApplyPatch(applied, &stored, &error))
+      throw std::logic_error("the patch does not apply to its own object: " + error.ToString());
+  }
+  Validate(applied.empty() ? object : stored, snap, mode, a, log);
+  if (!a->allowed) {
+    a->patch.clear();  // a refused object is not stored
+    log->patch_ops = 0;
+    return;
+  }
+  if (log->decision == "allowed") log->decision = patched;
 }
 
 ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& snap, Mode mode) {
@@ -321,7 +353,7 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
   } else if (!why.empty()) {
     log.reason = why;
     log.decision = "allowed";
-    if (endpoint == Endpoint::kValidate) {
+    if (endpoint != Endpoint::kMutate) {
       answer.allowed = false;
       answer.code = 400;
       answer.reason = "BadRequest";
@@ -336,8 +368,10 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
     const Value& object = WithNamespace(*req->Find("object"), log.namespace_name, &copy);
     if (endpoint == Endpoint::kValidate)
       Validate(object, snap, mode, &answer, &log);
-    else
+    else if (endpoint == Endpoint::kMutate)
       MutateObject(object, snap, mode, &answer, &log);
+    else
+      AdmitObject(object, req->StringAt("subResource").empty(), snap, mode, &answer, &log);
   }
   ReviewResult r;
   r.content_type = kJsonType;
@@ -348,7 +382,17 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
 
 }  // namespace
 
-const char* EndpointName(Endpoint e) { return e == Endpoint::kValidate ? "validate" : "mutate"; }
+const char* EndpointName(Endpoint e) {
+  switch (e) {
+    case Endpoint::kValidate:
+      return "validate";
+    case Endpoint::kMutate:
+      return "mutate";
+    case Endpoint::kAdmit:
+      return "admit";
+  }
+  return "validate";
+}
 
 const char* ModeName(Mode m) {
   switch (m) {

@@ -27,8 +27,14 @@ struct Snapshot {
   std::string problem;
 };
 
-enum class Endpoint { kValidate, kMutate };
-const char* EndpointName(Endpoint e);  // "validate", "mutate"
+// /validate judges, /mutate patches. /admit does both in one call: the
+// chart's webhook.mutating.validatePods points the mutating webhook at it and
+// takes pods off the validating one, so a pod costs the API server one
+// webhook call instead of two (safe only where no other mutating webhook
+// changes pods after gpulint's: docs/webhook.md).
+enum class Endpoint { kValidate, kMutate, kAdmit };
+inline constexpr Endpoint kEndpoints[] = {Endpoint::kValidate, Endpoint::kMutate, Endpoint::kAdmit};
+const char* EndpointName(Endpoint e);  // "validate", "mutate", "admit"
 
 // What the webhook does with a verdict, as Pod Security Admission's modes:
 //  - kDeny: errors deny (/validate) and the patch is applied (/mutate);
@@ -88,7 +94,8 @@ struct ReviewResult {
 // Judges one request body. Never throws for any input; a body that is not an
 // AdmissionReview gets HTTP 400, anything with a usable uid gets a review
 // answered in the version it came in. Inputs the engine cannot evaluate are
-// denied on /validate (never judged as if empty) and left alone on /mutate.
+// denied on /validate and /admit (never judged as if empty) and left alone on
+// /mutate.
 // Without a policy in the snapshot, every review is allowed with a warning
 // naming the snapshot's problem.
 ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot,

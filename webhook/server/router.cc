@@ -57,9 +57,9 @@ int CheckReviewHead(const Request& req, const BodyFraming& framing, std::string*
   return 0;
 }
 
-// "/validate", "/mutate" (deny mode), and each with a mode: "/validate/warn".
+// "/validate", "/mutate", "/admit" (deny mode), and each with a mode: "/validate/warn".
 bool ReviewPath(std::string_view path, Endpoint* endpoint, Mode* mode) {
-  for (Endpoint e : {Endpoint::kValidate, Endpoint::kMutate}) {
+  for (Endpoint e : kEndpoints) {
     std::string base = std::string("/") + EndpointName(e);
     if (path.substr(0, base.size()) != base) continue;
     std::string_view rest = path.substr(base.size());
@@ -99,7 +99,7 @@ bool Router::Admit(const Request& req, const PeerInfo& peer, const BodyFraming& 
   };
   if (!review && !probe)
     return refuse(404,
-                  "not found: the endpoints are /validate and /mutate (each also as "
+                  "not found: the endpoints are /validate, /mutate and /admit (each also as "
                   "/audit, /warn and /deny below it), /healthz, /readyz and /metrics");
   std::string allowed = review ? "POST" : "GET";
   if (req.method != allowed && !(probe && req.method == "HEAD")) {

@@ -113,14 +113,19 @@ caBundle: {{ . | b64enc }}
 Both webhook configurations, whole, as YAML documents: (list $ CA), the
 caBundle set to CA when it is not "". Each holds one webhook per mode (deny,
 warn, audit), told apart by the mode label's namespaceSelector, so a namespace
-is sent to exactly one of them and each pod costs one call per configuration.
-Audit and warn only allow: their failurePolicy is Ignore, and their mutating
-webhook never patches, so it is never reinvoked.
+is sent to exactly one of them and each pod costs one call per configuration
+(with webhook.mutating.validatePods, one call in all: the mutating webhook
+calls /admit, which judges as well, and the validating one is not sent pod
+CREATEs). A configuration whose rules reach past CREATE has, per mode, a
+second webhook for those operations, the only one with the matchConditions
+(gpulint-webhook.ruleGroups). Audit and warn only allow: their failurePolicy
+is Ignore, and their mutating webhook never patches, so it is never reinvoked.
 */}}
 {{- define "gpulint-webhook.configurations" -}}
 {{- $ := index . 0 }}
 {{- $ca := index . 1 }}
 {{- $fullname := include "gpulint-webhook.fullname" $ }}
+{{- $oneCall := eq (include "gpulint-webhook.oneCall" $) "true" }}
 {{- $common := dict
   "admissionReviewVersions" (list "v1")
   "sideEffects" "None"
@@ -129,10 +134,15 @@ webhook never patches, so it is never reinvoked.
 }}
 {{- $inject := and $.Values.certManager.enabled (not $.Values.webhook.selfRegister) }}
 {{- range $kind := list "Validating" "Mutating" }}
-{{- $endpoint := ternary "validate" "mutate" (eq $kind "Validating") }}
+{{- $name := ternary "validate" "mutate" (eq $kind "Validating") }}
+{{- $path := ternary "admit" $name (and $oneCall (eq $kind "Mutating")) }}
 {{- $values := ternary $.Values.webhook.validating $.Values.webhook.mutating (eq $kind "Validating") }}
 {{- if $values.enabled }}
 {{- $rules := concat $values.rules $values.extraRules }}
+{{- if and $oneCall (eq $kind "Validating") }}
+{{- $rules = include "gpulint-webhook.withoutPodCreate" $rules | fromYamlArray }}
+{{- end }}
+{{- $groups := include "gpulint-webhook.ruleGroups" (list $ $rules) | fromYamlArray }}
 ---
 apiVersion: admissionregistration.k8s.io/v1
 kind: {{ $kind }}WebhookConfiguration
@@ -146,11 +156,12 @@ metadata:
   {{- end }}
 webhooks:
   {{- range $mode := list "deny" "warn" "audit" }}
-  - name: {{ if ne $mode "deny" }}{{ $mode }}.{{ end }}{{ $endpoint }}.gpulint.io
+  {{- range $group := $groups }}
+  - name: {{ if ne $mode "deny" }}{{ $mode }}.{{ end }}{{ $group.prefix }}{{ $name }}.gpulint.io
     clientConfig:
-      {{- include "gpulint-webhook.clientConfig" (list $ (printf "/%s/%s" $endpoint $mode) $ca) | nindent 6 }}
+      {{- include "gpulint-webhook.clientConfig" (list $ (printf "/%s/%s" $path $mode) $ca) | nindent 6 }}
     rules:
-      {{- toYaml $rules | nindent 6 }}
+      {{- toYaml $group.rules | nindent 6 }}
     failurePolicy: {{ if eq $mode "deny" }}{{ $.Values.webhook.failurePolicy }}{{ else }}Ignore{{ end }}
     namespaceSelector:
       {{- include "gpulint-webhook.namespaceSelector" (list $ $mode) | nindent 6 }}
@@ -158,7 +169,11 @@ webhooks:
     reinvocationPolicy: {{ if eq $mode "deny" }}{{ $values.reinvocationPolicy }}{{ else }}Never{{ end }}
     {{- end }}
     {{- toYaml $common | nindent 4 }}
-    {{- include "gpulint-webhook.matchConditions" (list $ $rules) | nindent 4 }}
+    {{- if $group.conditions }}
+    matchConditions:
+      {{- toYaml $.Values.webhook.matchConditions | nindent 6 }}
+    {{- end }}
+  {{- end }}
   {{- end }}
 {{- end }}
 {{- end }}
@@ -246,18 +261,76 @@ app.kubernetes.io/component: audit
 {{- include "gpulint-webhook.fullname" . | trunc 57 | trimSuffix "-" }}-audit
 {{- end }}
 
-{{- /* The matchConditions of a webhook with these rules: (list $ RULES). */ -}}
-{{- define "gpulint-webhook.matchConditions" -}}
-{{- $root := index . 0 }}
-{{- $pastCreate := false }}
-{{- range index . 1 }}
-{{- range .operations }}
-{{- if ne . "CREATE" }}{{ $pastCreate = true }}{{ end }}
+{{/*
+A configuration's rules, (list $ RULES), as a YAML list of webhooks to make
+of them per mode: {prefix, rules, conditions}. The matchConditions matter only
+past CREATE (on CREATE there is no deletionTimestamp), and each costs the API
+server a conversion of the whole object per call: so CREATE gets a webhook
+without them, and what rules reach past CREATE a second one ("update.") with
+them. One webhook, as before, when there is nothing to split.
+*/}}
+{{- define "gpulint-webhook.ruleGroups" -}}
+{{- $conditions := (index . 0).Values.webhook.matchConditions }}
+{{- $create := list }}
+{{- $later := list }}
+{{- range $rule := index . 1 }}
+{{- $ops := $rule.operations }}
+{{- if has "*" $ops }}{{ $ops = list "CREATE" "UPDATE" "DELETE" "CONNECT" }}{{ end }}
+{{- if has "CREATE" $ops }}{{ $create = append $create (merge (dict "operations" (list "CREATE")) $rule) }}{{ end }}
+{{- with without $ops "CREATE" }}{{ $later = append $later (merge (dict "operations" .) $rule) }}{{ end }}
+{{- end }}
+{{- if or (not $conditions) (not $later) }}
+- {prefix: "", conditions: false, rules: {{ index . 1 | toJson }}}
+{{- else if not $create }}
+- {prefix: "", conditions: true, rules: {{ index . 1 | toJson }}}
+{{- else }}
+- {prefix: "", conditions: false, rules: {{ $create | toJson }}}
+- {prefix: "update.", conditions: true, rules: {{ $later | toJson }}}
 {{- end }}
 {{- end }}
-{{- if and $pastCreate $root.Values.webhook.matchConditions }}
-matchConditions:
-  {{- toYaml $root.Values.webhook.matchConditions | nindent 2 }}
+
+{{/*
+"true" when the mutating webhook judges pod CREATEs itself
+(webhook.mutating.validatePods), else "". The render fails when it would
+leave pods unjudged: no mutating webhook, or one whose rules do not send it
+pod CREATEs.
+*/}}
+{{- define "gpulint-webhook.oneCall" -}}
+{{- $m := .Values.webhook.mutating }}
+{{- if $m.validatePods }}
+{{- $covered := false }}
+{{- range concat $m.rules $m.extraRules }}
+{{- if and (or (has "" .apiGroups) (has "*" .apiGroups)) (has "pods" .resources) (or (has "CREATE" .operations) (has "*" .operations)) }}{{ $covered = true }}{{ end }}
+{{- end }}
+{{- if not (and $m.enabled $covered) }}
+{{- fail "webhook.mutating.validatePods needs webhook.mutating.enabled and a webhook.mutating rule for pods on CREATE: the validating webhook no longer judges pod CREATEs, so the mutating one must receive them" }}
+{{- end }}
+{{- if not .Values.webhook.validating.enabled }}
+{{- fail "webhook.mutating.validatePods needs webhook.validating.enabled: pod resizes and workloads are still judged by the validating webhook" }}
+{{- end }}
+{{- "true" }}
+{{- end }}
+{{- end }}
+
+{{/*
+RULES, as a YAML list, without CREATE for pods: with validatePods the
+mutating webhook judges those. A rule naming pods beside other resources is
+split, so the others keep every operation.
+*/}}
+{{- define "gpulint-webhook.withoutPodCreate" -}}
+{{- range $rule := . }}
+{{- if and (or (has "" $rule.apiGroups) (has "*" $rule.apiGroups)) (has "pods" $rule.resources) }}
+{{- $ops := $rule.operations }}
+{{- if has "*" $ops }}{{ $ops = list "CREATE" "UPDATE" "DELETE" "CONNECT" }}{{ end }}
+{{- with without $ops "CREATE" }}
+- {{ merge (dict "resources" (list "pods") "operations" .) $rule | toJson }}
+{{- end }}
+{{- with without $rule.resources "pods" }}
+- {{ merge (dict "resources" .) $rule | toJson }}
+{{- end }}
+{{- else }}
+- {{ toJson $rule }}
+{{- end }}
 {{- end }}
 {{- end }}
 

@@ -7,45 +7,62 @@
 # on the new pods are those of the first pod (16Gi + the per-GPU headroom once).
 # A second mutating webhook, called after gpulint's, labels every pod, so the
 # API server reinvokes gpulint on each pod; the reinvocation adds nothing.
+# Then the same with one call per pod (webhook.mutating.validatePods: /admit
+# patches and judges): the reinvocation adds nothing and judges alike, and a
+# pod it refuses is refused by mutate.gpulint.io. Last, why that is not the
+# default: a later webhook that adds an ignore annotation makes the pod
+# admissible with two calls, while one call has refused it before that
+# webhook ran.
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 new_namespace e2e-h
 
-# The labeller, registered for this namespace only, ordered after gpulint's
-# configuration (the API server calls them by name).
-port_file=$E2E_TMP/labeller.port
-rm -f "$port_file"
-setpriv --pdeathsig KILL -- python3 "$E2E/test_webhook.py" "$E2E_TMP/pki/webhook.crt" "$E2E_TMP/pki/webhook.key" \
-  "$port_file" --patch labels e2e.gpulint.io/labelled=true >>"$E2E_TMP/logs/labeller.log" 2>&1 &
-labeller=$!
-at_exit "k delete mutatingwebhookconfiguration zz-e2e-labeller --wait=false; kill $labeller"
-wait_for 10 "the labeller's port" test -s "$port_file" || fail "the labeller webhook did not start" "" "$(cat "$E2E_TMP/logs/labeller.log")"
-kc apply -f - <<YAML
+# later_webhook NAME FIELD KEY=VALUE [LABEL=VALUE]: a mutating webhook that
+# sets that label or annotation (test_webhook.py --patch), registered as
+# zz-e2e-NAME for this namespace only (for pods labelled LABEL=VALUE when
+# given), so that the API server calls it after gpulint's configuration (it
+# calls them by name); returns once the API server calls it.
+later_webhook() {
+  local name=$1 field=$2 patch=$3 selector=${4:-} port_file=$E2E_TMP/$1.port pid labels="{}"
+  rm -f "$port_file"
+  setpriv --pdeathsig KILL -- python3 "$E2E/test_webhook.py" "$E2E_TMP/pki/webhook.crt" "$E2E_TMP/pki/webhook.key" \
+    "$port_file" --patch "$field" "$patch" >>"$E2E_TMP/logs/$name.log" 2>&1 &
+  pid=$!
+  at_exit "k delete mutatingwebhookconfiguration zz-e2e-$name --wait=false; kill $pid"
+  wait_for 10 "the $name's port" test -s "$port_file" || fail "the $name webhook did not start" "" "$(cat "$E2E_TMP/logs/$name.log")"
+  [[ -n $selector ]] && labels="{${selector%%=*}: \"${selector#*=}\"}"
+  kc apply -f - <<YAML
 apiVersion: admissionregistration.k8s.io/v1
 kind: MutatingWebhookConfiguration
-metadata: {name: zz-e2e-labeller}
+metadata: {name: zz-e2e-$name}
 webhooks:
-- name: labeller.e2e.gpulint.io
+- name: $name.e2e.gpulint.io
   clientConfig: {url: "https://127.0.0.1:$(cat "$port_file")/", caBundle: "$(base64 -w0 "$E2E_TMP/pki/ca.crt")"}
   rules: [{apiGroups: [""], apiVersions: [v1], resources: [pods], operations: [CREATE]}]
   namespaceSelector: {matchLabels: {kubernetes.io/metadata.name: $NS}}
+  objectSelector: {matchLabels: $labels}
   admissionReviewVersions: [v1]
   sideEffects: None
   failurePolicy: Fail
   reinvocationPolicy: Never
   timeoutSeconds: 5
 YAML
-expect_ok "register the labeller webhook"
-# The API server's webhook informer takes a moment: a dry-run pod comes back labelled.
-labelled_dry_run() {
-  k create --dry-run=server -n "$NS" -o json -f - 2>/dev/null <<'YAML' | jq -e '.metadata.labels["e2e.gpulint.io/labelled"] == "true"'
+  expect_ok "register the $name webhook"
+  # The API server's webhook informer takes a moment: a dry-run pod comes back patched.
+  wait_for 20 "the $name called" patched_dry_run "$field" "${patch%%=*}" "$labels" ||
+    fail "the API server does not call the $name webhook"
+}
+patched_dry_run() {  # patched_dry_run FIELD KEY LABELS
+  k create --dry-run=server -n "$NS" -o json -f - 2>/dev/null <<YAML | jq -e --arg f "$1" --arg k "$2" '.metadata[$f][$k] != null'
 apiVersion: v1
 kind: Pod
-metadata: {name: probe}
+metadata: {name: probe, labels: $3}
 spec: {containers: [{name: c, image: busybox:1.36}]}
 YAML
 }
-wait_for 20 "the labeller called" labelled_dry_run || fail "the API server does not call the labeller webhook"
+
+# The labeller: every pod.
+later_webhook labeller labels e2e.gpulint.io/labelled=true
 
 manifest=$E2E_TMP/h-trainer.yaml
 cat >"$manifest" <<'YAML'
@@ -84,11 +101,12 @@ newest_pod() {
     jq -r '[.items[] | select(.metadata.annotations["deployment.kubernetes.io/revision"] == "'"$1"'")][0].metadata.labels["pod-template-hash"] // empty')
   [[ -n $hash ]] && pods_json "pod-template-hash=$hash" | jq -e '.items[0] // empty'
 }
-# wait_revision N: the pod of the Deployment's revision N, once created,
-# labelled by the second webhook, and with gpulint's /mutate called on it
-# twice (the second time, the reinvocation, with nothing to patch).
+# wait_revision N [ENDPOINT]: the pod of the Deployment's revision N, once
+# created, labelled by the second webhook, and with gpulint's ENDPOINT
+# (/mutate, or /admit) called on it twice (the second time, the reinvocation,
+# with nothing to patch).
 wait_revision() {
-  local pod prefix calls
+  local pod prefix calls endpoint=${2:-mutate}
   if ! wait_for 30 "a pod of revision $1" newest_pod "$1"; then
     local refused
     refused=$(denied_creates | head -n 3 || true)
@@ -99,10 +117,10 @@ wait_revision() {
     fail "the pod of revision $1 was not labelled by the second webhook" "label e2e.gpulint.io/labelled=true" \
       "$(jq -c .metadata.labels <<<"$pod")"
   prefix=$(jq -r .metadata.generateName <<<"$pod")
-  calls=$(webhook_decisions "$NS" | grep '"endpoint":"mutate"' | grep -F "\"name\":\"$prefix\"" | grep '"dry_run":false' || true)
+  calls=$(webhook_decisions "$NS" | grep "\"endpoint\":\"$endpoint\"" | grep -F "\"name\":\"$prefix\"" | grep '"dry_run":false' || true)
   [[ $(grep -c . <<<"$calls") -ge 2 && $(tail -n 1 <<<"$calls") == *'"decision":"allowed"'* ]] ||
-    fail "revision $1: gpulint's /mutate was not reinvoked with nothing to add" \
-      "two /mutate decisions for $prefix*, the second \"allowed\" (no patch)" "$calls"
+    fail "revision $1: gpulint's /$endpoint was not reinvoked with nothing to add" \
+      "two /$endpoint decisions for $prefix*, the second \"allowed\" (no patch)" "$calls"
   echo "$pod"
 }
 
@@ -142,3 +160,41 @@ third_mutated=$(mutated <<<"$third")
   fail "the pod of the gpulint-fixed template was mutated differently (headroom or VRAM added again?)" \
     "$first_mutated" "$third_mutated"
 note "revision 3 (gpulint fix applied): the same memory, VRAM and annotations"
+
+# One call per pod: the registration as `helm upgrade --set
+# webhook.mutating.validatePods=true` writes it. Rollout 3: the pod goes to
+# /admit twice (the labeller makes the API server reinvoke it) and never to
+# /validate, and gets what the first pod got.
+at_exit "set_registration --set mode=deny"
+set_registration --set mode=deny --set webhook.mutating.validatePods=true
+kc set image deployment/trainer -n "$NS" trainer=nvcr.io/nvidia/pytorch:24.07-py3
+expect_ok "kubectl set image, one call per pod"
+fourth=$(wait_revision 4 admit)
+[[ $(mutated <<<"$fourth") == "$first_mutated" ]] ||
+  fail "with one call per pod, the new pod was mutated differently" "$first_mutated" "$(mutated <<<"$fourth")"
+prefix=$(jq -r .metadata.generateName <<<"$fourth")
+if webhook_decisions "$NS" | grep '"endpoint":"validate"' | grep -qF "\"name\":\"$prefix\""; then
+  fail "with one call per pod, /validate was still sent the pod" "no /validate decision for $prefix*" \
+    "$(webhook_decisions "$NS" | grep -F "\"name\":\"$prefix\"")"
+fi
+note "revision 4 (one call per pod): /admit twice, no /validate, the same memory, VRAM and annotations"
+
+# Incident 1's pod is refused by the mutating webhook, with /validate's words.
+kc create -n "$NS" -f - <<<"$(pod_500gi refused)"
+expect_denied "incident 1's pod, one call per pod"
+grep -q 'admission webhook "mutate.gpulint.io" denied the request' <<<"$OUT" ||
+  fail "incident 1's pod was not refused by mutate.gpulint.io" 'admission webhook "mutate.gpulint.io" denied ...' "$OUT"
+expect_denial "incident 1's pod, one call per pod" 'exceeds-allocatable.*500Gi'
+
+# Why validatePods is off by default: a webhook after gpulint's that adds an
+# ignore annotation (a reason to admit) is seen by /validate, after every
+# mutation, but not by /admit, which refused the pod before it ran.
+later_webhook waiver annotations "ignore.gpulint.io/exceeds-allocatable=waived by a later webhook" \
+  e2e.gpulint.io/waive=true
+waived_pod() { pod_500gi waived | sed 's/^metadata: {name: waived}$/metadata: {name: waived, labels: {e2e.gpulint.io\/waive: "true"}}/'; }
+kc create -n "$NS" -f - <<<"$(waived_pod)"
+expect_denied "one call per pod: the waived pod is refused before the waiver runs"
+set_registration --set mode=deny
+kc create -n "$NS" -f - <<<"$(waived_pod)"
+expect_ok "two calls: /validate sees the waiver's annotation and admits the pod"
+note "a later webhook's waiver: refused with one call per pod, admitted with two (validatePods stays off by default)"
