@@ -3,6 +3,7 @@
 // (lint/fix/fix.h): printed, shown as a diff or written back.
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <ostream>
 #include <set>
 
@@ -15,6 +16,7 @@
 #include "lint/input/render.h"
 #include "lint/input/setup.h"
 #include "lint/output/atomic_write.h"
+#include "lint/output/output.h"
 #include "lint/output/unified_diff.h"
 
 namespace gpulint {
@@ -37,10 +39,18 @@ only one way, in the manifests themselves:
   gpu-limit-missing           NVIDIA_VISIBLE_DEVICES=void (the webhook's
                               hide-GPUs mutation), unless the container sets
                               the variable itself
-Each finding of these rules that is left says why on stderr ("not fixed").
 500GB, 40g, 1K and 2M stay as they are: GB, g and K could be decimal or
 binary, and only the author knows which. Capacity is not a mistake: VRAM and
 memory headroom are added only with --mutations.
+
+fix ends with every finding it left, of any rule, as 'gpulint check' prints
+it, each followed by a note that says why it was not fixed:
+  k8s/ds.yaml:2:13: error: extensions/v1beta1 DaemonSet was removed ...
+  k8s/ds.yaml:2:13: note: not fixed: gpulint fix does not repair
+  removed-api-version; 'gpulint explain removed-api-version' says how to fix it
+and the summary line counts them by severity. Positions are in the files as
+fixed: where 'gpulint check' finds them after --write. They go to stderr, even with --quiet; stdout holds only
+the manifests or the diff.
 
 Only the lines that change are touched: comments, key order, quoting,
 indentation and every other line stay byte for byte. New keys go after a
@@ -86,7 +96,8 @@ Examples:
 
 Exit status: 0 nothing to change, 1 something was (or, without --write,
 would be) changed, 2 an error: a usage error, an unreadable file or policy,
-or a document left unfixed.
+or a document left unfixed. The findings left do not change it: 'gpulint
+check' judges them.
 )";
 
 constexpr size_t kMaxFile = size_t{256} << 20;
@@ -134,6 +145,7 @@ class FixRun {
     for (size_t i = 0; i < inputs.size(); ++i)
       FixInput(inputs[i].path, *policies[i], inputs.size() > 1);
     io_.out.flush();
+    ReportLeft();
     if (!options_.quiet) io_.err << "gpulint: " << SummaryText(inputs.size()) << '\n';
     if (failed_) return kExitUsage;
     return changed_files_ > 0 ? kExitFindings : kExitClean;
@@ -143,6 +155,29 @@ class FixRun {
   void Report(const Error& error) {
     failed_ = true;
     io_.err << "gpulint: error: " << error.ToString() << '\n';
+  }
+
+  // What is left is what a person must do: said last, even with --quiet.
+  // Each finding as check prints it, then a note, as compilers add one.
+  void ReportLeft() {
+    std::string text;
+    for (const LeftFinding& left : left_) {
+      AppendFindingText(left.finding, false, &text);
+      text +=
+          Error{left.finding.file, left.finding.mark, "note: not fixed: " + left.why}.ToString();
+      text += '\n';
+    }
+    io_.err << text;
+  }
+
+  // "3 findings not fixed (2 errors, 1 warning)"
+  std::string LeftText() const {
+    Summary counts;
+    for (const LeftFinding& left : left_) counts.Count(left.finding.severity);
+    std::string out = Plural(left_.size(), "finding") + " not fixed (";
+    out += Plural(counts.errors, "error") + ", " + Plural(counts.warnings, "warning");
+    if (counts.infos > 0) out += ", " + Plural(counts.infos, "info");
+    return out + ")";
   }
 
   std::string SummaryText(size_t files) const {
@@ -157,9 +192,8 @@ class FixRun {
       if (files > changed_files_)
         out += "; " + Plural(files - changed_files_, "file") + " unchanged";
     }
-    if (unfixed_ > 0) out += "; " + Plural(unfixed_, "finding") + " not fixed";
-    if (!policy_names_.empty())
-      out += policy_names_.size() == 1 ? "; policy: " : "; policies: ";
+    if (!left_.empty()) out += "; " + LeftText();
+    if (!policy_names_.empty()) out += policy_names_.size() == 1 ? "; policy: " : "; policies: ";
     for (size_t i = 0; i < policy_names_.size(); ++i) out += (i ? ", " : "") + policy_names_[i];
     return out;
   }
@@ -176,9 +210,7 @@ class FixRun {
     for (const Error& e : fixed.problems) Report(e);
     if (!options_.quiet)
       for (const std::string& change : fixed.changes) io_.err << change << '\n';
-    // What is left is what a person must do: said even with --quiet.
-    for (const std::string& note : fixed.unfixed) io_.err << note << '\n';
-    unfixed_ += fixed.unfixed.size();
+    std::move(fixed.left.begin(), fixed.left.end(), std::back_inserter(left_));
     bool changed = fixed.text != text;
     changes_ += fixed.changes.size();
     changed_files_ += changed;
@@ -204,7 +236,7 @@ class FixRun {
   RunSetup& setup_;
   CliIo& io_;
   std::vector<std::string> policy_names_;  // in the order the inputs first use them
-  size_t unfixed_ = 0;
+  std::vector<LeftFinding> left_;          // every input's, in input order
   size_t changes_ = 0;
   size_t changed_files_ = 0;
   bool failed_ = false;
@@ -272,8 +304,8 @@ bool ReadOptions(const ParsedArgs& parsed, FixCommandOptions* options, std::stri
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
-      {"--write", "-w"},         {"--diff", ""},         {"--only", "", true, true},
-      {"--mutations", ""},       {"--policy", "", true}, {"--nodes", "", true, true},
+      {"--write", "-w"},   {"--diff", ""},         {"--only", "", true, true},
+      {"--mutations", ""}, {"--policy", "", true}, {"--nodes", "", true, true},
       {"--quiet", "-q"}};
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, FixCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
