@@ -110,6 +110,7 @@ class CheckRun {
     writer_->Finish(summary_);
     if (baseline_writer_) return WriteBaseline(baseline_writer_->Text(), PolicyText(policy_names_));
     writer_.reset();
+    WarnIfBaselineHidNothing();
     if (!options_.format->holds_summary && !options_.quiet)
       io_.err << "gpulint: " << SummaryText(summary_) << PolicyText(policy_names_) << '\n';
 
@@ -125,14 +126,21 @@ class CheckRun {
   // so a bad one stops the run before half of it is reported.
   bool Prepare() {
     Error error;
+    std::error_code ec;
+    work_dir_ = std::filesystem::current_path(ec).string();
+    // Fingerprints name files as the baseline does: the one read, the one
+    // written, or one that would be written here.
+    std::string root = BaselineRoot(options_.output_file, work_dir_);
     if (!options_.baseline_file.empty()) {
       baseline_.emplace();
-      if (!baseline_->Load(options_.baseline_file, io_.stdin_fd, &error)) {
+      if (!baseline_->Load(options_.baseline_file, io_.stdin_fd, work_dir_, &error)) {
         ReportError(error);
         return false;
       }
+      root = baseline_->root();
       summary_.baselined = 0;
     }
+    files_.emplace(work_dir_, root);
     const char* env_policy = std::getenv(kPolicyEnvVar);
     if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &error,
                      env_policy ? env_policy : "")) {
@@ -173,11 +181,9 @@ class CheckRun {
     writer_options.fail_on = options_.fail_on;
     writer_options.policy = policies_.empty() ? run_policy_ : policies_[0]->policy;
     writer_options.policies = policy_names_;
-    std::error_code ec;
-    writer_options.base_dir = std::filesystem::current_path(ec).string();
-    base_dir_ = writer_options.base_dir;
+    writer_options.base_dir = work_dir_;
     if (options_.write_baseline) {
-      auto writer = std::make_unique<BaselineWriter>(base_dir_);
+      auto writer = std::make_unique<BaselineWriter>(*files_);
       baseline_writer_ = writer.get();
       writer_ = std::move(writer);
     } else {
@@ -208,6 +214,23 @@ class CheckRun {
               << SummaryText(summary_) << policy_text << '\n';
     }
     return kExitClean;
+  }
+
+  // A baseline that hides not one of the findings was most likely written
+  // for other files, or names them from elsewhere: said, not silently passed.
+  void WarnIfBaselineHidNothing() {
+    size_t found = summary_.errors + summary_.warnings + summary_.infos;
+    if (!baseline_ || baseline_->size() == 0 || *summary_.baselined > 0 || found == 0) return;
+    io_.err << "gpulint: warning: the baseline " << DisplayName(options_.baseline_file) << " ("
+            << baseline_->size() << (baseline_->size() == 1 ? " finding" : " findings")
+            << ") hid none of the " << found << " found; ";
+    if (baseline_->version() == 1) {
+      io_.err << "it is version 1, which names files from the directory it was written in: run "
+                 "check from there, or write it again with 'gpulint baseline'\n";
+    } else {
+      io_.err << "it names files from " << baseline_->root()
+              << ": was it written for these files?\n";
+    }
   }
 
   // A PATH that gave no manifest: an input error, or with --allow-empty a
@@ -261,7 +284,7 @@ class CheckRun {
   void Emit(Finding& finding) {
     if (options_.strict && finding.rule == "workload-not-checked")
       finding.severity = Severity::kError;
-    finding.fingerprint = Fingerprint(finding, base_dir_);
+    finding.fingerprint = Fingerprint(finding, files_->Name(finding.file));
     if (baseline_ && baseline_->Hide(finding.fingerprint)) {
       ++*summary_.baselined;
       return;
@@ -453,8 +476,9 @@ class CheckRun {
   std::vector<Error> early_errors_;            // reported before writer_ was made
   Summary summary_;
   bool input_failed_ = false;
-  std::string base_dir_;              // the working directory, for fingerprints
-  std::optional<Baseline> baseline_;  // --baseline
+  std::string work_dir_;                   // the current directory, absolute
+  std::optional<FingerprintFiles> files_;  // set first thing by Prepare
+  std::optional<Baseline> baseline_;       // --baseline
 };
 
 }  // namespace
