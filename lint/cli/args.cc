@@ -2,6 +2,7 @@
 // text of the command and the "gpulint: error:" line.
 #include <ostream>
 
+#include "engine/base/edit_distance.h"
 #include "lint/cli/commands.h"
 
 namespace gpulint {
@@ -12,7 +13,8 @@ int ParseOrExit(const std::vector<std::string>& args, const Command& command,
                 const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
                 CliIo& io) {
   std::string error;
-  if (!ParseArgs(args, "gpulint " + std::string(command.name), specs, negative_numbers, out, &error)) {
+  if (!ParseArgs(args, "gpulint " + std::string(command.name), specs, negative_numbers, ClosestWord,
+                 out, &error)) {
     Fail(io, error);
     return kExitUsage;
   }

@@ -322,7 +322,8 @@ TEST_CASE("fix: usage errors", "[cli][fix]") {
        "instead\n"},
       {{"fix", "--nodes", "-", "-"}, "gpulint: error: stdin ('-') can be read only once\n"},
       {{"fix", "--wirte", "x.yaml"},
-       "gpulint: error: unknown option '--wirte' (see 'gpulint fix --help')\n"},
+       "gpulint: error: unknown option '--wirte'; did you mean '--write'? (see 'gpulint fix "
+       "--help')\n"},
       {{"fix", "--write", "--diff", "x.yaml"},
        "gpulint: error: --write and --diff: choose one (--diff shows what --write would "
        "change)\n"},
