@@ -24,6 +24,8 @@ Options:
   -j, --jobs N         check N files at a time; the baseline is the same
   --allow-empty        as for check: a PATH with no manifest is a warning,
                        not an error (an empty baseline is then written)
+  --exclude GLOB       as for check: leave out what GLOB matches (see
+                       'gpulint check --help'). Repeatable
   -q, --quiet          leave out the summary line
   -h, --help           print this text
 

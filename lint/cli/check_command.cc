@@ -40,6 +40,9 @@ Options:
   --allow-empty        a PATH with no manifest is a warning, not an error
                        (exit 0 if nothing else is wrong); with it, no PATH
                        at all checks nothing
+  --exclude GLOB       leave out the files and directories GLOB matches,
+                       met in a walk or named (see Exclude below).
+                       Repeatable
   -q, --quiet          leave out the summary line
   -h, --help           print this text
 
@@ -99,6 +102,7 @@ Examples:
   gpulint check --format junit k8s/ > gpulint-junit.xml
   gpulint check --format github k8s/                    # in a workflow step
   gpulint check --baseline gpulint-baseline.json k8s/
+  gpulint check --exclude vendor --exclude 'generated/**' .
 
 Charts and kustomizations:
   A directory holding Chart.yaml is rendered with 'helm template', one
@@ -112,6 +116,21 @@ Charts and kustomizations:
   '# Source:' comment) or 'overlays/prod (kustomized):40:7' (lines of the
   kustomize output). A missing tool or a source that fails to render is an
   input error at its path, with the tool's own message.
+
+Exclude:
+  --exclude reads GLOB as .gitignore does. Without a '/' (but a trailing
+  one), it matches a file or directory name at any depth: '*.json',
+  'vendor'. With one, it matches the path below the PATH walked:
+  'generated/*.yaml' under 'gpulint check k8s/' is k8s/generated/*.yaml, and
+  a leading '/' changes nothing. A PATH named itself (a file pre-commit
+  passes) is matched by its path from the current directory, each directory
+  on the way down too. '*', '?' and [a-z] match within one name, never
+  across '/'; '**' spans directories: '**/test' (any depth), 'test/**'
+  (everything inside), 'a/**/b'. A trailing '/' matches directories only. An
+  excluded directory is not walked; a chart or kustomization is rendered
+  whole (exclude its directory to leave it out). A PATH that --exclude empties
+  is one that gives no manifest (below). Quote GLOB for the shell:
+    gpulint check --exclude 'generated/**' --exclude '*.json' k8s/
 
 A PATH that gives no manifest is an input error: a directory with no *.yaml,
 *.yml or *.json under it, a file or stdin holding no YAML or JSON document
@@ -142,6 +161,7 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
   options->baseline_file = args.Get("--baseline");
   options->output_file = args.Get("--output");
   options->render.values_files = args.All("--values");
+  if (!ReadExcludes(args, &options->exclude, error)) return false;
   if (args.Has("--jobs")) {
     std::string jobs = args.Get("--jobs");
     char* end = nullptr;
@@ -197,10 +217,17 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
-      {"--policy", "", true},  {"--nodes", "", true, true}, {"--format", "", true},
-      {"--fail-on", "", true}, {"--quiet", "-q"},  {"--jobs", "-j", true},
-      {"--baseline", "", true}, {"--values", "-f", true, true}, {"--strict", ""},
+      {"--policy", "", true},
+      {"--nodes", "", true, true},
+      {"--format", "", true},
+      {"--fail-on", "", true},
+      {"--quiet", "-q"},
+      {"--jobs", "-j", true},
+      {"--baseline", "", true},
+      {"--values", "-f", true, true},
+      {"--strict", ""},
       {"--allow-empty", ""},
+      {"--exclude", "", true, true},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, CheckCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
@@ -217,13 +244,12 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
 
 int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
-      {"--policy", "", true}, {"--nodes", "", true, true}, {"--quiet", "-q"},
-      {"--jobs", "-j", true}, {"--output", "-o", true}, {"--values", "-f", true, true},
-      {"--allow-empty", ""},
+      {"--policy", "", true}, {"--nodes", "", true, true},   {"--quiet", "-q"},
+      {"--jobs", "-j", true}, {"--output", "-o", true},      {"--values", "-f", true, true},
+      {"--allow-empty", ""},  {"--exclude", "", true, true},
   };
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, BaselineCommand(), kSpecs, false, &parsed, io); rc >= 0)
-    return rc;
+  if (int rc = ParseOrExit(args, BaselineCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
   CheckOptions options;
   options.write_baseline = true;
   std::string error;

@@ -81,6 +81,7 @@ struct FileResult : FileSink {
 
 constexpr char kNothingFound[] = "no manifests found ";
 constexpr char kLookedFor[] = "(looked for *.yaml, *.yml and *.json)";
+constexpr char kAllExcluded[] = "(--exclude left out all there was)";
 
 class CheckRun {
  public:
@@ -149,12 +150,15 @@ class CheckRun {
     }
     run_policy_ = &setup_.policy();
     std::vector<Error> path_errors;
-    inputs_ = ManifestInputs(options_.paths, &path_errors, &yields_);
+    inputs_ = ManifestInputs(options_.paths, options_.exclude, &path_errors, &yields_);
     for (const Error& e : path_errors) ReportError(e);
     // A CI job pointed at the wrong directory must not pass in silence.
     for (size_t i = 0; i < options_.paths.size(); ++i) {
       if (yields_[i].inputs.empty() && yields_[i].errors == 0)
-        ReportNothingFound({options_.paths[i], {}, std::string(kNothingFound) + kLookedFor});
+        ReportNothingFound(
+            {options_.paths[i],
+             {},
+             std::string(kNothingFound) + (yields_[i].excluded > 0 ? kAllExcluded : kLookedFor)});
     }
     if (options_.paths.empty())
       ReportNothingFound({"", {}, std::string(kNothingFound) + "(no PATH given)"});

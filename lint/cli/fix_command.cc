@@ -84,6 +84,8 @@ Options:
   --nodes FILE     nodes the pods can land on ('kubectl get nodes -o yaml'
                    output): hidden GPUs and, with --mutations, VRAM.
                    Repeatable
+  --exclude GLOB   leave out the files and directories GLOB matches, as
+                   for check (see 'gpulint check --help'). Repeatable
   -q, --quiet      leave out the list of changes and the summary on stderr
   -h, --help       print this text
 
@@ -112,6 +114,7 @@ struct FixCommandOptions {
   bool quiet = false;
   FixOptions fix;
   std::vector<std::string> paths;
+  ExcludePatterns exclude;
 };
 
 class FixRun {
@@ -121,7 +124,7 @@ class FixRun {
 
   int Run() {
     std::vector<Error> path_errors;
-    std::vector<InputFile> inputs = ManifestInputs(options_.paths, &path_errors);
+    std::vector<InputFile> inputs = ManifestInputs(options_.paths, options_.exclude, &path_errors);
     for (const Error& e : path_errors) Report(e);
     std::erase_if(inputs, [&](const InputFile& input) {
       if (input.kind == InputKind::kFile) return false;
@@ -283,6 +286,7 @@ bool ReadOptions(const ParsedArgs& parsed, FixCommandOptions* options, std::stri
   options->quiet = parsed.Has("--quiet");
   options->fix.mutations = parsed.Has("--mutations");
   options->paths = parsed.positional;
+  if (!ReadExcludes(parsed, &options->exclude, error)) return false;
   std::vector<std::string> nodes = parsed.All("--nodes");
   size_t stdin_reads = std::count(options->paths.begin(), options->paths.end(), "-") +
                        std::count(nodes.begin(), nodes.end(), "-");
@@ -304,9 +308,10 @@ bool ReadOptions(const ParsedArgs& parsed, FixCommandOptions* options, std::stri
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
-      {"--write", "-w"},   {"--diff", ""},         {"--only", "", true, true},
-      {"--mutations", ""}, {"--policy", "", true}, {"--nodes", "", true, true},
-      {"--quiet", "-q"}};
+      {"--write", "-w"},          {"--diff", ""},
+      {"--only", "", true, true}, {"--mutations", ""},
+      {"--policy", "", true},     {"--nodes", "", true, true},
+      {"--quiet", "-q"},          {"--exclude", "", true, true}};
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, FixCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
   FixCommandOptions options;

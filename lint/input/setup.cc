@@ -61,9 +61,10 @@ bool LoadPath(const std::string& path, int stdin_fd, const LoadLimits& limits,
 }
 
 std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
-                                      std::vector<Error>* errors, std::vector<PathYield>* yields) {
+                                      const ExcludePatterns& exclude, std::vector<Error>* errors,
+                                      std::vector<PathYield>* yields) {
   std::vector<PathYield> found_by_path;
-  std::vector<InputFile> found = ExpandPaths(paths, errors, &found_by_path);
+  std::vector<InputFile> found = ExpandPaths(paths, exclude, errors, &found_by_path);
   std::vector<InputFile> inputs;
   constexpr size_t kDropped = SIZE_MAX;
   std::vector<size_t> kept_at(found.size(), kDropped);  // index in `found` -> in `inputs`
@@ -118,9 +119,10 @@ const PolicySetup* RunSetup::PolicyFor(const std::string& input, Error* error) {
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
   // A chart or kustomization (a directory) is looked up from itself.
-  fs::path dir = input == "-"                ? cwd
-                 : fs::is_directory(input, ec) ? (cwd / input).lexically_normal()
-                                             : (cwd / fs::path(input).parent_path()).lexically_normal();
+  fs::path dir = input == "-" ? cwd
+                 : fs::is_directory(input, ec)
+                     ? (cwd / input).lexically_normal()
+                     : (cwd / fs::path(input).parent_path()).lexically_normal();
   auto [it, inserted] = file_by_dir_.try_emplace(dir.string());
   if (inserted) {
     fs::path found = NearestPolicyFile(dir);

@@ -34,7 +34,7 @@ bool LoadPath(const std::string& path, int stdin_fd, const LoadLimits& limits,
 // is not a manifest. One named on the command line is read all the same.
 // `yields` as ExpandPaths gives them, indexing the inputs returned.
 std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
-                                      std::vector<Error>* errors,
+                                      const ExcludePatterns& exclude, std::vector<Error>* errors,
                                       std::vector<PathYield>* yields = nullptr);
 
 // One policy, its name in reports, and the inventory built with it (its node
