@@ -143,9 +143,10 @@ class CheckRun {
     }
     files_.emplace(work_dir_, root);
     const char* env_policy = std::getenv(kPolicyEnvVar);
-    if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &error,
+    std::vector<Error> errors;
+    if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &errors,
                      env_policy ? env_policy : "")) {
-      ReportError(error);
+      for (const Error& e : errors) ReportError(e);
       return false;
     }
     run_policy_ = &setup_.policy();
@@ -164,9 +165,9 @@ class CheckRun {
       ReportNothingFound({"", {}, std::string(kNothingFound) + "(no PATH given)"});
     std::vector<std::string> names;
     for (const InputFile& input : inputs_) {
-      const PolicySetup* policy = setup_.PolicyFor(input.path, &error);
+      const PolicySetup* policy = setup_.PolicyFor(input.path, &errors);
       if (!policy) {
-        ReportError(error);
+        for (const Error& e : errors) ReportError(e);
         return false;
       }
       policies_.push_back(policy);

@@ -134,10 +134,10 @@ class FixRun {
     // Every policy loads before anything is written: a bad one stops the run.
     std::vector<const PolicySetup*> policies;
     for (const InputFile& input : inputs) {
-      Error error;
-      const PolicySetup* policy = setup_.PolicyFor(input.path, &error);
+      std::vector<Error> errors;
+      const PolicySetup* policy = setup_.PolicyFor(input.path, &errors);
       if (!policy) {
-        Report(error);
+        for (const Error& e : errors) Report(e);
         return kExitUsage;
       }
       policies.push_back(policy);
@@ -321,11 +321,11 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
     return kExitUsage;
   }
   RunSetup setup;
-  Error error;
+  std::vector<Error> errors;
   const char* env_policy = std::getenv(kPolicyEnvVar);
-  if (!setup.Load(parsed.Get("--policy"), parsed.All("--nodes"), io.stdin_fd, &error,
+  if (!setup.Load(parsed.Get("--policy"), parsed.All("--nodes"), io.stdin_fd, &errors,
                   env_policy ? env_policy : "")) {
-    Fail(io, error.ToString());
+    for (const Error& e : errors) Fail(io, e.ToString());
     return kExitUsage;
   }
   return FixRun(options, setup, io).Run();
