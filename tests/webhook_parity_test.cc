@@ -12,6 +12,7 @@
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
 #include "lint/input/inputs.h"
+#include "lint/input/owners.h"
 #include "tests/webhook_test_support.h"
 
 namespace gpulint::webhook_test {
@@ -96,7 +97,7 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
   TestServer s;
   Inventory no_nodes = BuildInventory(DefaultPolicy(), {});
   TempDir dir;
-  int objects = 0, with_findings = 0, patched = 0, alone_checked = 0;
+  int objects = 0, with_findings = 0, patched = 0, alone_checked = 0, owned_checked = 0;
   for (const std::string& file : Manifests()) {
     INFO(file);
     Json cli = RunCli(file);
@@ -129,6 +130,7 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
         has_claims |= ApiGroupOf(ref.api_version) == "resource.k8s.io";
       });
     for (const Value& root : roots) {
+      OwnersInDocument owners(root);
       ForEachObject(root, [&](const Value& object) {
         if (!object.is_mapping() || object.StringAt("kind").empty()) return;
         ObjectRef ref = RefOf(object);
@@ -137,13 +139,18 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
         INFO(key);
         std::string body = ReviewFor(object, ref, ++objects);
         // The webhook sees one object: a claim the file's templates resolve is
-        // unresolved there, as it is for the CLI given that object alone.
+        // unresolved there, and a pod whose ReplicaSet is in the file (which the
+        // CLI judges under it) is judged on its own, as the CLI judges that
+        // object alone.
         std::vector<Json> expected = by_object[key];
-        if (has_claims) {
+        bool owned = owners.HasOwner(object);
+        if (has_claims || owned) {
           std::string alone = dir / "object.json";
           WriteFileAtomic(alone, ToJson(object));
           expected = RunCli(alone)["findings"].get<std::vector<Json>>();
           ++alone_checked;
+          owned_checked += owned;
+          if (owned) CHECK(by_object[key].empty());
         }
         CheckSameFindings(s.Review("validate", body)["response"], expected);
         with_findings += !by_object[key].empty();
@@ -167,6 +174,7 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
   CHECK(with_findings >= 10);
   CHECK(patched >= 3);
   CHECK(alone_checked >= 8);
+  CHECK(owned_checked >= 4);  // testdata/cluster-dump
 }
 
 // An in-place resize carries the whole resized Pod: /validate gives the

@@ -67,8 +67,9 @@ Output:
           "checked" counts objects whose pods were checked, "notChecked"
           those holding containers gpulint could not reach.
           "fingerprint" is the finding's identity across runs (as in a
-          baseline); "summary" has "baselined" with --baseline. No
-          summary line.
+          baseline); "summary" has "baselined" with --baseline, and
+          "underOwner" when objects were judged under their owner (see
+          Cluster dumps below). No summary line.
   sarif   SARIF 2.1.0 for GitHub code scanning: every rule with its
           description and help, a result per finding with its file (relative
           to the current directory), line and column, and its fingerprint
@@ -131,6 +132,16 @@ Exclude:
   whole (exclude its directory to leave it out). A PATH that --exclude empties
   is one that gives no manifest (below). Quote GLOB for the shell:
     gpulint check --exclude 'generated/**' --exclude '*.json' k8s/
+
+Cluster dumps:
+  'kubectl get all -A -o json' lists Deployments, their ReplicaSets and their
+  Pods, each with the Deployment's pod template. An object whose
+  metadata.ownerReferences name another object of the same document (by uid,
+  else by kind and name in its namespace) is not judged on its own: its
+  findings are its owner's, reported once, under the owner. The summary line
+  says how many ("; 6 objects judged under their owner"; they are not among
+  its objects). kubectl prints a dump as one List; owners in another document
+  or file are not looked for. The webhook judges every object alone.
 
 A PATH that gives no manifest is an input error: a directory with no *.yaml,
 *.yml or *.json under it, a file or stdin holding no YAML or JSON document

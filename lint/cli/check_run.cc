@@ -2,23 +2,18 @@
 // Documents stream through one at a time, so memory stays flat whatever the
 // size of the input; findings go to the writer as each object is evaluated.
 // With several files and --jobs above 1, a small pool checks files side by
-// side and the findings are replayed in input order, so the output is the same
-// byte for byte whatever the number of jobs.
+// side and the findings are replayed in input order (check_files.h), so the
+// output is the same byte for byte whatever the number of jobs.
 #include "lint/cli/check_run.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "common/cpus.h"
@@ -27,8 +22,10 @@
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
 #include "lint/cli/baseline.h"
+#include "lint/cli/check_files.h"
 #include "lint/cli/commands.h"
 #include "lint/input/inputs.h"
+#include "lint/input/owners.h"
 #include "lint/input/policy_discovery.h"
 #include "lint/input/setup.h"
 #include "lint/output/fingerprint.h"
@@ -45,39 +42,6 @@ std::string PolicyText(const std::vector<std::string>& names) {
   for (size_t i = 0; i < names.size(); ++i) out += (i ? ", " : "") + names[i];
   return out;
 }
-
-// Where one file's objects and findings go: straight to the writer, or into a
-// FileResult to be replayed in input order.
-class FileSink {
- public:
-  virtual ~FileSink() = default;
-  // `counted`: an object, not a document that could not be read.
-  virtual void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted,
-                      Coverage coverage) = 0;
-  virtual void Add(Finding finding) = 0;
-};
-
-struct ObjectStart {
-  ObjectRef ref;
-  std::string file;
-  Mark mark;
-  bool counted;
-  Coverage coverage;
-};
-
-struct FileResult : FileSink {
-  void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted,
-              Coverage coverage) override {
-    events.emplace_back(ObjectStart{std::move(ref), file, mark, counted, coverage});
-  }
-  void Add(Finding finding) override { events.emplace_back(std::move(finding)); }
-
-  std::vector<std::variant<ObjectStart, Finding>> events;
-  bool by_worker = false;  // checked on a worker thread, which frees it too
-  size_t documents = 0;
-  bool ok = false;
-  Error error;  // when !ok
-};
 
 constexpr char kNothingFound[] = "no manifests found ";
 constexpr char kLookedFor[] = "(looked for *.yaml, *.yml and *.json)";
@@ -103,7 +67,13 @@ class CheckRun {
     int jobs = std::min<int>(options_.jobs > 0 ? options_.jobs : UsableCpus(),
                              static_cast<int>(inputs_.size()));
     if (jobs > 1) {
-      CheckInParallel(inputs_, jobs);
+      CheckInParallel(
+          inputs_.size(), jobs,
+          [&](size_t i, FileResult* result) {
+            result->ok =
+                CheckFile(inputs_[i], *policies_[i], *result, &result->documents, &result->error);
+          },
+          [&](size_t i, FileResult& result) { Replay(i, result); });
     } else {
       for (size_t i = 0; i < inputs_.size(); ++i) CheckInput(i);
     }
@@ -308,6 +278,7 @@ class CheckRun {
       run_.writer_->BeginObject(ref, file, mark);
     }
     void Add(Finding finding) override { run_.Emit(finding); }
+    void UnderOwner() override { ++run_.summary_.under_owner; }
 
    private:
     CheckRun& run_;
@@ -342,9 +313,11 @@ class CheckRun {
         return true;
       }
       const std::string& file = doc.file.empty() ? DisplayName(input.path) : doc.file;
+      OwnersInDocument owners(doc.root);
       ForEachObject(doc.root, [&](const Value& object) {
         if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
         claims.Add(object);
+        if (owners.HasOwner(object)) return out.UnderOwner();
         Coverage coverage;
         std::vector<Finding> findings =
             Evaluate(object, file, policy, setup.inventory, &claims, &coverage);
@@ -366,6 +339,7 @@ class CheckRun {
         Emit(std::get<Finding>(event));
       }
     }
+    summary_.under_owner += result.under_owner;
     outcomes_[i].documents = result.documents;
     if (result.ok) {
       ++summary_.files;
@@ -379,86 +353,6 @@ class CheckRun {
     ++summary_.objects;
     if (coverage == Coverage::kChecked) ++summary_.checked;
     if (coverage == Coverage::kNotChecked) ++summary_.not_checked;
-  }
-
-  // Files are taken in order by jobs - 1 workers and by this thread, which
-  // also replays each result as soon as it and all before it are done: it
-  // checks a file itself rather than sleep while the next result is not in.
-  // (A sleeping replayer woken once per file was 7,500 futex calls and a
-  // third more CPU on 2,000 small files.) At most kWindow results per job
-  // wait, so memory stays bounded by a few files' findings.
-  void CheckInParallel(const std::vector<InputFile>& inputs, int jobs) {
-    constexpr size_t kWindow = 16;
-    const size_t n = inputs.size();
-    const size_t window = kWindow * static_cast<size_t>(jobs);
-    std::vector<std::optional<FileResult>> results(n);
-    std::mutex mu;
-    std::condition_variable done_cv, space_cv;
-    size_t next = 0, replayed = 0;
-    size_t awaited = n;  // the result the replayer sleeps for, if it does
-    int asleep = 0;      // workers waiting for the window to move
-    auto may_take = [&] { return next < n && next < replayed + window; };
-    // Results a worker made and this thread replayed, for a worker to free.
-    // Freed here, their memory went to this thread's allocator cache and the
-    // worker's next files were built in memory last written on another core:
-    // two jobs spent 6 to 8% more CPU time (perf stat, best of 10).
-    std::vector<FileResult> replayed_results;
-    // Checks file `next` with the lock held on entry and on return.
-    auto check_next = [&](std::unique_lock<std::mutex>& lock, bool by_worker) {
-      size_t i = next++;
-      std::vector<FileResult> to_free;
-      if (by_worker) to_free.swap(replayed_results);
-      lock.unlock();
-      to_free.clear();
-      FileResult result;
-      result.by_worker = by_worker;
-      result.ok = CheckFile(inputs[i], *policies_[i], result, &result.documents, &result.error);
-      lock.lock();
-      results[i] = std::move(result);
-      if (i == awaited) done_cv.notify_one();
-    };
-    auto work = [&] {
-      std::unique_lock<std::mutex> lock(mu);
-      while (true) {
-        if (!may_take() && next < n) {
-          ++asleep;
-          space_cv.wait(lock, [&] { return next == n || may_take(); });
-          --asleep;
-        }
-        if (next == n) return;
-        check_next(lock, true);
-      }
-    };
-    std::vector<std::thread> workers;
-    for (int j = 1; j < jobs; ++j) {
-      try {
-        workers.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;  // out of threads: the ones there are will do
-      }
-    }
-    std::unique_lock<std::mutex> lock(mu);
-    for (size_t i = 0; i < n;) {
-      if (results[i].has_value()) {
-        FileResult result = std::move(*results[i]);
-        results[i].reset();
-        replayed = ++i;
-        bool wake = asleep > 0;
-        lock.unlock();
-        if (wake) space_cv.notify_all();
-        Replay(i - 1, result);
-        lock.lock();
-        if (result.by_worker) replayed_results.push_back(std::move(result));
-      } else if (may_take()) {
-        check_next(lock, false);
-      } else {
-        awaited = i;
-        done_cv.wait(lock, [&] { return results[i].has_value(); });
-        awaited = n;
-      }
-    }
-    lock.unlock();
-    for (std::thread& t : workers) t.join();
   }
 
   const CheckOptions& options_;
