@@ -67,7 +67,8 @@ Output:
           "checked" counts objects whose pods were checked, "notChecked"
           those holding containers gpulint could not reach.
           "fingerprint" is the finding's identity across runs (as in a
-          baseline); "summary" has "baselined" with --baseline, and
+          baseline); a finding in a chart adds "rendered" (see Charts
+          below); "summary" has "baselined" with --baseline, and
           "underOwner" when objects were judged under their owner (see
           Cluster dumps below). No summary line.
   sarif   SARIF 2.1.0 for GitHub code scanning: every rule with its
@@ -111,10 +112,19 @@ Charts and kustomizations:
   whether named or met in a walk; a file named inside a chart (a template
   passed by pre-commit) stands for its chart, rendered once, as does a
   kustomization.yaml named for its directory (its resources named are read
-  as they are). Findings then read
-    mychart/templates/deploy.yaml (rendered):12:9: ...
-  (lines count within that rendered document, from the line after helm's
-  '# Source:' comment) or 'overlays/prod (kustomized):40:7' (lines of the
+  as they are). A chart's finding is shown at the template line that wrote
+  it, a subchart's under charts/:
+    mychart/templates/deploy.yaml:17:11: ...
+  found by rendering the chart once more, from a copy whose template lines
+  end in a comment naming them, so a value that came from values, a helper
+  or any other action is never put on a template line that reads the same.
+  One that no template line wrote is shown at its template, with its line
+  in helm's output ('helm template' with the same --values):
+    mychart/templates/deploy.yaml: warning: line 40 of helm's output: ...
+  (at the chart's Chart.yaml for a template of a packaged subchart, or a
+  document helm names no template for). JSON findings, and SARIF results'
+  properties, add "rendered": {"line", "column"}: where helm's output has
+  it. A kustomization's read 'overlays/prod (kustomized):40:7' (lines of the
   kustomize output). A missing tool or a source that fails to render is an
   input error at its path, with the tool's own message.
 

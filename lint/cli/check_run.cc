@@ -303,13 +303,21 @@ class CheckRun {
                  Error* error) const {
     const Policy& policy = *setup.policy;
     DeviceClaims claims;  // DRA claims and templates seen so far in this file
-    DocumentSink sink = [&](Document&& doc) {
+    SourceSink sink = [&](Document&& doc, const RenderedDocument* rendered) {
       if (doc.ok && doc.root.is_null()) return true;  // empty, e.g. a trailing "---"
       ++*documents;
+      // A chart's finding is shown at its template (render.h).
+      auto place = [rendered](Finding& f) {
+        if (!rendered) return;
+        f.rendered = rendered->InOutput(f.mark);
+        rendered->Place(&f.file, &f.mark, &f.message);
+      };
       if (!doc.ok) {
         out.Object(ObjectRef(), DisplayName(input.path), doc.error.mark, false,
                    Coverage::kNoWorkload);
-        out.Add(ParseErrorFinding(doc.error));
+        Finding f = ParseErrorFinding(doc.error);
+        place(f);
+        out.Add(std::move(f));
         return true;
       }
       const std::string& file = doc.file.empty() ? DisplayName(input.path) : doc.file;
@@ -321,8 +329,17 @@ class CheckRun {
         Coverage coverage;
         std::vector<Finding> findings =
             Evaluate(object, file, policy, setup.inventory, &claims, &coverage);
-        out.Object(RefOf(object), file, object.mark(), true, coverage);
-        for (Finding& f : findings) out.Add(std::move(f));
+        std::string object_file = file;
+        Mark object_mark = object.mark();
+        if (rendered) {
+          std::string unused;
+          rendered->Place(&object_file, &object_mark, &unused);
+        }
+        out.Object(RefOf(object), object_file, object_mark, true, coverage);
+        for (Finding& f : findings) {
+          place(f);
+          out.Add(std::move(f));
+        }
       });
       return true;
     };

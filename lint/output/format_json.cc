@@ -24,11 +24,14 @@ void SetFinding(const Finding& f, json* j) {
   object["namespace"] = f.object.namespace_name;
   object["name"] = f.object.name;
   out["path"] = f.path;
+  out.erase("rendered");  // last, when there is one
   if (f.fingerprint.empty()) {
     out.erase("fingerprint");
   } else {
     out["fingerprint"] = f.fingerprint;
   }
+  if (f.rendered.line > 0)
+    out["rendered"] = {{"line", f.rendered.line}, {"column", f.rendered.column}};
 }
 
 class JsonWriter : public BufferedWriter {
