@@ -3,7 +3,8 @@
 # both: `gpulint check` CPU time on a 20 MB stream, and the webhook's CPU per
 # review at 16 keep-alive connections over TLS. One line per run.
 # Usage: bench/compare.sh BASE_BUILD NEW_BUILD DATA_DIR  (Release builds;
-# DATA_DIR from bench/gen.py --sizes 20). Env: REPS (5), SECS (10 per wrk run).
+# DATA_DIR from bench/gen.py --sizes 20). Env: REPS (5), SECS (10 per wrk run),
+# ONLY=lint (no webhook runs: builds whose webhooks are the same).
 set -euo pipefail
 base_build=${1:?usage: compare.sh BASE_BUILD NEW_BUILD DATA_DIR}
 new_build=${2:?usage: compare.sh BASE_BUILD NEW_BUILD DATA_DIR}
@@ -13,9 +14,6 @@ here=$(cd "$(dirname "$0")" && pwd)
 declare -A builds=([base]=$base_build [new]=$new_build)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
-  -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout $tmp/key.pem -out $tmp/cert.pem 2>/dev/null
-ls $data/reviews/*.json > $tmp/list
 hz=$(getconf CLK_TCK)
 ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12 + $13}'; }
 for ((i = 0; i < reps; i++)); do
@@ -28,6 +26,10 @@ print("%.4f" % (r.ru_utime + r.ru_stime))' taskset -c 0 ${builds[$b]}/gpulint ch
     echo "lint $b $(cat $tmp/t)"
   done
 done
+[[ ${ONLY:-} == lint ]] && exit 0
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
+  -addext subjectAltName=DNS:localhost,IP:127.0.0.1 -keyout $tmp/key.pem -out $tmp/cert.pem 2>/dev/null
+ls $data/reviews/*.json > $tmp/list
 for ((i = 0; i < reps; i++)); do
   for b in base new; do
     [[ $b == new ]] && port=$((19600 + i)) || port=$((19500 + i))

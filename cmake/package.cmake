@@ -1,17 +1,27 @@
-# The Debian package (./dev package, or `cpack -G DEB` in the build directory):
-# gpulint_VERSION_ARCH.deb with both binaries, a man page for each, the default
-# policy and the docs. The version is project()'s; the dependencies are read off
-# the built binaries by dpkg-shlibdeps, so they follow whatever the build
-# linked instead of a list kept by hand. tests/package_test.sh checks the result.
+# The packages (./dev package, or `cpack` in the build directory), both from
+# one install:
+# - DEB: gpulint_VERSION_ARCH.deb with both binaries, a man page for each, the
+#   default policy and the docs. The dependencies are read off the built
+#   binaries by dpkg-shlibdeps, so they follow whatever the build linked
+#   instead of a list kept by hand.
+# - TGZ: gpulint-VERSION-linux-ARCH.tar.gz, the portable binaries for any
+#   Linux of that architecture (cmake/shipped_binary.cmake), with their man
+#   pages, the default policy and README.md, under a top directory of the same
+#   name; with its SHA-256 in sha256sum's format beside it (.sha256).
+# The version is project()'s. Each install() names its component: `shipped`
+# goes into both, `tarball` only into the tarball; anything else (the docs)
+# only into the .deb (cmake/package_generators.cmake). tests/package_test.sh
+# checks both.
 include(GNUInstallDirs)
 
-install(TARGETS gpulint RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+install(TARGETS gpulint RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT shipped)
 if(TARGET gpulint-webhook)
-  install(TARGETS gpulint-webhook RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+  install(TARGETS gpulint-webhook RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT shipped)
 endif()
 # The binaries carry this policy compiled in; the copy is the starting point
 # for a --policy file of one's own.
-install(FILES policies/default.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/gpulint)
+install(FILES policies/default.yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/gpulint COMPONENT shipped)
+install(FILES README.md DESTINATION . COMPONENT tarball)
 install(FILES README.md DESTINATION ${CMAKE_INSTALL_DOCDIR})
 install(FILES policies/README.md DESTINATION ${CMAKE_INSTALL_DOCDIR} RENAME policy-reference.md)
 
@@ -34,7 +44,7 @@ if(GPULINT_HELP2MAN AND NOT GPULINT_SANITIZE AND NOT GPULINT_FUZZ)
       COMMENT "man page of ${target}"
       VERBATIM)
     add_custom_target(${target}_man ALL DEPENDS ${page}.gz)
-    install(FILES ${page}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1)
+    install(FILES ${page}.gz DESTINATION ${CMAKE_INSTALL_MANDIR}/man1 COMPONENT shipped)
   endfunction()
   gpulint_man_page(gpulint "lint Kubernetes manifests for GPU workloads")
   if(TARGET gpulint-webhook)
@@ -48,7 +58,8 @@ endif()
 set(GPULINT_PACKAGE_MAINTAINER
     "gpulint maintainers <maintainers@users.noreply.a-seed-718d134a.example>"
     CACHE STRING "Maintainer field of the Debian package")
-set(CPACK_GENERATOR DEB)
+set(CPACK_GENERATOR DEB TGZ)
+set(CPACK_PROJECT_CONFIG_FILE ${CMAKE_CURRENT_LIST_DIR}/package_generators.cmake)
 set(CPACK_PACKAGE_NAME gpulint)
 set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
 set(CPACK_PACKAGE_CONTACT ${GPULINT_PACKAGE_MAINTAINER})
@@ -58,7 +69,13 @@ set(CPACK_PACKAGE_DESCRIPTION
     "Catches GPU workloads that would take Kubernetes nodes down: missing or fractional GPU "
     "limits, VRAM and memory that do not fit, removed APIs. gpulint lints manifests in CI "
     "and pre-commit; gpulint-webhook applies the same rules at admission.")
-set(CPACK_PACKAGING_INSTALL_PREFIX /usr)
+# Linux's name for the architecture, as Go's and Kubernetes' release files
+# spell it (linux-amd64, linux-arm64); cmake/package_generators.cmake reads it.
+string(TOLOWER ${CMAKE_SYSTEM_PROCESSOR} arch)
+string(REPLACE x86_64 amd64 arch ${arch})
+string(REPLACE aarch64 arm64 arch ${arch})
+set(CPACK_GPULINT_TARBALL_NAME gpulint-${PROJECT_VERSION}-linux-${arch})
+set(CPACK_PACKAGE_CHECKSUM SHA256)
 set(CPACK_STRIP_FILES ON)
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
 set(CPACK_DEBIAN_PACKAGE_MAINTAINER ${GPULINT_PACKAGE_MAINTAINER})

@@ -1,7 +1,7 @@
 // The default reserve against the clouds' common one-GPU and eight-GPU shapes
 // (policies/README.md, "reserved"): on each, the pod the shape is meant to run
 // (75% of the advertised RAM, all its GPUs) is admitted, and the V100 node of
-// ../shared/CONTEXT.md still denies the 500Gi job that hung it.
+// docs/incidents.md still denies the 500Gi job that hung it.
 #include <catch2/catch.hpp>
 
 #include "engine/policies.h"

@@ -1,4 +1,4 @@
-// The five incidents of ../shared/CONTEXT.md, with their own numbers, through
+// The five incidents of docs/incidents.md, with their own numbers, through
 // the engine as both front ends call it.
 #include <catch2/catch.hpp>
 

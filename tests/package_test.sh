@@ -1,24 +1,32 @@
 #!/usr/bin/env bash
-# The Debian package, made by the real cpack from a finished build and taken
-# apart with dpkg-deb: named and versioned as project() says, both binaries
-# (and nothing else) in /usr/bin, each with its man page, the default policy
-# byte for byte, the docs, dependencies read off the binaries; unpacked into
-# an empty root, its gpulint runs, and lints with the packaged policy.
+# The packages, made by the real cpack from a finished build:
+# - the Debian package, taken apart with dpkg-deb: named and versioned as
+#   project() says, both binaries (and nothing else) in /usr/bin, each with its
+#   man page, the default policy, the docs, dependencies read off the binaries;
+# - the tarball, taken apart with tar: gpulint-VERSION-linux-ARCH.tar.gz, its
+#   .sha256 in sha256sum's format and right, exactly the binaries, man pages,
+#   default policy and README.md under a top directory of the same name, each
+#   STATIC_BINARY linked static (no interpreter, no shared library).
+# Each unpacked into a directory of its own: the binaries are stripped and run,
+# gpulint lints with the packaged policy (the source's, byte for byte), and the
+# man pages are of this version.
 #
-#   tests/package_test.sh BUILD_DIR SOURCE_DIR VERSION [CPACK]
+#   tests/package_test.sh BUILD_DIR SOURCE_DIR VERSION CPACK [STATIC_BINARY...]
 #
 # Exit status 77 (skipped) when cpack, dpkg-deb, dpkg-shlibdeps or help2man is
 # missing, a failure instead under CI=true (./dev installs them all).
 set -euo pipefail
 
-if [ $# -lt 3 ]; then
-  echo "usage: $0 BUILD_DIR SOURCE_DIR VERSION [CPACK]" >&2
+if [ $# -lt 4 ]; then
+  echo "usage: $0 BUILD_DIR SOURCE_DIR VERSION CPACK [STATIC_BINARY...]" >&2
   exit 2
 fi
 build_dir=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
 version=$3
-cpack=${4:-cpack}
+cpack=$4
+shift 4
+static_binaries=("$@")
 for tool in "$cpack" dpkg-deb dpkg-shlibdeps help2man; do
   if ! command -v "$tool" >/dev/null 2>&1; then
     [ "${CI:-}" = true ] && { echo "FAIL: $tool is not installed (./dev installs it)" >&2; exit 1; }
@@ -35,7 +43,7 @@ fail() {
   failures=$((failures + 1))
 }
 
-if ! out=$("$cpack" --config "$build_dir/CPackConfig.cmake" -G DEB -B "$tmp/out" 2>&1); then
+if ! out=$("$cpack" --config "$build_dir/CPackConfig.cmake" -B "$tmp/out" 2>&1); then
   echo "FAIL: cpack failed:"$'\n'"$out" >&2
   exit 1
 fi
@@ -68,38 +76,76 @@ expected="./usr/bin/gpulint
 actual=$(dpkg-deb -c "$deb" | grep -v '^d' | awk '{print $NF}' | sort)
 [ "$actual" = "$expected" ] || fail "the package holds:"$'\n'"$actual"$'\n'"expected:"$'\n'"$expected"
 
-# Unpacked into an empty root: the files work where they land.
+# check_installed NAME PREFIX: the files of a package unpacked with PREFIX
+# (its bin/ and share/) work where they land.
+check_installed() {
+  local name=$1 prefix=$2
+  local gpulint=$prefix/bin/gpulint findings rc webhook_help man upper page
+  [ "$("$gpulint" --version 2>&1)" = "gpulint $version" ] ||
+    fail "$name: gpulint --version: $("$gpulint" --version 2>&1)"
+  cmp -s "$prefix/share/gpulint/default.yaml" "$src/policies/default.yaml" ||
+    fail "$name: share/gpulint/default.yaml is not policies/default.yaml"
+  set +e
+  findings=$("$gpulint" check --policy "$prefix/share/gpulint/default.yaml" \
+    "$src/testdata/rules/gpu-fractional/fail-half.yaml" 2>&1)
+  rc=$?
+  set -e
+  [ $rc -eq 1 ] && grep -q '\[gpu-fractional\]' <<<"$findings" ||
+    fail "$name: gpulint with the packaged policy (exit $rc): $findings"
+  # Read whole first: grep -q stops at its match, and under pipefail the
+  # webhook's SIGPIPE on the rest of its help would fail the pipe.
+  webhook_help=$("$prefix/bin/gpulint-webhook" --help 2>&1)
+  grep -q -- '--listen' <<<"$webhook_help" || fail "$name: gpulint-webhook --help does not describe --listen"
+  for page in gpulint gpulint-webhook; do
+    if file "$prefix/bin/$page" 2>/dev/null | grep -q 'not stripped'; then fail "$name: $page is not stripped"; fi
+    man=$(gzip -dc "$prefix/share/man/man1/$page.1.gz" 2>/dev/null || true)
+    upper=$(tr '[:lower:]' '[:upper:]' <<<"$page")
+    grep -qE "^\.TH \"?$upper\"? \"?1\"? .*\"$page $version\"" <<<"$man" ||
+      fail "$name: $page.1 has no .TH for $upper, section 1, version $version"
+  done
+  grep -q 'gpulint check' <<<"$(gzip -dc "$prefix/share/man/man1/gpulint.1.gz")" ||
+    fail "$name: gpulint.1 does not show the check command"
+}
+
 root=$tmp/root
 dpkg-deb -x "$deb" "$root"
-gpulint=$root/usr/bin/gpulint
-[ "$("$gpulint" --version 2>&1)" = "gpulint $version" ] ||
-  fail "packaged gpulint --version: $("$gpulint" --version 2>&1)"
-cmp -s "$root/usr/share/gpulint/default.yaml" "$src/policies/default.yaml" ||
-  fail "usr/share/gpulint/default.yaml is not policies/default.yaml"
-set +e
-findings=$("$gpulint" check --policy "$root/usr/share/gpulint/default.yaml" \
-  "$src/testdata/rules/gpu-fractional/fail-half.yaml" 2>&1)
-rc=$?
-set -e
-[ $rc -eq 1 ] && grep -q '\[gpu-fractional\]' <<<"$findings" ||
-  fail "packaged gpulint with the packaged policy (exit $rc): $findings"
-# Read whole first: grep -q stops at its match, and under pipefail the
-# webhook's SIGPIPE on the rest of its help would fail the pipe.
-webhook_help=$("$root/usr/bin/gpulint-webhook" --help 2>&1)
-grep -q -- '--listen' <<<"$webhook_help" ||
-  fail "packaged gpulint-webhook --help does not describe --listen"
-if file "$gpulint" 2>/dev/null | grep -q 'not stripped'; then fail "gpulint is not stripped"; fi
-for page in gpulint gpulint-webhook; do
-  man=$(gzip -dc "$root/usr/share/man/man1/$page.1.gz" 2>/dev/null || true)
-  upper=$(tr '[:lower:]' '[:upper:]' <<<"$page")
-  grep -qE "^\.TH \"?$upper\"? \"?1\"? .*\"$page $version\"" <<<"$man" ||
-    fail "$page.1 has no .TH for $upper, section 1, version $version"
-done
-grep -q 'gpulint check' <<<"$(gzip -dc "$root/usr/share/man/man1/gpulint.1.gz")" ||
-  fail "gpulint.1 does not show the check command"
+check_installed "the .deb" "$root/usr"
+
+# The tarball and its checksum.
+tarball_name=gpulint-$version-linux-$arch
+tarball=$tmp/out/$tarball_name.tar.gz
+if [ ! -f "$tarball" ]; then
+  fail "cpack made no $tarball_name.tar.gz:"$'\n'"$out"
+else
+  sum=$(cat "$tarball.sha256" 2>/dev/null || true)
+  [[ "$sum" =~ ^[0-9a-f]{64}\ \ $tarball_name\.tar\.gz$ ]] ||
+    fail "$tarball_name.tar.gz.sha256 is not one sha256sum line for it: '$sum'"
+  (cd "$tmp/out" && sha256sum --quiet -c "$tarball_name.tar.gz.sha256") ||
+    fail "$tarball_name.tar.gz does not match its .sha256"
+  expected="$tarball_name/README.md
+$tarball_name/bin/gpulint
+$tarball_name/bin/gpulint-webhook
+$tarball_name/share/gpulint/default.yaml
+$tarball_name/share/man/man1/gpulint-webhook.1.gz
+$tarball_name/share/man/man1/gpulint.1.gz"
+  actual=$(tar -tvzf "$tarball" | grep -v '^d' | awk '{print $NF}' | sort)
+  [ "$actual" = "$expected" ] || fail "the tarball holds:"$'\n'"$actual"$'\n'"expected:"$'\n'"$expected"
+  mkdir "$tmp/tarball"
+  tar -xzf "$tarball" -C "$tmp/tarball"
+  top=$tmp/tarball/$tarball_name
+  cmp -s "$top/README.md" "$src/README.md" || fail "the tarball's README.md is not the source's"
+  for binary in "${static_binaries[@]}"; do
+    if readelf -lW "$top/bin/$binary" | grep -q 'program interpreter' ||
+      readelf -dW "$top/bin/$binary" | grep -q '(NEEDED)'; then
+      fail "the tarball's $binary is not static: $(file "$top/bin/$binary")"
+    fi
+  done
+  check_installed "the tarball" "$top"
+fi
 
 if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed" >&2
   exit 1
 fi
 echo "package: $(basename "$deb"): both binaries, man pages, default policy, docs; Depends: $depends"
+echo "package: $tarball_name.tar.gz and its .sha256: both binaries (${static_binaries[*]:-none} static), man pages, default policy, README.md"

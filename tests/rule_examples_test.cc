@@ -3,7 +3,7 @@
 // (and golden cases: fail-example.expected holds the finding). Here each runs
 // through the engine with the default policy: the failing one must fire its
 // rule, the fixed one must give no finding of any rule. Rule texts are for people who never
-// read ../shared/CONTEXT.md: they say what happened, not "incident N".
+// read docs/incidents.md: they say what happened, not "incident N".
 #include <algorithm>
 #include <catch2/catch.hpp>
 #include <cctype>
@@ -37,7 +37,7 @@ Policy Default() {
 }
 
 // A rule that needs a node inventory says so in its example's comment, as the
-// user must pass --nodes too; the nodes are those of ../shared/CONTEXT.md.
+// user must pass --nodes too; the nodes are those of docs/incidents.md.
 Inventory InventoryFor(const std::string& failing, const Policy& policy) {
   if (ReadFile(failing).find("--nodes") == std::string::npos) return BuildInventory(policy, {});
   return BuildInventory(policy, LoadNodes(SourceDir() + "/testdata/nodes/incidents.yaml"));

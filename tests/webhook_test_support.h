@@ -60,10 +60,15 @@ inline void WriteFileAtomic(const std::string& path, const std::string& text) {
   fs::rename(tmp, path);
 }
 
-// The captured bodies, sorted: 01-...json to 20-...json.
-inline std::vector<std::string> CapturedReviews() {
+// The sets of captured bodies (testdata/admission/README.md): kube-apiserver
+// 1.26's in testdata/admission, 1.36's in testdata/admission/v1.36
+// (tests/e2e/capture_reviews.sh), each numbered by what made it.
+inline std::vector<std::string> CaptureSets() { return {"", "v1.36"}; }
+
+// The captured bodies of one set, sorted: 01-...json, 02-...json, ...
+inline std::vector<std::string> CapturedReviews(const std::string& set = "") {
   std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(AdmissionDir())) {
+  for (const auto& e : fs::directory_iterator(AdmissionDir() + (set.empty() ? "" : "/" + set))) {
     std::string name = e.path().filename().string();
     if (name.size() > 3 && std::isdigit(name[0]) && std::isdigit(name[1]) && name[2] == '-' &&
         e.path().extension() == ".json")

@@ -1,4 +1,6 @@
-// vram-exceeds-gpu: declared VRAM above what the pod's GPUs have (incident 2).
+// vram-exceeds-gpu: declared VRAM above what the pod's GPUs have (incident 2),
+// and a DRA claim asking its GPUs for more memory than they have.
+#include "engine/base/path.h"
 #include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
@@ -58,9 +60,62 @@ void CheckContainer(const PodInfo& pod, const ContainerInfo& c, const Policy& po
                  gpu.vram_per_gpu->Canonical() + " per GPU)");
 }
 
+// The entry of the container's resources.claims that names `claim`, and its path.
+const Value* ClaimEntry(const ContainerInfo& c, const std::string& claim, std::string* path) {
+  const Value* res = c.node->Find(c.resources_field);
+  const Value* claims = res ? res->Find("claims") : nullptr;
+  if (!claims || !claims->is_sequence()) return nullptr;
+  for (size_t i = 0; i < claims->items().size(); ++i) {
+    if (claims->items()[i].StringAt("name") != claim) continue;
+    *path = AppendKey(c.path, c.resources_field) + ".claims[" + std::to_string(i) + "]";
+    return &claims->items()[i];
+  }
+  return nullptr;
+}
+
+// DRA: a GPU claim that asks each of its devices for more memory
+// (capacity.requests.memory, DRA's consumable capacity) than any GPU of the
+// pod's candidate nodes has. The scheduler cannot allocate it, and the pod
+// stays Pending for good ("cannot allocate all claims"). A GPU's memory is
+// the node's (nvidia.com/gpu.memory, or its node class's); nodes that do not
+// say are not compared.
+void CheckClaims(const PodInfo& pod, const ContainerInfo& c, Reporter& out) {
+  for (const ContainerInfo::GpuClaim& g : c.gpu_claims) {
+    for (const auto& [resource, text] : g.request.capacity) {
+      Quantity asked;
+      QuantityError bad;
+      if (resource != "memory" || !Quantity::Parse(text, &asked, &bad)) continue;
+      const Candidate* best = nullptr;
+      for (const Candidate& candidate : pod.candidates) {
+        const NodeClass* node = candidate.node;
+        if (!node->has_gpu() || !node->gpu.vram_per_gpu) continue;
+        if (asked <= *node->gpu.vram_per_gpu) {
+          best = nullptr;
+          break;
+        }
+        if (!best || *node->gpu.vram_per_gpu > *best->node->gpu.vram_per_gpu) best = &candidate;
+      }
+      if (!best) continue;  // fits on one, or no candidate says what its GPUs have
+      std::string path;
+      const Value* at = ClaimEntry(c, g.claim, &path);
+      out.Report(at ? at : c.node, at ? path : c.path,
+                 ContainerLabel(c) + " asks, through DRA claim \"" + g.claim + "\", " +
+                     DescribeBytes(asked) + " of memory of each " + g.request.device_class +
+                     " device, but the GPUs of node \"" + std::string(best->name) + "\" have " +
+                     best->node->gpu.vram_per_gpu->Canonical() +
+                     " each, and no candidate node's have more: the scheduler cannot allocate "
+                     "the claim, and the pod stays Pending");
+    }
+  }
+}
+
 void Check(const ObjectContext& ctx, Reporter& out) {
-  for (const PodInfo& pod : ctx.pods)
-    for (const ContainerInfo& c : pod.containers) CheckContainer(pod, c, ctx.policy, out);
+  for (const PodInfo& pod : ctx.pods) {
+    for (const ContainerInfo& c : pod.containers) {
+      CheckContainer(pod, c, ctx.policy, out);
+      CheckClaims(pod, c, out);
+    }
+  }
 }
 
 }  // namespace
@@ -71,9 +126,14 @@ extern const Rule kVramExceedsGpuRule = {
      "crashes at start and restarts forever (CrashLoopBackOff) instead of staying Pending: the "
      "fifth 12 GB model on a 48 GB card crashed in a loop while CPU and RAM still fit. On shared "
      "GPUs every replica shares one card's memory.",
-     "Request more GPUs, a node class with larger GPUs, or lower the declared VRAM "
-     "(the gpulint.io/vram annotation or resource) to the measured peak.",
-     RuleExample("vram-exceeds-gpu"), kWholeGpus},
+     "Request more GPUs, a node class with larger GPUs, or lower the declared VRAM (the "
+     "gpulint.io/vram annotation or resource, or a DRA claim's capacity.requests.memory) to the "
+     "measured peak.",
+     RuleExample("vram-exceeds-gpu"),
+     "Whole GPUs: the policy's gpuResources (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 and "
+     "gpu.intel.com/xe by default), and the devices of a DRA claim of a GPU device class, whose "
+     "memory the claim asks through capacity.requests.memory. A MIG slice or a sharing plugin's "
+     "share is GPU use, but not a whole GPU."},
     Check,
 };
 

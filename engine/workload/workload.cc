@@ -211,7 +211,10 @@ std::vector<std::string> ExtendedResourcesOf(const std::vector<ContainerInfo>& c
 // to (see ExtractPods). The record is trusted only up to the per-GPU headroom
 // of the container's GPUs, so a hand-written annotation cannot shrink a pod
 // further than the mutation itself would have grown it; and a recorded text is
-// quoted only when it is the value that is left.
+// quoted only when it is the value that is left. A record that keeps the
+// user's texts holds only for memory that is still what the mutation left
+// (what the user wrote plus what was added): an in-place resize changes the
+// memory but not the annotation, and the resized memory is the user's own.
 void TakeOutHeadroom(const Policy& policy, PodInfo* pod) {
   auto reserve = policy.reserved.find("memory");
   const Value* note = pod->Annotation(policy.headroom_annotation);
@@ -221,20 +224,24 @@ void TakeOutHeadroom(const Policy& policy, PodInfo* pod) {
     return;
   for (ContainerInfo& c : pod->containers) {
     const HeadroomEntry* record = FindHeadroomEntry(recorded, c.name);
-    Quantity headroom;
+    Quantity added;
     QuantityError bad;
-    if (!record || !record->added || !Quantity::Parse(*record->added, &headroom, &bad)) continue;
-    headroom = std::min(headroom, reserve->second.per_gpu * c.GpuCount(policy).Value());
+    if (!record || !record->added || !Quantity::Parse(*record->added, &added, &bad)) continue;
+    Quantity headroom = std::min(added, reserve->second.per_gpu * c.GpuCount(policy).Value());
     if (headroom.sign() <= 0) continue;
+    bool keeps_texts = record->requests || record->limits;
+    // A request the API server defaulted from the limit was the limit's text.
+    const std::optional<std::string>& request_text =
+        record->requests ? record->requests : record->limits;
     for (auto [text, entries] :
-         {std::pair{&record->requests, &c.requests}, std::pair{&record->limits, &c.limits}}) {
+         {std::pair{&request_text, &c.requests}, std::pair{&record->limits, &c.limits}}) {
       for (ResourceEntry& e : *entries) {
         if (e.name != "memory" || !e.valid || e.quantity < headroom) continue;
-        e.quantity = e.quantity - headroom;
-        e.unmutated = e.quantity.Canonical();
         Quantity written;
-        if (*text && Quantity::Parse(**text, &written, &bad) && written.Stored() == e.quantity)
-          e.unmutated = **text;
+        bool parsed = *text && Quantity::Parse(**text, &written, &bad);
+        if (keeps_texts && (!parsed || written.Stored() + added != e.quantity)) continue;
+        e.quantity = e.quantity - headroom;
+        e.unmutated = parsed && written.Stored() == e.quantity ? **text : e.quantity.Canonical();
       }
     }
   }

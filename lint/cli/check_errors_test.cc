@@ -333,7 +333,7 @@ TEST_CASE("baseline: a PATH with no manifest writes no baseline, unless --allow-
   CHECK(dir.Read("baseline.json") == "{\n  \"version\": 2,\n  \"findings\": []\n}\n");
 }
 
-// The README's CI step: findings go to code scanning without failing the
+// docs/ci.md's SARIF step: findings go to code scanning without failing the
 // step; an input error fails it.
 TEST_CASE("check --fail-on none: findings never fail the run, input errors still do",
           "[cli][input-error]") {

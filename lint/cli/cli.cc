@@ -36,6 +36,8 @@ Usage:
   gpulint rules [--format text|json|markdown]
                                         list the rules
   gpulint explain RULE                  title, severity, rationale, fix, example
+  gpulint export vap [--mode MODE]      the stateless rules as
+                                        ValidatingAdmissionPolicies (CEL)
   gpulint version | --version           print the version
   gpulint help [COMMAND]                this text, or one command's
 
@@ -181,7 +183,7 @@ const std::vector<const Command*>& AllCommands() {
   static const std::vector<const Command*> commands = {
       &CheckCommand(),   &BaselineCommand(), &FixCommand(),     &NodePatchCommand(),
       &QuantityCommand(), &PolicyCommand(),  &RulesCommand(),   &ExplainCommand(),
-      &VersionCommand(),  &HelpCommand(),
+      &ExportCommand(),   &VersionCommand(), &HelpCommand(),
   };
   return commands;
 }

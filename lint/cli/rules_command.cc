@@ -18,8 +18,8 @@ Options:
   --format FORMAT   text (default): one rule per line
                     json: {"rules": [{"name", "severity", "title",
                            "rationale", "fix", "example"}]}
-                    markdown: a table and one section per rule; the README's
-                    rule catalogue is generated from it
+                    markdown: a table and one section per rule; docs/rules.md
+                    is generated from it
   -h, --help        print this text
 
 Examples:
@@ -48,7 +48,7 @@ int RunRules(const std::vector<std::string>& args, CliIo& io) {
     return kExitUsage;
   }
   std::string name = parsed.Get("--format", "text");
-  // The catalogue's own formats: Markdown is what the README's is generated from.
+  // The catalogue's own formats: Markdown is what docs/rules.md is generated from.
   static constexpr std::pair<std::string_view, void (*)(const std::vector<const Rule*>&,
                                                         std::string*)>
       kFormats[] = {{"text", AppendRulesText}, {"json", AppendRulesJson},

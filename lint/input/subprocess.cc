@@ -86,14 +86,17 @@ std::string FindOnPath(std::string_view name) {
 
 bool RunTool(const std::vector<std::string>& argv, const ToolLimits& limits, ToolRun* run,
              std::string* error) {
-  Pipe out, err;
-  if (argv.empty() || !out.ok() || !err.ok()) {
+  // The tool's stdin is a pipe with no writer, which reads as empty, as
+  // /dev/null would: a root with no /dev (an empty chroot) runs tools too.
+  Pipe in, out, err;
+  in.CloseWrite();
+  if (argv.empty() || !in.ok() || !out.ok() || !err.ok()) {
     *error = "cannot start a tool: " + std::string(std::strerror(errno));
     return false;
   }
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_adddup2(&actions, in.read_fd(), 0);
   posix_spawn_file_actions_adddup2(&actions, out.write_fd(), 1);
   posix_spawn_file_actions_adddup2(&actions, err.write_fd(), 2);
   posix_spawnattr_t attr;

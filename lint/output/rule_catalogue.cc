@@ -1,5 +1,5 @@
-// The rule catalogue: `gpulint rules` (text, JSON, and the Markdown the
-// README's catalogue is generated from) and `gpulint explain`.
+// The rule catalogue: `gpulint rules` (text, JSON, and the Markdown that
+// docs/rules.md is generated from) and `gpulint explain`.
 #include "lint/output/rule_catalogue.h"
 
 #include <algorithm>

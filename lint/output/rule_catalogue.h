@@ -1,5 +1,5 @@
-// The rule catalogue: `gpulint rules` in text, JSON, and the Markdown the
-// README's catalogue is generated from; `gpulint explain`.
+// The rule catalogue: `gpulint rules` in text, JSON, and the Markdown that
+// docs/rules.md is generated from; `gpulint explain`.
 #ifndef GPULINT_LINT_OUTPUT_RULE_CATALOGUE_H_
 #define GPULINT_LINT_OUTPUT_RULE_CATALOGUE_H_
 

@@ -14,16 +14,23 @@ source "$(dirname "${BASH_SOURCE[0]}")/assets.sh"
 
 # cluster_prepare: what a run needs before its cluster starts (run.sh, and
 # bench/admission_latency.sh): no proxy between loopback ports, the binaries
-# under test (WEBHOOK, GPULINT, CHART), the tools and assets checked, and a
-# fresh temporary directory E2E_TMP that holds the admin KUBECONFIG.
+# under test (WEBHOOK, GPULINT, CHART), the Kubernetes version
+# (GPULINT_K8S_VERSION, default the oldest of K8S_VERSIONS) with its binaries
+# and a kubectl for it, the tools checked, and a fresh temporary directory
+# E2E_TMP that holds the admin KUBECONFIG.
 cluster_prepare() {
   unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
   WEBHOOK=${GPULINT_WEBHOOK:-$ROOT/build/webhook/gpulint-webhook}
   GPULINT=${GPULINT_BINARY:-$ROOT/build/gpulint}
   CHART=${GPULINT_E2E_CHART:-$ROOT/charts/gpulint-webhook}
   E2E_CHART_VALUES=(--set mode=deny)
+  K8S_WANT=${GPULINT_K8S_VERSION:-${K8S_VERSIONS[0]}}
+  [[ " ${K8S_VERSIONS[*]} " == *" $K8S_WANT "* ]] ||
+    missing_tool "GPULINT_K8S_VERSION=$K8S_WANT: the suite runs Kubernetes ${K8S_VERSIONS[*]}"
+  K8S_MINOR=${K8S_WANT#1.}
   check_tools
   prepare_assets
+  find_kubectl
   remove_stale_dirs
   E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpulint-e2e.XXXXXX")
   echo $$ >"$E2E_TMP/owner.pid"

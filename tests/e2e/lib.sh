@@ -102,6 +102,40 @@ make_namespace() {
     fail "namespace $1 got no default ServiceAccount within 30 s"
 }
 
+# audit_namespace NAME: one more namespace for the scenario, labelled
+# gpulint.io/mode=audit, so that gpulint admits its pods unchanged and the
+# scheduler decides them; emptied when the scenario exits. Returns once the
+# API server holds the label (incident 1's pod, which deny mode refuses, is
+# admitted in a server-side dry run).
+audit_namespace() {
+  make_namespace "$1"
+  at_exit "k delete pods --all -n $1 --force --grace-period=0; k delete namespace $1 --wait=false"
+  kc label namespace "$1" gpulint.io/mode=audit
+  expect_ok "label namespace $1 gpulint.io/mode=audit"
+  wait_for 10 "namespace $1 in audit mode" admits_incident_1 "$1" ||
+    fail "namespace $1 labelled audit still denies incident 1's pod after 10 s"
+}
+admits_incident_1() { pod_500gi probe | k create --dry-run=server -n "$1" -f -; }
+
+# bound_silently POD NODE WHAT < MANIFEST: MANIFEST (a pod labelled app=POD)
+# created in NS is admitted with no warning and bound to NODE.
+bound_silently() {
+  kc create -n "$NS" -f -
+  expect_ok "$3"
+  expect_no_output "$3: no warning" '^Warning:'
+  wait_bound "app=$1" 1 30 "$2"
+}
+
+# unschedulable_in AUDIT-NS POD ERE < MANIFEST: the scheduler's own verdict on
+# a pod that gpulint would deny: MANIFEST created in AUDIT-NS (an
+# audit_namespace), and the FailedScheduling message for POD, which must
+# match ERE, printed.
+unschedulable_in() {
+  kc create -n "$1" -f -
+  expect_ok "pod $2 in the audit namespace $1"
+  NS=$1 wait_unschedulable "$2" "$3" 30
+}
+
 CLEANUPS=()
 
 scenario_cleanup() {
@@ -264,7 +298,7 @@ node_has_not_ready_taint() {
   k get node "$1" -o json | jq -e '[.spec.taints[]? | select(.key == "node.kubernetes.io/not-ready")] | length > 0' >/dev/null
 }
 
-# The incidents' nodes (../shared/CONTEXT.md), GPU nodes with GPU Feature
+# The incidents' nodes (docs/incidents.md), GPU nodes with GPU Feature
 # Discovery's labels and the GPU taint.
 make_incident_nodes() {
   make_node gpu-v100 '{"nvidia.com/gpu.present":"true","nvidia.com/gpu.count":"4",

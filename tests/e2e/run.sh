@@ -2,15 +2,22 @@
 # gpulint-webhook in front of a real Kubernetes control plane (etcd,
 # kube-apiserver, kube-scheduler, kube-controller-manager) on loopback, with
 # hollow GPU nodes: what kubectl prints and what the scheduler decides, for
-# the incidents of ../shared/CONTEXT.md. tests/e2e/README.md has the details.
+# the incidents of docs/incidents.md, on Kubernetes 1.28 and 1.36.
+# tests/e2e/README.md has the details.
 #
-#   tests/e2e/run.sh [SCENARIO...]     (default: all; a scenario is its letter, a..l)
+#   tests/e2e/run.sh [--k8s VERSION] [SCENARIO...]
 #
-# Environment: GPULINT_K8S_ASSETS (control-plane binaries; default
-# ../shared/k8s/v1.28.7 beside the repository), GPULINT_WEBHOOK (default
+# VERSION is 1.28 or 1.36 (or GPULINT_K8S_VERSION); without one, the suite
+# runs on each version in turn. A scenario is its letter (a..p; m..p need
+# 1.36); the default is every scenario the version runs.
+#
+# Environment: GPULINT_K8S_ASSETS (control-plane binaries, one directory per
+# version separated by colons; default ../shared/k8s/v1.28.7 and
+# ../shared/k8s/v1.36.2 beside the repository), GPULINT_WEBHOOK (default
 # build/webhook/gpulint-webhook), GPULINT_BINARY (build/gpulint),
-# GPULINT_KUBECTL, GPULINT_HELM, GPULINT_ETCD, GPULINT_E2E_CHART (another copy
-# of charts/gpulint-webhook), GPULINT_E2E_KEEP=1 (keep the temporary directory
+# GPULINT_KUBECTL (one kubectl, or one per version separated by colons),
+# GPULINT_HELM, GPULINT_ETCD, GPULINT_E2E_CHART (another copy of
+# charts/gpulint-webhook), GPULINT_E2E_KEEP=1 (keep the temporary directory
 # with every log), CI=true (missing assets fail instead of skipping).
 # Exit status: 0 all passed, 1 a failure, 77 skipped (assets missing, not CI).
 set -euo pipefail
@@ -20,6 +27,23 @@ source "$here/lib.sh"
 # shellcheck source=cluster.sh
 source "$here/cluster.sh"
 SCENARIO=e2e
+
+if [[ ${1:-} == --k8s ]]; then
+  [[ -n ${2:-} ]] || { echo "run.sh: --k8s needs a version (${K8S_VERSIONS[*]})" >&2; exit 2; }
+  export GPULINT_K8S_VERSION=$2
+  shift 2
+fi
+# No version given: each in turn, each a run of its own. The worst result
+# wins: a failure, then a skip.
+if [[ -z ${GPULINT_K8S_VERSION:-} ]]; then
+  worst=0
+  for v in "${K8S_VERSIONS[@]}"; do
+    rc=0
+    GPULINT_K8S_VERSION=$v "$0" "$@" || rc=$?
+    if ((rc != 0 && rc != 77)); then worst=1; elif ((rc == 77 && worst == 0)); then worst=77; fi
+  done
+  exit "$worst"
+fi
 
 # Scenario letter -> script [argument]; g runs twice, around an API server
 # restart that enables ExtendedResourceToleration (last, so the other
@@ -38,8 +62,16 @@ declare -A SCRIPTS=(
   [j]="j_broken_policy.sh"
   [k]="k_modes.sh"
   [l]="l_fit.sh"
+  [m]="m_pod_level_resources.sh"
+  [n]="n_resize.sh"
+  [o]="o_dra.sh"
+  [p]="p_sidecars.sh"
 )
-ORDER=(a b c d e f h i j k l g-without g-with)
+ORDER=(a b c d e f h i j k l m n o p g-without g-with)
+# What only newer servers can show: the first minor version each scenario
+# runs on (pod-level resources and their resize, DRA resource.k8s.io/v1 and
+# native sidecars are all on by default in 1.36; none of them is in 1.28).
+declare -A SINCE=([m]=36 [n]=36 [o]=36 [p]=36)
 # Scenarios that need longer than SCENARIO_SECONDS: l creates its pods one at a time.
 declare -A SCENARIO_LIMIT=([l]=240)
 
@@ -59,17 +91,23 @@ break_policy() {
 declare -A BEFORE=([j]=break_policy)
 SCENARIO_SECONDS=${GPULINT_E2E_SCENARIO_SECONDS:-90}
 
+K8S_MINOR=${GPULINT_K8S_VERSION#1.}
 selected=()
 if (($#)); then
   for want in "$@"; do
     case $want in
       g) selected+=(g-without g-with) ;;
-      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..l)" >&2; exit 2; }
+      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..p)" >&2; exit 2; }
+         [[ $K8S_MINOR =~ ^[0-9]+$ ]] && ((K8S_MINOR < ${SINCE[$want]:-0})) &&
+           { echo "run.sh: scenario $want needs Kubernetes 1.${SINCE[$want]} or later, not $GPULINT_K8S_VERSION" >&2; exit 2; }
          selected+=("$want") ;;
     esac
   done
 else
-  selected=("${ORDER[@]}")
+  for s in "${ORDER[@]}"; do
+    [[ $K8S_MINOR =~ ^[0-9]+$ ]] && ((K8S_MINOR < ${SINCE[$s]:-0})) && continue
+    selected+=("$s")
+  done
 fi
 
 start=$SECONDS
@@ -94,7 +132,7 @@ install_webhook
 wait_inventory
 echo "e2e: gpulint-webhook installed from the chart on port $WEBHOOK_PORT ($((SECONDS - start)) s)"
 
-export KUBECTL KUBECONFIG E2E_TMP WEBHOOK_LOG WEBHOOK_PORT WEBHOOK_CMDLINE POLICY_FILE REGISTRATION_FILE HELM GPULINT CHART
+export KUBECTL KUBECONFIG E2E_TMP K8S_MINOR WEBHOOK_LOG WEBHOOK_PORT WEBHOOK_CMDLINE POLICY_FILE REGISTRATION_FILE HELM GPULINT CHART
 cp "$POLICY_FILE" "$E2E_TMP/policy.default.yaml"
 export DEFAULT_POLICY=$E2E_TMP/policy.default.yaml
 
@@ -134,5 +172,5 @@ for s in "${selected[@]}"; do
   fi
 done
 
-echo "e2e: $((${#selected[@]} - ${#failed[@]})) of ${#selected[@]} scenarios passed in $((SECONDS - start)) s${failed:+; failed: ${failed[*]}}"
+echo "e2e: $((${#selected[@]} - ${#failed[@]})) of ${#selected[@]} scenarios passed on $K8S_VERSION in $((SECONDS - start)) s${failed:+; failed: ${failed[*]}}"
 ((${#failed[@]} == 0))

@@ -5,7 +5,7 @@
 #            taint: the pod is bound to a GPU node, and gpulint warns of no
 #            node it could not match (neither to kubectl nor in its decisions).
 #   without: the pod is created and stays Pending with the scheduler's
-#            untolerated-taint message.
+#            untolerated-taint message (1.28 names the taint, 1.36 does not).
 #   g_extended_resource_toleration.sh with|without
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
@@ -62,6 +62,12 @@ if [[ $mode == with ]]; then
 else
   wait_created app=trainer 1 30
   pod=$(pods_json app=trainer | jq -r '.items[0].metadata.name')
-  msg=$(wait_unschedulable "$pod" 'untolerated taint \{nvidia\.com/gpu: present\}' 30)
+  # Each version's own words: 1.28 names the taint, 1.36 only counts the nodes.
+  if ((K8S_MINOR >= 36)); then
+    untolerated='[0-9]+ node\(s\) had untolerated taint\(s\)'
+  else
+    untolerated='[0-9]+ node\(s\) had untolerated taint \{nvidia\.com/gpu: present\}'
+  fi
+  msg=$(wait_unschedulable "$pod" "$untolerated" 30)
   note "pod $pod Pending: $msg"
 fi

@@ -15,8 +15,8 @@ new_namespace e2e-h
 # configuration (the API server calls them by name).
 port_file=$E2E_TMP/labeller.port
 rm -f "$port_file"
-setpriv --pdeathsig KILL -- python3 "$E2E/labeller.py" "$E2E_TMP/pki/webhook.crt" "$E2E_TMP/pki/webhook.key" \
-  "$port_file" >>"$E2E_TMP/logs/labeller.log" 2>&1 &
+setpriv --pdeathsig KILL -- python3 "$E2E/test_webhook.py" "$E2E_TMP/pki/webhook.crt" "$E2E_TMP/pki/webhook.key" \
+  "$port_file" --patch labels e2e.gpulint.io/labelled=true >>"$E2E_TMP/logs/labeller.log" 2>&1 &
 labeller=$!
 at_exit "k delete mutatingwebhookconfiguration zz-e2e-labeller --wait=false; kill $labeller"
 wait_for 10 "the labeller's port" test -s "$port_file" || fail "the labeller webhook did not start" "" "$(cat "$E2E_TMP/logs/labeller.log")"

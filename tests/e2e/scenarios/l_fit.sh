@@ -2,11 +2,13 @@
 # l. gpulint fits pods as kube-scheduler does: random hollow nodes (cpu,
 # memory, ephemeral-storage, hugepages-2Mi and GPUs in mixed units) and random
 # pods (app and init containers, limits without requests, quantities at a
-# node's boundary, a RuntimeClass's overhead), each pod created alone in an
-# audit-mode namespace so that the scheduler decides it. For every pod, the
-# same verdict (bound or not) and the same count of nodes under each
-# Insufficient resource as `gpulint check --nodes` gives (tests/e2e/fit.py).
-# GPULINT_E2E_FIT_SEED picks other pods; the seed is printed.
+# node's boundary, a RuntimeClass's overhead; on 1.36 also native sidecars,
+# pod-level resources and DRA claims for GPUs the nodes publish in
+# ResourceSlices), each pod created alone in an audit-mode namespace so that
+# the scheduler decides it. For every pod, the same verdict (bound or not) and
+# the same count of nodes under each Insufficient resource as `gpulint check
+# --nodes` gives (tests/e2e/fit.py). GPULINT_E2E_FIT_SEED picks other pods;
+# the seed is printed.
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 new_namespace e2e-l
@@ -33,9 +35,16 @@ while IFS= read -r node; do
   at_exit "k delete node $name"
 done < <(python3 "$E2E/fit.py" nodes "$SEED")
 note "nodes: $(python3 "$E2E/fit.py" nodes "$SEED" | jq -rc '"\(.name) \(.capacity)"' | tr '\n' ' ')"
+if ((K8S_MINOR >= 34)); then
+  # The GPUs of DRA: a DeviceClass, each node's ResourceSlice, the claim templates.
+  python3 "$E2E/fit.py" dra "$SEED" >"$E2E_TMP/l-dra.json"
+  kc apply -n "$NS" -f "$E2E_TMP/l-dra.json"
+  expect_ok "the DeviceClass, ResourceSlices and ResourceClaimTemplates of the fit nodes"
+  at_exit "k delete -n $NS -f $E2E_TMP/l-dra.json"
+fi
 
 set +e
-OUT=$(NS=$NS python3 "$E2E/fit.py" run "$SEED" "$PODS" "$GPULINT" 2>&1)
+OUT=$(NS=$NS python3 "$E2E/fit.py" run "$SEED" "$PODS" "$GPULINT" "$K8S_MINOR" 2>&1)
 RC=$?
 set -e
 ((RC == 0)) || fail "gpulint and kube-scheduler disagree on the fit of random pods (seed $SEED)" \

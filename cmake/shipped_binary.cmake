@@ -1,0 +1,59 @@
+# How the shipped binaries (gpulint, gpulint-webhook) link; the tests, the
+# benchmarks and the fuzz targets link as CMake does by default.
+#
+#   gpulint_shipped_binary(<target> [NEEDS_SHARED <library> <why>])
+#
+# Static (GPULINT_STATIC): one file that runs on any x86-64 Linux (kernel 3.2
+# or later), in an empty root or a `FROM scratch` image, whatever glibc the
+# machine has, or none. Fully static rather than static but for glibc: built
+# on bookworm, a binary linked against its glibc 2.36 needs 2.34 or later
+# (RHEL 8 and Ubuntu 20.04 have older), and Debian has no older sysroot to
+# build against; the costs are measured in bench/RESULTS.md ("Static
+# binaries"). What a static glibc cannot do, gpulint does not need: it loads
+# no NSS module and no locale but C, and calls no getpwnam or iconv;
+# posix_spawn (helm, kubectl) is a system call. A TLS client (a future `gpulint
+# audit`) can link static too: libssl.a and libcrypto.a are in Debian, and a
+# static glibc resolves names through /etc/hosts and DNS without a module (the
+# files and dns modules are in libc since glibc 2.34; the link warns about
+# getaddrinfo all the same). Its CA store must then be named (the
+# kubeconfig's CA, or SSL_CERT_FILE): OpenSSL's default, /usr/lib/ssl, is
+# Debian's path. Static PIE (-static-pie): loaded at a random address, as the
+# dynamic build is (Debian's compilers make position-independent code). Every
+# library is linked by the name the layers give (-lyaml), so the linker takes
+# its archive (libyaml.a, libre2.a, libtcmalloc_minimal.a).
+#
+# NEEDS_SHARED: the target links <library>, which Debian ships only as a
+# shared library; it stays dynamic, and configuring says so.
+#
+# tcmalloc (GPULINT_TCMALLOC): both binaries build and free a tree of small
+# nodes per document or review. It takes 12% off the CPU time of `gpulint
+# check` on a 20 MB stream and 9 to 13% off each review at 16 connections, on
+# many threads (bench/RESULTS.md), linked static or not.
+#
+# Never in sanitizer or fuzzer builds: those bring their own allocator and
+# runtimes, which link only dynamically.
+option(GPULINT_STATIC "Link gpulint and gpulint-webhook fully static" ON)
+option(GPULINT_TCMALLOC "Link gpulint and gpulint-webhook with tcmalloc_minimal" ON)
+
+function(gpulint_shipped_binary target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "NEEDS_SHARED")
+  if(GPULINT_SANITIZE OR GPULINT_FUZZ)
+    return()
+  endif()
+  if(GPULINT_TCMALLOC)
+    pkg_check_modules(TCMALLOC REQUIRED libtcmalloc_minimal)
+    target_link_libraries(${target} PRIVATE ${TCMALLOC_LIBRARIES})
+  endif()
+  set(static ${GPULINT_STATIC})
+  if(GPULINT_STATIC AND arg_NEEDS_SHARED)
+    list(POP_FRONT arg_NEEDS_SHARED library)
+    string(JOIN " " why ${arg_NEEDS_SHARED})
+    message(STATUS "${target} is linked dynamically: ${library} is only a shared library (${why})")
+    set(static OFF)
+  endif()
+  if(static)
+    target_link_options(${target} PRIVATE -static-pie)
+  endif()
+  # Read by the tests that check the binaries (tests/CMakeLists.txt).
+  set_target_properties(${target} PROPERTIES GPULINT_STATIC ${static})
+endfunction()
