@@ -7,12 +7,12 @@
 #include <cstdio>
 
 #include "engine/base/objects.h"
+#include "engine/base/owners.h"
 #include "engine/engine.h"
 #include "engine/mutate/mutate.h"
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
 #include "lint/input/inputs.h"
-#include "lint/input/owners.h"
 #include "tests/webhook_test_support.h"
 
 namespace gpulint::webhook_test {
@@ -39,8 +39,8 @@ std::vector<std::string> Manifests() {
 }
 
 Json RunCli(const std::string& file, const std::string& flags = "") {
-  std::string command = std::string(GPULINT_BINARY) + " check --format json " + flags + "'" + file +
-                        "' 2>/dev/null";
+  std::string command =
+      std::string(GPULINT_BINARY) + " check --format json " + flags + "'" + file + "' 2>/dev/null";
   FILE* pipe = popen(command.c_str(), "r");
   REQUIRE(pipe != nullptr);
   std::string out;
@@ -58,12 +58,14 @@ std::string Key(const std::string& kind, const std::string& ns, const std::strin
 }
 
 std::string ReviewFor(const Value& object, const ObjectRef& ref, int n) {
-  Json request = {{"uid", "parity-" + std::to_string(n)},
-                  {"kind", {{"group", std::string(ApiGroupOf(ref.api_version))}, {"kind", ref.kind}}},
-                  {"namespace", ref.namespace_name},
-                  {"operation", "CREATE"},
-                  {"object", Json::parse(ToJson(object))}};
-  return Json{{"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}}
+  Json request = {
+      {"uid", "parity-" + std::to_string(n)},
+      {"kind", {{"group", std::string(ApiGroupOf(ref.api_version))}, {"kind", ref.kind}}},
+      {"namespace", ref.namespace_name},
+      {"operation", "CREATE"},
+      {"object", Json::parse(ToJson(object))}};
+  return Json{
+      {"apiVersion", "admission.k8s.io/v1"}, {"kind", "AdmissionReview"}, {"request", request}}
       .dump();
 }
 
@@ -130,7 +132,7 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
         has_claims |= ApiGroupOf(ref.api_version) == "resource.k8s.io";
       });
     for (const Value& root : roots) {
-      OwnersInDocument owners(root);
+      const OwnerIndex owners = OwnerIndex::OfDocument(root);
       ForEachObject(root, [&](const Value& object) {
         if (!object.is_mapping() || object.StringAt("kind").empty()) return;
         ObjectRef ref = RefOf(object);
@@ -143,7 +145,7 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
         // CLI judges under it) is judged on its own, as the CLI judges that
         // object alone.
         std::vector<Json> expected = by_object[key];
-        bool owned = owners.HasOwner(object);
+        bool owned = owners.TopOwner(object) != nullptr;
         if (has_claims || owned) {
           std::string alone = dir / "object.json";
           WriteFileAtomic(alone, ToJson(object));

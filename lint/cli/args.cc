@@ -7,7 +7,9 @@
 
 namespace gpulint {
 
-void Fail(CliIo& io, std::string_view message) { io.err << "gpulint: error: " << message << '\n'; }
+void Fail(CliIo& io, std::string_view message) {
+  io.err << io.program << ": error: " << message << '\n';
+}
 
 bool ReadExcludes(const ParsedArgs& parsed, ExcludePatterns* out, std::string* error) {
   for (const std::string& glob : parsed.All("--exclude"))
@@ -19,13 +21,13 @@ int ParseOrExit(const std::vector<std::string>& args, const Command& command,
                 const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
                 CliIo& io) {
   std::string error;
-  if (!ParseArgs(args, "gpulint " + std::string(command.name), specs, negative_numbers, ClosestWord,
-                 out, &error)) {
+  if (!ParseArgs(args, io.program + " " + std::string(command.name), specs, negative_numbers,
+                 ClosestWord, out, &error)) {
     Fail(io, error);
     return kExitUsage;
   }
   if (out->help) {
-    io.out << command.help;
+    io.out << HelpFor(command.help, io.program);
     return kExitClean;
   }
   return -1;

@@ -18,6 +18,7 @@
 
 #include "common/cpus.h"
 #include "engine/base/objects.h"
+#include "engine/base/owners.h"
 #include "engine/engine.h"
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
@@ -25,7 +26,6 @@
 #include "lint/cli/check_files.h"
 #include "lint/cli/commands.h"
 #include "lint/input/inputs.h"
-#include "lint/input/owners.h"
 #include "lint/input/policy_discovery.h"
 #include "lint/input/setup.h"
 #include "lint/output/fingerprint.h"
@@ -321,11 +321,11 @@ class CheckRun {
         return true;
       }
       const std::string& file = doc.file.empty() ? DisplayName(input.path) : doc.file;
-      OwnersInDocument owners(doc.root);
+      const OwnerIndex owners = OwnerIndex::OfDocument(doc.root);
       ForEachObject(doc.root, [&](const Value& object) {
         if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
         claims.Add(object);
-        if (owners.HasOwner(object)) return out.UnderOwner();
+        if (owners.TopOwner(object)) return out.UnderOwner();
         Coverage coverage;
         std::vector<Finding> findings =
             Evaluate(object, file, policy, setup.inventory, &claims, &coverage);

@@ -23,6 +23,7 @@ struct Command {
 };
 
 const Command& CheckCommand();
+const Command& AuditCommand();
 const Command& BaselineCommand();
 const Command& FixCommand();
 const Command& NodePatchCommand();

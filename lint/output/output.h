@@ -19,6 +19,7 @@
 namespace gpulint {
 
 class Policy;
+struct RuleInfo;
 
 // What a check run saw, for the summary line and the JSON "summary".
 struct Summary {
@@ -30,7 +31,7 @@ struct Summary {
   size_t checked = 0;      // objects whose pods were found and checked
   size_t not_checked = 0;  // objects holding containers gpulint could not reach
   size_t under_owner =
-      0;  // objects judged under their owner (lint/input/owners.h), not counted above
+      0;  // objects judged under their owner (engine/base/owners.h), not counted above
   // Findings a --baseline hid (not counted above); unset without a baseline.
   std::optional<size_t> baselined;
   void Count(Severity severity);
@@ -94,8 +95,11 @@ struct WriterOptions {
   bool color = false;  // text
   // JUnit: findings at or above are <failure>s; none (--fail-on none): none are.
   std::optional<Severity> fail_on = Severity::kError;
-  const Policy* policy = nullptr;  // SARIF: the rules' severities; null: defaults
-  std::string base_dir;            // SARIF: URIs are relative to it (absolute)
+  const Policy* policy = nullptr;       // SARIF: the rules' severities; null: defaults
+  std::string base_dir;                 // SARIF: URIs are relative to it (absolute)
+  // SARIF: checks beside the engine's rules whose findings the run writes
+  // (`gpulint audit`'s node checks).
+  std::vector<const RuleInfo*> extra_rules;
   // JSON and SARIF: the policies the inputs were checked with, each named as
   // the summary line names it ("built-in", or the file), in input order.
   std::vector<std::string> policies;

@@ -13,7 +13,7 @@
 #include "engine/mutate/mutate.h"
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
-#include "webhook/support/base64.h"
+#include "common/base64.h"
 
 namespace gpulint {
 namespace {
