@@ -93,7 +93,7 @@ TEST_CASE("check --exclude: a PATH named is left out too, as pre-commit names fi
   CHECK(emptied.err == "gpulint: error: k8s/generated" + kEmptied);
 }
 
-TEST_CASE("baseline and fix --exclude; a glob that names nothing is a usage error",
+TEST_CASE("baseline and fix --exclude, a glob that names nothing is a usage error",
           "[cli][exclude]") {
   TempDir dir;
   dir.Write("k8s/a.yaml", kHalfGpu);
