@@ -17,7 +17,7 @@ ExcludePatterns Patterns(const std::vector<std::string>& globs) {
   return out;
 }
 
-TEST_CASE("exclude: globs match as in .gitignore", "[exclude]") {
+TEST_CASE("ExcludePatterns: globs match as in .gitignore", "[exclude]") {
   struct Case {
     const char* glob;
     const char* path;
@@ -66,7 +66,7 @@ TEST_CASE("exclude: globs match as in .gitignore", "[exclude]") {
   CHECK_FALSE(two.Excludes("a.yaml", false));
 }
 
-TEST_CASE("exclude: a glob that names nothing is refused", "[exclude]") {
+TEST_CASE("ExcludePatterns: a glob that names nothing is refused", "[exclude]") {
   for (const char* glob : {"", "/", "//", "./"}) {
     INFO("'" << glob << "'");
     ExcludePatterns patterns;
@@ -76,7 +76,7 @@ TEST_CASE("exclude: a glob that names nothing is refused", "[exclude]") {
   }
 }
 
-TEST_CASE("exclude: a PATH named is matched from the current directory, each directory down",
+TEST_CASE("ExcludePatterns: a PATH named is matched from the current directory, each directory down",
           "[exclude]") {
   testing::TempDir dir;
   testing::InDirectory in(dir.path());

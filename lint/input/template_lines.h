@@ -28,8 +28,8 @@
 #include <string_view>
 #include <vector>
 
+#include "common/subprocess.h"
 #include "engine/base/value.h"
-#include "lint/input/subprocess.h"
 
 namespace gpulint {
 

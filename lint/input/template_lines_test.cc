@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "lint/input/subprocess.h"
+#include "common/subprocess.h"
 #include "tests/temp_dir.h"
 
 namespace gpulint {
