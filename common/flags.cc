@@ -16,6 +16,18 @@ const OptionSpec* FindSpec(const std::vector<OptionSpec>& specs, std::string_vie
   return nullptr;
 }
 
+std::string UnknownOption(const std::string& name, std::string_view program,
+                          const std::vector<OptionSpec>& specs, ClosestName closest) {
+  std::string out = "unknown option '" + name + "'";
+  if (name.size() > 2) {
+    std::vector<std::string_view> names = {"--help"};
+    for (const OptionSpec& spec : specs) names.push_back(spec.name);
+    std::string close = closest(name, names);
+    if (!close.empty()) out += "; did you mean '" + close + "'?";
+  }
+  return out + " (see '" + std::string(program) + " --help')";
+}
+
 }  // namespace
 
 bool ParsedArgs::Has(std::string_view name) const {
@@ -37,8 +49,8 @@ std::vector<std::string> ParsedArgs::All(std::string_view name) const {
 }
 
 bool ParseArgs(const std::vector<std::string>& args, std::string_view program,
-               const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
-               std::string* error) {
+               const std::vector<OptionSpec>& specs, bool negative_numbers, ClosestName closest,
+               ParsedArgs* out, std::string* error) {
   bool options_done = false;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& arg = args[i];
@@ -68,7 +80,7 @@ bool ParseArgs(const std::vector<std::string>& args, std::string_view program,
     std::string name = arg.substr(0, eq);
     const OptionSpec* spec = FindSpec(specs, name);
     if (spec == nullptr) {
-      *error = "unknown option '" + name + "' (see '" + std::string(program) + " --help')";
+      *error = UnknownOption(name, program, specs, closest);
       return false;
     }
     const std::string long_name(spec->name);

@@ -29,6 +29,12 @@ struct ParsedArgs {
   std::vector<std::string> All(std::string_view name) const;
 };
 
+// The known name an unknown one is most likely a typo of, or "" for none.
+// Both binaries hand in the engine's one rule (ClosestWord, in
+// engine/base/edit_distance.h): common builds on no layer of the engine.
+using ClosestName = std::string (*)(std::string_view word,
+                                    const std::vector<std::string_view>& candidates);
+
 // Reads `args`: options and positionals may be mixed; "--name=value" and
 // "--name value" both work, and "-jN" as "-j N" for a short option that takes
 // a value; "-" is a positional (stdin); "--" ends the options.
@@ -38,11 +44,14 @@ struct ParsedArgs {
 // value may be repeated, as it says the same thing each time. On a
 // usage error returns false with *error, worded as
 //   unknown option '--x' (see 'PROGRAM --help')
+//   unknown option '--node'; did you mean '--nodes'? (see 'PROGRAM --help')
 // where `program` is what the user typed before the options ("gpulint check",
-// "gpulint-webhook").
+// "gpulint-webhook"), and the long option named is the one `closest` picks
+// among the long options and --help (none for a one-letter option: any other
+// letter is as close).
 bool ParseArgs(const std::vector<std::string>& args, std::string_view program,
-               const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
-               std::string* error);
+               const std::vector<OptionSpec>& specs, bool negative_numbers, ClosestName closest,
+               ParsedArgs* out, std::string* error);
 
 }  // namespace gpulint
 

@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "engine/base/edit_distance.h"
+
 namespace gpulint {
 namespace {
 
@@ -22,13 +24,14 @@ struct Result {
 
 Result Parse(const std::vector<std::string>& args, bool negative_numbers = false) {
   Result r;
-  r.ok = ParseArgs(args, "gpulint check", kSpecs, negative_numbers, &r.parsed, &r.error);
+  r.ok =
+      ParseArgs(args, "gpulint check", kSpecs, negative_numbers, ClosestWord, &r.parsed, &r.error);
   return r;
 }
 
 TEST_CASE("flags: values, flags and positionals, mixed", "[flags]") {
-  Result r = Parse({"a.yaml", "--policy=p.yaml", "-q", "-f", "v1.yaml", "b.yaml",
-                    "--values", "v2.yaml", "-", "--", "--not-an-option"});
+  Result r = Parse({"a.yaml", "--policy=p.yaml", "-q", "-f", "v1.yaml", "b.yaml", "--values",
+                    "v2.yaml", "-", "--", "--not-an-option"});
   REQUIRE(r.ok);
   CHECK_FALSE(r.parsed.help);
   CHECK(r.parsed.positional ==
@@ -46,7 +49,16 @@ TEST_CASE("flags: usage errors name the option and the help to read", "[flags]")
     std::vector<std::string> args;
     std::string error;
   } cases[] = {
-      {{"--polcy", "p"}, "unknown option '--polcy' (see 'gpulint check --help')"},
+      {{"--polcy", "p"},
+       "unknown option '--polcy'; did you mean '--policy'? (see 'gpulint check --help')"},
+      {{"--quite"},
+       "unknown option '--quite'; did you mean '--quiet'? (see 'gpulint check --help')"},
+      {{"--value=v.yaml"},
+       "unknown option '--value'; did you mean '--values'? (see 'gpulint check --help')"},
+      {{"-policy", "p"},
+       "unknown option '-policy'; did you mean '--policy'? (see 'gpulint check --help')"},
+      {{"--hlep"}, "unknown option '--hlep'; did you mean '--help'? (see 'gpulint check --help')"},
+      {{"--frobnicate"}, "unknown option '--frobnicate' (see 'gpulint check --help')"},
       {{"-x"}, "unknown option '-x' (see 'gpulint check --help')"},
       {{"--policy"}, "option '--policy' needs a value"},
       {{"--policy", "a", "--policy=b"}, "option '--policy' given twice"},
@@ -61,7 +73,7 @@ TEST_CASE("flags: usage errors name the option and the help to read", "[flags]")
   }
   std::string error;
   ParsedArgs parsed;
-  CHECK_FALSE(ParseArgs({"--bogus"}, "gpulint-webhook", {}, false, &parsed, &error));
+  CHECK_FALSE(ParseArgs({"--bogus"}, "gpulint-webhook", {}, false, ClosestWord, &parsed, &error));
   CHECK(error == "unknown option '--bogus' (see 'gpulint-webhook --help')");
 }
 

@@ -6,6 +6,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "engine/base/finding.h"
 #include "engine/base/value.h"
@@ -14,6 +15,14 @@
 
 namespace gpulint {
 
+// Every error of a policy that does not load, in file order (LoadPolicy in
+// engine/policy/policy.h).
+bool LoadPolicy(const Value& doc, const std::string& file, Policy* out, std::vector<Error>* errors);
+bool LoadPolicyFile(const std::string& path, Policy* out, std::vector<Error>* errors);
+bool LoadPolicyText(std::string_view text, const std::string& name, Policy* out,
+                    std::vector<Error>* errors);
+// The same for a caller with room for one line: the first error, its
+// message ending "; and N more errors" when there are more.
 bool LoadPolicy(const Value& doc, const std::string& file, Policy* out, Error* error);
 bool LoadPolicyFile(const std::string& path, Policy* out, Error* error);
 bool LoadPolicyText(std::string_view text, const std::string& name, Policy* out, Error* error);

@@ -159,6 +159,11 @@ TEST_CASE("binary: exit codes 0, 1 and 2", "[cli][binary]") {
   CHECK(bad.rc == 2);
   CHECK(bad.err ==
         "gpulint: error: unknown option '--no-such-flag' (see 'gpulint check --help')\n");
+  Result typo = RunBinary(dir, {"check", "--fail-no", "warning", pod});
+  CHECK(typo.rc == 2);
+  CHECK(typo.err ==
+        "gpulint: error: unknown option '--fail-no'; did you mean '--fail-on'? (see 'gpulint "
+        "check --help')\n");
   Result missing = RunBinary(dir, {"check", dir.Path("missing.yaml")});
   CHECK(missing.rc == 2);
   CHECK(missing.err.find(dir.Path("missing.yaml")) != std::string::npos);

@@ -69,9 +69,9 @@ expect() {
 }
 
 chart=testdata/sources/gpu-chart
-finding="$chart/templates/deployment.yaml (rendered):23:11: warning: container \"train\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]"
+finding="$chart/templates/deployment.yaml:20:11: warning: container \"train\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]"
 
-expect "a chart is rendered; the finding names its template" 1 "$finding
+expect "a chart is rendered; the finding is at the template line that wrote it" 1 "$finding
 gpulint: 0 errors, 1 warning in 2 objects (1 file); policy: built-in" \
   "$both" check --fail-on warning "$chart"
 
@@ -106,11 +106,47 @@ else
   failures=$((failures + 1))
 fi
 
+# placed-chart: what a template line wrote is shown there, a subchart's and a
+# helper's included; what an action wrote is shown at the template with its
+# line in helm's output, even where a literal line of the template reads the
+# same (the 'if' branch's "memory: 500m", line 19, never rendered).
+placed=testdata/sources/placed-chart
+placed_findings="$placed/charts/sub/templates/pods.yaml:13:5: warning: container \"shell\" runs a CUDA image (nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04) and sets no nvidia.com/gpu limit: if it lands on a GPU node (one that is not tainted), it sees every GPU there, including GPUs allocated to other pods; nothing in the pod says where it runs [gpu-limit-missing]
+$placed/templates/deployment.yaml: error: line 36 of helm's output: container \"infer\": nvidia.com/gpu 500m (0.5) is not a whole number; GPUs are allocated whole (share one with MPS or time-slicing replicas, or size memory with gpulint.io/vram) [gpu-fractional]
+$placed/templates/deployment.yaml: error: line 37 of helm's output: memory: 500m is 0.5 bytes (\"m\" is milli, 1/1000); did you mean 500Mi (524288000 B = 524.3 MB = 500 MiB) or 500M (500000000 B = 500 MB = 476.8 MiB)? [quantity-milli-memory]
+$placed/templates/deployment.yaml:24:21: error: container \"infer\": memory request 600m (0.6 B) is more than its limit 500m (0.5 B); the API server refuses it (\"must be less than or equal to memory limit of 500m\") [limit-below-request]
+$placed/templates/deployment.yaml:24:21: error: memory: 600m is 0.6 bytes (\"m\" is milli, 1/1000); did you mean 600Mi (629145600 B = 629.1 MB = 600 MiB) or 600M (600000000 B = 600 MB = 572.2 MiB)? [quantity-milli-memory]
+$placed/templates/_helpers.tpl:2:3: error: container \"metrics\" runs a CUDA image (nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04) and its pod requests GPUs, but sets no nvidia.com/gpu limit: on a GPU node it sees every GPU, including GPUs allocated to other pods [gpu-limit-missing]"
+expect "a chart's findings at the template lines that wrote them, or at helm's output" 1 "$placed_findings
+gpulint: 5 errors, 1 warning in 3 objects (1 file); policy: built-in" \
+  "$both" check "$placed"
+
+# SARIF: every result at a file of the repository, with a line where a template
+# line wrote it; where helm's output has it, in the result's properties.
+status=0
+sarif=$(cd "$src" && PATH=$both "$gpulint" check --format sarif "$placed" 2>/dev/null) || status=$?
+locations=$(jq -r '.runs[0].results[] | .locations[0].physicalLocation
+  | "\(.artifactLocation.uri):\(.region.startLine // "-")"' <<<"$sarif" 2>&1 | sort | tr '\n' ' ')
+rendered=$(jq -r '[.runs[0].results[].properties.rendered.line] | sort | map(tostring) | join(" ")' <<<"$sarif" 2>&1)
+want_locations="$placed/charts/sub/templates/pods.yaml:13 $placed/templates/_helpers.tpl:2 $placed/templates/deployment.yaml:- $placed/templates/deployment.yaml:- $placed/templates/deployment.yaml:24 $placed/templates/deployment.yaml:24 "
+missing_files=""
+for uri in $locations; do
+  [ -f "$src/${uri%:*}" ] || missing_files="$missing_files ${uri%:*}"
+done
+if [ "$status" -eq 1 ] && [ "$locations" = "$want_locations" ] && [ "$rendered" = "16 36 37 39 39 41" ] &&
+  [ -z "$missing_files" ]; then
+  echo "ok: a chart's SARIF results are at files of the repository"
+else
+  echo "FAIL: a chart's SARIF results (exit status $status): locations $locations; rendered lines $rendered; not files:$missing_files" >&2
+  failures=$((failures + 1))
+fi
+
 kustomized="testdata/sources/gpu-kustomize (kustomized):18:11: warning: container \"ollama\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]"
 expect "a walk renders each chart and kustomization, never reads templates raw" 2 "$broken
 $finding
 $kustomized
-gpulint: 0 errors, 2 warnings in 3 objects (2 files); policy: built-in" \
+$placed_findings
+gpulint: 5 errors, 3 warnings in 6 objects (3 files); policy: built-in" \
   "$both" check testdata/sources
 
 no_helm="gpulint: error: $chart: is a Helm chart; install helm to lint it, or lint helm's output: helm template $chart | gpulint check -"

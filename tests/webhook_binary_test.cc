@@ -98,6 +98,9 @@ TEST_CASE("the help text teaches and bad flags say what is wrong", "[webhook][bi
   } cases[] = {
       {{}, "--cert and --key are required: the API server only calls webhooks over HTTPS"},
       {{"--bogus"}, "unknown option '--bogus' (see 'gpulint-webhook --help')"},
+      {{"--advertise-vrma"},
+       "unknown option '--advertise-vrma'; did you mean '--advertise-vram'? (see "
+       "'gpulint-webhook --help')"},
       {{"--cert", "c", "--key", "k", "--nodes", "a.yaml", "--nodes=b.yaml"},
        "option '--nodes' given twice"},
   };

@@ -76,6 +76,10 @@ TEST_CASE("webhook flags: usage errors, word for word", "[webhook][flags]") {
       // The common parser, naming the webhook's help.
       {{"--bogus"}, "unknown option '--bogus' (see 'gpulint-webhook --help')"},
       {{"--cert", "c", "--key", "k", "-x"}, "unknown option '-x' (see 'gpulint-webhook --help')"},
+      {{"--cert", "c", "--key", "k", "--node", "n.yaml"},
+       "unknown option '--node'; did you mean '--nodes'? (see 'gpulint-webhook --help')"},
+      {{"--kubconfig=kc", "--cert", "c", "--key", "k"},
+       "unknown option '--kubconfig'; did you mean '--kubeconfig'? (see 'gpulint-webhook --help')"},
       {{"--cert", "c", "--key", "k", "-1"}, "unknown option '-1' (see 'gpulint-webhook --help')"},
       {{"--cert", "c", "--key"}, "option '--key' needs a value"},
       {{"--cert", "c", "--key", "k", "--nodes", "a.yaml", "--nodes=b.yaml"},

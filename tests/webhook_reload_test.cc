@@ -171,6 +171,23 @@ TEST_CASE("the policy reloads on change, an invalid one is refused and the last 
   CHECK_THAT(refused[0]["error"].get<std::string>(), Catch::StartsWith(s.dir() / "policy.yaml"));
 }
 
+// A policy with several errors: the one line of kubectl's warning names the
+// first and counts the rest ('gpulint policy check' lists them all).
+TEST_CASE("a policy with two errors: the warning names the first and counts the other",
+          "[webhook][reload]") {
+  TestServer s([](ServerOptions& o, const TempDir& dir) {
+    WriteFileAtomic(dir / "policy.yaml",
+                    "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspce: {}\n"
+                    "spec: {mutations: {vram: \"yes\"}}\n");
+    o.policy_file = dir / "policy.yaml";
+  });
+  Json r = s.Review("validate", Capture(16))["response"];
+  CHECK(r["allowed"] == true);
+  CHECK(r["warnings"] ==
+        Json::array({"gpulint is not enforcing, its policy did not load: policy.yaml:3:7: unknown "
+                     "field \"spce\" (did you mean \"spec\"?); and 1 more error"}));
+}
+
 // A webhook with no valid policy must not leave the cluster unable to create
 // pods (failurePolicy Fail refuses every pod when no webhook is ready): it is
 // ready, allows every review with a warning that names the problem, and says

@@ -5,6 +5,7 @@
 #include <chrono>
 
 #include "common/flags.h"
+#include "engine/base/edit_distance.h"
 
 namespace gpulint {
 namespace {
@@ -77,7 +78,7 @@ bool ReadValues(const ParsedArgs& args, WebhookFlags* f, std::string* error) {
 bool ParseWebhookFlags(const std::vector<std::string>& args, WebhookFlags* f,
                        std::string* error) {
   ParsedArgs parsed;
-  if (!ParseArgs(args, kProgram, Specs(), false, &parsed, error)) return false;
+  if (!ParseArgs(args, kProgram, Specs(), false, ClosestWord, &parsed, error)) return false;
   f->help = parsed.help;
   if (f->help) return true;
   if (!parsed.positional.empty()) {

@@ -28,14 +28,10 @@ std::string Describe(const Value& v) {
 }  // namespace
 
 bool StrictDecoder::Fail(const Value& at, std::string_view path, std::string_view message) {
-  if (failed_) return false;
-  failed_ = true;
-  if (error_) {
-    error_->file = file_;
-    error_->mark = at.mark();
-    error_->message =
-        path.empty() ? std::string(message) : std::string(path) + ": " + std::string(message);
-  }
+  errors_.push_back(
+      Error{file_, at.mark(),
+            path.empty() ? std::string(message) : std::string(path) + ": " + std::string(message)});
+  if (first_ && errors_.size() == 1) *first_ = errors_.front();
   return false;
 }
 
@@ -52,13 +48,11 @@ bool StrictDecoder::WrongType(const Value& v, std::string_view path, std::string
 }
 
 bool StrictDecoder::ExpectMapping(const Value& v, std::string_view path) {
-  if (failed_) return false;
   if (v.is_mapping() || v.is_null()) return true;
   return WrongType(v, path, "a mapping");
 }
 
 bool StrictDecoder::ExpectSequence(const Value& v, std::string_view path) {
-  if (failed_) return false;
   if (v.is_sequence() || v.is_null()) return true;
   return WrongType(v, path, "a sequence");
 }
@@ -66,18 +60,18 @@ bool StrictDecoder::ExpectSequence(const Value& v, std::string_view path) {
 bool StrictDecoder::ExpectFields(const Value& v, std::string_view path,
                                  const std::vector<std::string_view>& names) {
   if (!ExpectMapping(v, path)) return false;
+  bool ok = true;
   for (const auto& [key, child] : v.members()) {
     if (std::find(names.begin(), names.end(), key) != names.end()) continue;
     std::string message = "unknown field \"" + key + "\"";
     std::string closest = ClosestWord(key, names);
     if (!closest.empty()) message += " (did you mean \"" + closest + "\"?)";
-    return Fail(child, path, message);
+    ok = Fail(child, path, message);
   }
-  return true;
+  return ok;
 }
 
 bool StrictDecoder::ReadString(const Value& v, std::string_view path, std::string* out) {
-  if (failed_) return false;
   if (!v.is_string()) return WrongType(v, path, "a string");
   *out = v.text();
   return true;
@@ -90,7 +84,6 @@ bool StrictDecoder::ReadNonEmptyString(const Value& v, std::string_view path, st
 }
 
 bool StrictDecoder::ReadBool(const Value& v, std::string_view path, bool* out) {
-  if (failed_) return false;
   if (v.type() != Value::Type::kBool) return WrongType(v, path, "true or false");
   *out = v.text() == "true";
   return true;
@@ -98,7 +91,6 @@ bool StrictDecoder::ReadBool(const Value& v, std::string_view path, bool* out) {
 
 bool StrictDecoder::ReadInt(const Value& v, std::string_view path, int64_t min, int64_t max,
                             int64_t* out) {
-  if (failed_) return false;
   const std::string& t = v.text();
   // Integers too large for int64 arrive as floats, as in go-yaml; they are
   // whole numbers out of range, not fractions.
@@ -120,7 +112,6 @@ bool StrictDecoder::ReadInt(const Value& v, std::string_view path, int64_t min, 
 }
 
 bool StrictDecoder::ReadQuantity(const Value& v, std::string_view path, Quantity* out) {
-  if (failed_) return false;
   bool number_or_string = v.type() == Value::Type::kString || v.type() == Value::Type::kInt ||
                           v.type() == Value::Type::kFloat;
   if (!number_or_string) return WrongType(v, path, "a quantity such as \"8Gi\" or \"500m\"");
@@ -132,7 +123,6 @@ bool StrictDecoder::ReadQuantity(const Value& v, std::string_view path, Quantity
 }
 
 bool StrictDecoder::ReadPercentMilli(const Value& v, std::string_view path, int64_t* out) {
-  if (failed_) return false;
   const char* kExpected = "a number from 0 to 100 (at most 3 decimals, e.g. 2.5)";
   if (v.type() != Value::Type::kInt && v.type() != Value::Type::kFloat)
     return WrongType(v, path, kExpected);
@@ -162,25 +152,30 @@ bool StrictDecoder::ReadStringList(const Value& v, std::string_view path,
                                    std::vector<std::string>* out) {
   if (!ExpectSequence(v, path)) return false;
   out->clear();
+  bool ok = true;
   for (size_t i = 0; i < v.items().size(); ++i) {
     std::string s;
-    if (!ReadNonEmptyString(v.items()[i], std::string(path) + "[" + std::to_string(i) + "]", &s))
-      return false;
-    out->push_back(std::move(s));
+    if (ReadNonEmptyString(v.items()[i], std::string(path) + "[" + std::to_string(i) + "]", &s))
+      out->push_back(std::move(s));
+    else
+      ok = false;
   }
-  return true;
+  return ok;
 }
 
 bool StrictDecoder::ReadStringMap(const Value& v, std::string_view path,
                                   std::map<std::string, std::string>* out) {
   if (!ExpectMapping(v, path)) return false;
   out->clear();
+  bool ok = true;
   for (const auto& [key, child] : v.members()) {
     std::string s;
-    if (!ReadString(child, AppendKey(path, key), &s)) return false;
-    (*out)[key] = std::move(s);
+    if (ReadString(child, AppendKey(path, key), &s))
+      (*out)[key] = std::move(s);
+    else
+      ok = false;
   }
-  return true;
+  return ok;
 }
 
 }  // namespace gpulint

@@ -18,20 +18,27 @@
 
 namespace gpulint {
 
-// Reads typed values out of a Value tree, stopping at the first error. Every
-// Read* returns false once an error has been recorded, so callers can chain
-// them and check failed() once.
+// Reads typed values out of a Value tree. Each call returns false when what
+// it reads is wrong, and records why; the next call reads on, so a caller
+// that goes on to the next value finds every error in one pass (the policy
+// loader), and one that stops at the first false reports that one.
 class StrictDecoder {
  public:
-  StrictDecoder(std::string file, Error* error) : file_(std::move(file)), error_(error) {}
+  explicit StrictDecoder(std::string file) : file_(std::move(file)) {}
+  // Also copies the first error into *first (for a caller that reports one).
+  StrictDecoder(std::string file, Error* first) : file_(std::move(file)), first_(first) {}
 
-  bool failed() const { return failed_; }
+  bool failed() const { return !errors_.empty(); }
+  size_t error_count() const { return errors_.size(); }
   const std::string& file() const { return file_; }
+  // The errors recorded, in the order they were found.
+  std::vector<Error> TakeErrors() { return std::move(errors_); }
 
-  // Records "path: message" at `at`'s position (the first error wins).
+  // Records "path: message" at `at`'s position. Returns false.
   bool Fail(const Value& at, std::string_view path, std::string_view message);
 
-  // A mapping whose keys are all in `known`. Null counts as an empty mapping.
+  // A mapping whose keys are all in `known`, each other key an error. Null
+  // counts as an empty mapping.
   bool ExpectFields(const Value& v, std::string_view path,
                     const std::vector<std::string_view>& known);
   // A mapping with any keys (labels, allocatable, rules). Null is empty.
@@ -48,6 +55,7 @@ class StrictDecoder {
   bool ReadQuantity(const Value& v, std::string_view path, Quantity* out);
   // A number from 0 to 100 with at most three decimals, as thousandths.
   bool ReadPercentMilli(const Value& v, std::string_view path, int64_t* out);
+  // Every item, or member, is read, each wrong one an error.
   bool ReadStringList(const Value& v, std::string_view path, std::vector<std::string>* out);
   bool ReadStringMap(const Value& v, std::string_view path,
                      std::map<std::string, std::string>* out);
@@ -56,8 +64,8 @@ class StrictDecoder {
   bool WrongType(const Value& v, std::string_view path, std::string_view expected);
 
   std::string file_;
-  Error* error_;
-  bool failed_ = false;
+  Error* first_ = nullptr;
+  std::vector<Error> errors_;
 };
 
 }  // namespace gpulint

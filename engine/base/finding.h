@@ -49,6 +49,9 @@ struct Finding {
   // Identity across runs, for baselines and SARIF (lint/output/fingerprint.h): set by
   // `gpulint check`, empty from Evaluate.
   std::string fingerprint;
+  // A finding in a rendered Helm chart, whose file and mark `gpulint check`
+  // moved to the template: where it is in helm's output. Line 0 otherwise.
+  Mark rendered;
   // Only when the rule was asked for fixes (ObjectContext::fixes): its repair,
   // or, for a rule that repairs some findings, why this one has none.
   std::optional<FixIt> fix;

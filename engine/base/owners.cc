@@ -20,6 +20,16 @@ std::string NameKey(std::string_view api_version, std::string_view kind, std::st
   return key;
 }
 
+// Whether `found`, an owner in view, is `object` itself: a reference to
+// itself owns nothing.
+bool IsSelf(const OwnedObject& found, const OwnedObject& object) {
+  if (!found.uid.empty() && found.uid == object.uid) return true;
+  const ObjectRef& a = found.ref;
+  const ObjectRef& b = object.ref;
+  return ApiGroupOf(a.api_version) == ApiGroupOf(b.api_version) && a.kind == b.kind &&
+         a.namespace_name == b.namespace_name && a.name == b.name;
+}
+
 }  // namespace
 
 OwnedObject OwnerIndex::Read(const Value& object) {
@@ -42,6 +52,15 @@ OwnedObject OwnerIndex::Read(const Value& object) {
       out.owners.push_back(std::move(owner));
   }
   return out;
+}
+
+OwnerIndex OwnerIndex::OfDocument(const Value& document) {
+  OwnerIndex index;
+  if (ListItems(document))
+    ForEachObject(document, [&](const Value& object) {
+      if (object.is_mapping()) index.Add(object);
+    });
+  return index;
 }
 
 void OwnerIndex::Add(OwnedObject object) {
@@ -73,7 +92,8 @@ const OwnedObject* OwnerIndex::OwnerOf(const OwnedObject& object) const {
   for (bool controller : {true, false}) {
     for (const OwnedObject::Owner& owner : object.owners) {
       if (owner.controller != controller) continue;
-      if (const OwnedObject* found = Find(owner, ns)) return found;
+      const OwnedObject* found = Find(owner, ns);
+      if (found && !IsSelf(*found, object)) return found;
     }
   }
   return nullptr;

@@ -35,6 +35,10 @@ class OwnerIndex {
  public:
   // Reads an object's identity and owner references.
   static OwnedObject Read(const Value& object);
+  // The objects of one document: a List's items (`kubectl get -o json` prints
+  // a dump of a cluster as one), none for a document of one object, which
+  // has no owner beside it.
+  static OwnerIndex OfDocument(const Value& document);
 
   // Puts `object` in view. An object added twice (same uid, or same group,
   // kind, namespace and name) is kept once.
@@ -44,7 +48,8 @@ class OwnerIndex {
   // The top owner of `object` in view: its controller reference's owner
   // (else the first other reference's owner in view), then that owner's, up
   // while the owner is in view. Null when no owner of `object` is in view
-  // (the object stands on its own). Cycles, which no API server makes, stop.
+  // (the object stands on its own); an object is never its own owner.
+  // Cycles, which no API server makes, stop.
   const OwnedObject* TopOwner(const OwnedObject& object) const;
   const OwnedObject* TopOwner(const Value& object) const { return TopOwner(Read(object)); }
 

@@ -3,7 +3,9 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
+#include "engine/base/objects.h"
 #include "engine/json/json_parser.h"
 
 namespace gpulint {
@@ -94,6 +96,61 @@ TEST_CASE("owners: a cycle stops", "[owners]") {
   index.Add(Object("example.com/v1", "B", "b", "b-1", Ref("example.com/v1", "A", "a", "a-1")));
   CHECK(TopName(index, Object("v1", "Pod", "p", "", Ref("example.com/v1", "A", "a", "a-1"))) !=
         "none");
+}
+
+// The names of the objects of `json` (one document) with an owner beside
+// them in it.
+std::vector<std::string> OwnedInDocument(const std::string& json) {
+  Value doc;
+  Error error;
+  REQUIRE(ParseJson(json, 64, &doc, &error));
+  const OwnerIndex index = OwnerIndex::OfDocument(doc);
+  std::vector<std::string> out;
+  ForEachObject(doc, [&](const Value& object) {
+    if (index.TopOwner(object)) out.push_back(RefOf(object).name);
+  });
+  return out;
+}
+
+TEST_CASE("owners: a List's items, by uid, else by kind and name in the namespace", "[owners]") {
+  const std::string list = R"({"kind": "List", "items": [
+  {"kind": "Pod", "metadata": {"name": "by-uid", "namespace": "ml",
+   "ownerReferences": [{"kind": "ReplicaSet", "name": "renamed", "uid": "u-rs"}]}},
+  {"kind": "Pod", "metadata": {"name": "by-name", "namespace": "ml",
+   "ownerReferences": [{"kind": "ReplicaSet", "name": "rs"}]}},
+  {"kind": "Pod", "metadata": {"name": "other-uid", "namespace": "ml",
+   "ownerReferences": [{"kind": "ReplicaSet", "name": "rs", "uid": "u-old"}]}},
+  {"kind": "Pod", "metadata": {"name": "other-namespace", "namespace": "prod",
+   "ownerReferences": [{"kind": "ReplicaSet", "name": "rs"}]}},
+  {"kind": "Pod", "metadata": {"name": "other-kind", "namespace": "ml",
+   "ownerReferences": [{"kind": "Job", "name": "rs"}]}},
+  {"kind": "Pod", "metadata": {"name": "absent", "namespace": "ml",
+   "ownerReferences": [{"kind": "ReplicaSet", "name": "gone", "uid": "u-gone"}]}},
+  {"kind": "Pod", "metadata": {"name": "second-ref", "namespace": "ml",
+   "ownerReferences": [{"kind": "X", "name": "y"}, {"kind": "Job", "name": "j"}]}},
+  {"kind": "Job", "metadata": {"name": "j", "namespace": "ml"}},
+  {"kind": "Pod", "metadata": {"name": "bare", "namespace": "ml"}},
+  {"kind": "Pod", "metadata": {"name": "self", "namespace": "ml", "uid": "u-self",
+   "ownerReferences": [{"kind": "Pod", "name": "self", "uid": "u-self"}]}},
+  {"kind": "ReplicaSet", "metadata": {"name": "rs", "namespace": "ml", "uid": "u-rs",
+   "ownerReferences": [{"kind": "Deployment", "name": "d", "uid": "u-d"}]}},
+  {"kind": "Deployment", "metadata": {"name": "d", "namespace": "ml", "uid": "u-d"}}]})";
+  // An owner with a uid other than the reference's is another object (one
+  // deleted and made again): the pod is no longer its. An object naming
+  // itself owns nothing.
+  CHECK(OwnedInDocument(list) == std::vector<std::string>{"by-uid", "by-name", "second-ref", "rs"});
+}
+
+TEST_CASE("owners: a document of one object, and owner references that are no list", "[owners]") {
+  // A lone object has no owner beside it, even one that names itself.
+  CHECK(OwnedInDocument(R"({"kind": "Pod", "metadata": {"name": "p", "uid": "u",
+                           "ownerReferences": [{"kind": "Pod", "uid": "u"}]}})")
+            .empty());
+  CHECK(OwnedInDocument(R"({"kind": "List", "items": [
+          {"kind": "Pod", "metadata": {"name": "p", "ownerReferences": 3}},
+          {"kind": "Pod", "metadata": {"name": "q", "ownerReferences": [7, {"name": "p"}]}},
+          5]})")
+            .empty());
 }
 
 }  // namespace

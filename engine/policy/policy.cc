@@ -32,19 +32,17 @@ PatternList::~PatternList() = default;
 PatternList::PatternList(PatternList&&) noexcept = default;
 PatternList& PatternList::operator=(PatternList&&) noexcept = default;
 
-bool PatternList::Set(std::vector<std::string> texts, size_t* bad_index, std::string* error) {
+bool PatternList::Set(std::vector<std::string> texts, std::vector<Bad>* bad) {
   std::vector<std::unique_ptr<re2::RE2>> compiled;
   RE2::Options options;
   options.set_log_errors(false);
+  bad->clear();
   for (size_t i = 0; i < texts.size(); ++i) {
     auto re = std::make_unique<re2::RE2>(texts[i], options);
-    if (!re->ok()) {
-      *bad_index = i;
-      *error = re->error();
-      return false;
-    }
+    if (!re->ok()) bad->push_back({i, re->error()});
     compiled.push_back(std::move(re));
   }
+  if (!bad->empty()) return false;
   auto one_pass = std::make_unique<OnePass>(options);
   for (const std::string& text : texts) {
     if (one_pass->set.Add(text, nullptr) < 0) {
@@ -96,8 +94,8 @@ Severity Policy::RuleSeverity(std::string_view rule, Severity fallback) const {
 }
 
 bool Policy::ExemptNamespace(std::string_view ns) const {
-  return !ns.empty() &&
-         std::find(exempt_namespaces.begin(), exempt_namespaces.end(), ns) != exempt_namespaces.end();
+  return !ns.empty() && std::find(exempt_namespaces.begin(), exempt_namespaces.end(), ns) !=
+                            exempt_namespaces.end();
 }
 
 bool Policy::ExemptObject(const Value& object) const {

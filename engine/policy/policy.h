@@ -70,9 +70,14 @@ class PatternList {
   ~PatternList();
   PatternList(PatternList&&) noexcept;
   PatternList& operator=(PatternList&&) noexcept;
-  // Compiles every pattern; on the first bad one returns false with its index
-  // and RE2's message, leaving this list unchanged.
-  bool Set(std::vector<std::string> texts, size_t* bad_index, std::string* error);
+  // A pattern that does not compile: its index and RE2's message.
+  struct Bad {
+    size_t index;
+    std::string error;
+  };
+  // Compiles every pattern; when one is bad, returns false with each bad one
+  // in *bad, leaving this list unchanged.
+  bool Set(std::vector<std::string> texts, std::vector<Bad>* bad);
   bool Matches(std::string_view text) const;
   const std::vector<std::string>& texts() const { return texts_; }
   size_t size() const { return compiled_.size(); }
@@ -117,8 +122,8 @@ class Policy {
   // (many managed offerings do): a pod then tolerates NoSchedule taints named
   // after the extended resources it requests (nvidia.com/gpu).
   bool extended_resource_toleration = true;
-  PatternList cuda_images;    // images that set NVIDIA_VISIBLE_DEVICES=all
-  PatternList agent_images;   // node agents (device plugins, drivers, exporters)
+  PatternList cuda_images;   // images that set NVIDIA_VISIBLE_DEVICES=all
+  PatternList agent_images;  // node agents (device plugins, drivers, exporters)
   // Host directories that only node agents mount (the kubelet's device-plugin
   // and pod-resources sockets): a pod mounting one is a GPU node agent
   // (engine/workload/node_agent.h). Absolute paths; subdirectories count.
@@ -161,15 +166,19 @@ struct PolicyNames {
   std::vector<KeyName> rules;
 };
 
-// Parses and validates a policy document, layered on the default one. Errors
-// carry the position of the offending field ("policy.yaml:12:7:
-// spec.reserved.memory.percent: ..."). Callers outside the engine use the
-// front door's versions (engine/policies.h), which hand in the rules' names.
+// Parses and validates a policy document, layered on the default one. On
+// failure *errors holds every error found, in file order, each with the
+// position of the offending field ("policy.yaml:12:7:
+// spec.reserved.memory.percent: ..."); YAML that does not parse is one error
+// alone (policy_loader.cc says what else stops the reading). Callers outside
+// the engine use the front door's versions (engine/policies.h), which hand in
+// the rules' names.
 bool LoadPolicy(const Value& doc, const std::string& file, const PolicyNames& names, Policy* out,
-                Error* error);
-bool LoadPolicyFile(const std::string& path, const PolicyNames& names, Policy* out, Error* error);
+                std::vector<Error>* errors);
+bool LoadPolicyFile(const std::string& path, const PolicyNames& names, Policy* out,
+                    std::vector<Error>* errors);
 bool LoadPolicyText(std::string_view text, const std::string& name, const PolicyNames& names,
-                    Policy* out, Error* error);
+                    Policy* out, std::vector<Error>* errors);
 // The policy compiled into both binaries (policies/default.yaml), as text.
 std::string_view DefaultPolicyText();
 

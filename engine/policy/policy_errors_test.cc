@@ -180,5 +180,88 @@ TEST_CASE("a YAML syntax error is reported with its position", "[policy][errors]
   CHECK(error.mark.line == 3);
 }
 
+// Every error of `text`, one "L:C: message" each, in the order given.
+std::vector<std::string> AllErrors(const std::string& text) {
+  Policy p;
+  std::vector<Error> errors;
+  std::vector<std::string> out;
+  if (LoadPolicyText(text, "policy.yaml", &p, &errors)) return out;
+  for (const Error& e : errors) {
+    CHECK(e.file == "policy.yaml");
+    out.push_back(std::to_string(e.mark.line) + ":" + std::to_string(e.mark.column) + ": " +
+                  e.message);
+  }
+  return out;
+}
+
+TEST_CASE("LoadPolicyText reports every error in one run, in file order", "[policy][errors]") {
+  const std::string text = kHeader +
+                           "spec:\n"
+                           "  reserved:\n"
+                           "    memory: {perGPU: 8Gi, fixed: -1Gi}\n"
+                           "  mutations: {vram: \"yes\"}\n"
+                           "  rules:\n"
+                           "    gpu-fractionl: {severity: fatal}\n"
+                           "  nodeClasses:\n"
+                           "  - labels: {a: b}\n"
+                           "  - {name: b, allocatable: {memory: 1Gi, cpu: lots}}\n"
+                           "  gpuNodes: {cudaImages: ['(', ok, '[']}\n"
+                           "spce: {}\n";
+  std::vector<std::string> errors = AllErrors(text);
+  REQUIRE(errors.size() == 10);
+  CHECK(errors[0] ==
+        "5:22: spec.reserved.memory: unknown field \"perGPU\" (did you mean "
+        "\"perGpu\"?)");
+  CHECK(errors[1] == "5:34: spec.reserved.memory.fixed: must not be negative");
+  CHECK(errors[2] == "6:21: spec.mutations.vram: expected true or false, got string \"yes\"");
+  CHECK(errors[3].rfind("8:20: spec.rules.gpu-fractionl: unknown rule \"gpu-fractionl\" (rules: ",
+                        0) == 0);
+  CHECK(errors[4] ==
+        "8:31: spec.rules.gpu-fractionl.severity: unknown severity \"fatal\" "
+        "(expected info, warning or error)");
+  CHECK(errors[5] == "10:5: spec.nodeClasses[0]: missing required field \"name\"");
+  CHECK(errors[6] ==
+        "11:47: spec.nodeClasses[1].allocatable.cpu: invalid quantity \"lots\": a "
+        "quantity must start with a number");
+  CHECK(errors[7] == "12:27: spec.gpuNodes.cudaImages[0]: invalid pattern \"(\": missing ): (");
+  CHECK(errors[8] == "12:36: spec.gpuNodes.cudaImages[2]: invalid pattern \"[\": missing ]: [");
+  CHECK(errors[9] == "13:7: unknown field \"spce\" (did you mean \"spec\"?)");
+
+  // One line for a caller with room for one: the first, and how many more.
+  CHECK(LoadError(text) ==
+        "policy.yaml:5:22: spec.reserved.memory: unknown field \"perGPU\" "
+        "(did you mean \"perGpu\"?); and 9 more errors");
+  CHECK(LoadError(kHeader + "spec: {gpuResources: [], spce: 1}\n") ==
+        "policy.yaml:3:22: spec.gpuResources: must name at least one resource, e.g. "
+        "nvidia.com/gpu; and 1 more error");
+}
+
+TEST_CASE("what makes the errors after it meaningless stops the reading there",
+          "[policy][errors]") {
+  // YAML that does not parse: nothing else is read.
+  CHECK(AllErrors(kHeader + "spce: {}\nspec: {reserved: [}\n").size() == 1);
+  // Not a policy: its other fields would be read against the wrong format.
+  CHECK(AllErrors("apiVersion: v1\nkind: Pod\nspce: {}\nspec: {containers: []}\n") ==
+        std::vector<std::string>{"1:13: apiVersion: expected \"gpulint.io/v1alpha1\", got \"v1\""});
+  CHECK(AllErrors("kind: Pod\napiVersion: gpulint.io/v1alpha1\nspce: {}\n") ==
+        std::vector<std::string>{"1:7: kind: expected \"Policy\", got \"Pod\""});
+  // A value of the wrong type: nothing under it is read; its siblings are.
+  CHECK(AllErrors(kHeader + "spec:\n  reserved: [{memory: {perGPU: 1}}]\n  mutations: 3\n") ==
+        std::vector<std::string>{
+            "4:13: spec.reserved: expected a mapping, got a sequence",
+            "5:14: spec.mutations: expected a mapping, got int 3",
+        });
+  // A check across a GPU's fields waits until they all read: with the count
+  // unreadable, replicas without sharing is not judged yet.
+  CHECK(AllErrors(kHeader + "spec:\n  nodeClasses:\n"
+                            "  - {name: a, gpu: {count: x, replicas: 4}}\n") ==
+        std::vector<std::string>{
+            "5:28: spec.nodeClasses[0].gpu.count: expected a whole number, got string \"x\""});
+  CHECK(AllErrors(kHeader + "spec:\n  nodeClasses:\n"
+                            "  - {name: a, gpu: {count: 1, replicas: 4}}\n") ==
+        std::vector<std::string>{"5:41: spec.nodeClasses[0].gpu.replicas: more than 1 replica "
+                                 "per GPU needs sharing: time-slicing or mps"});
+}
+
 }  // namespace
 }  // namespace gpulint

@@ -13,9 +13,8 @@ using namespace policy_testing;  // NOLINT: test helpers
 
 TEST_CASE("a pattern list matches when any one of its patterns matches", "[policy][images]") {
   PatternList list;
-  size_t bad = 0;
-  std::string error;
-  REQUIRE(list.Set({"^a", "b$", "c[0-9]+d"}, &bad, &error));
+  std::vector<PatternList::Bad> bad;
+  REQUIRE(list.Set({"^a", "b$", "c[0-9]+d"}, &bad));
   for (const char* text : {"a", "ax", "xb", "c12d", "xc1dx", "abc"}) {
     INFO(text);
     CHECK(list.Matches(text));
@@ -25,11 +24,16 @@ TEST_CASE("a pattern list matches when any one of its patterns matches", "[polic
     CHECK_FALSE(list.Matches(text));
   }
   // A bad pattern leaves the list as it was.
-  CHECK_FALSE(list.Set({"ok", "(unclosed"}, &bad, &error));
-  CHECK(bad == 1);
+  // Every bad pattern is named.
+  CHECK_FALSE(list.Set({"(unclosed", "ok", "[z-a]"}, &bad));
+  REQUIRE(bad.size() == 2);
+  CHECK(bad[0].index == 0);
+  CHECK(bad[0].error == "missing ): (unclosed");
+  CHECK(bad[1].index == 2);
+  CHECK(bad[1].error == "invalid character class range: z-a");
   CHECK(list.Matches("xb"));
   CHECK_FALSE(list.Matches("ok"));
-  REQUIRE(list.Set({}, &bad, &error));
+  REQUIRE(list.Set({}, &bad));
   CHECK_FALSE(list.Matches("a"));
 }
 

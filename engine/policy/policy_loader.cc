@@ -1,5 +1,10 @@
 // Reads a policy document onto a Policy, field by field as the format's table
-// (policy_schema.h) describes it. A user policy is layered on the default one:
+// (policy_schema.h) describes it, reporting every error in one pass: a wrong
+// value is an error and its siblings are read on. What would make the errors
+// after it meaningless stops there: YAML that does not parse, a document of
+// another apiVersion or kind, a value of the wrong type (nothing under it is
+// read), and a check across an object's fields (it runs only when they all
+// read). A user policy is layered on the default one:
 // every field it writes replaces the default's, every field it leaves out
 // keeps it, and three tables merge by key (reserved by resource, rules by
 // name, workloads by group and kind). policies/README.md documents the format;
@@ -11,6 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <tuple>
 #include <utility>
 
 #include "engine/base/decoder.h"
@@ -74,29 +80,31 @@ bool ReadBoundedQuantity(StrictDecoder& d, const Field& f, const Value& v, const
 bool ReadTextList(StrictDecoder& d, const Field& f, const Value& v, const std::string& path,
                   std::vector<std::string>* out) {
   if (!d.ExpectSequence(v, path)) return false;
+  bool ok = true;
   for (size_t i = 0; i < v.items().size(); ++i)
-    if (!ReadText(d, f, v.items()[i], Index(path, i), &out->emplace_back())) return false;
-  if (f.if_empty && out->empty()) return d.Fail(v, path, f.if_empty);
-  return true;
+    ok = ReadText(d, f, v.items()[i], Index(path, i), &out->emplace_back()) && ok;
+  if (ok && f.if_empty && out->empty()) return d.Fail(v, path, f.if_empty);
+  return ok;
 }
 
 bool ReadPatterns(StrictDecoder& d, const Value& v, const std::string& path, PatternList* out) {
   std::vector<std::string> texts;
   if (!d.ReadStringList(v, path, &texts)) return false;
-  size_t bad = 0;
-  std::string error;
-  std::vector<std::string> copy = texts;
-  if (out->Set(std::move(texts), &bad, &error)) return true;
-  return d.Fail(v.items()[bad], Index(path, bad),
-                "invalid pattern \"" + copy[bad] + "\": " + error);
+  std::vector<PatternList::Bad> bad;
+  if (out->Set(texts, &bad)) return true;
+  for (const PatternList::Bad& b : bad)
+    d.Fail(v.items()[b.index], Index(path, b.index),
+           "invalid pattern \"" + texts[b.index] + "\": " + b.error);
+  return false;
 }
 
 bool ReadQuantities(StrictDecoder& d, const Field& f, const Value& v, const std::string& path,
                     std::map<std::string, Quantity>* out) {
   if (!d.ExpectMapping(v, path)) return false;
+  bool ok = true;
   for (const auto& [key, q] : v.members())
-    if (!ReadBoundedQuantity(d, f, q, AppendKey(path, key), &(*out)[key])) return false;
-  return true;
+    ok = ReadBoundedQuantity(d, f, q, AppendKey(path, key), &(*out)[key]) && ok;
+  return ok;
 }
 
 bool ReadEnum(StrictDecoder& d, const Field& f, const Value& v, const std::string& path,
@@ -139,6 +147,7 @@ bool DecodeFields(StrictDecoder& d, const PolicyNames& names, FieldList fields, 
 bool DecodeObjects(StrictDecoder& d, const PolicyNames& names, const Field& f, const Value& v,
                    const std::string& path, void* owner) {
   void* container = f.slot(owner);
+  bool ok = true;
   if (f.type == FieldType::kObjectList) {
     if (!d.ExpectSequence(v, path)) return false;
     if (f.clear) f.clear(container);
@@ -146,12 +155,12 @@ bool DecodeObjects(StrictDecoder& d, const PolicyNames& names, const Field& f, c
       const Value& item = v.items()[i];
       std::string ip = Index(path, i);
       void* decoded = f.add_item(container, "");
-      if (!DecodeFields(d, names, f.fields, item, ip, decoded) ||
-          (f.check && !f.check(d, item, ip, decoded)) ||
-          (f.item_check && !f.item_check(d, v, i, ip, container)))
-        return false;
+      // The checks read the whole item: only one that read without error.
+      ok = DecodeFields(d, names, f.fields, item, ip, decoded) &&
+           (!f.check || f.check(d, item, ip, decoded)) &&
+           (!f.item_check || f.item_check(d, v, i, ip, container)) && ok;
     }
-    return true;
+    return ok;
   }
   if (!d.ExpectMapping(v, path)) return false;
   for (const Value::Member& member : v.members()) {
@@ -159,21 +168,21 @@ bool DecodeObjects(StrictDecoder& d, const PolicyNames& names, const Field& f, c
     const std::string& key = member.first;
     const Value& item = member.second;
     std::string ip = AppendKey(path, key);
-    void* decoded = f.add_item(container, key);
-    if (!DecodeFields(d, names, f.fields, item, ip, decoded) ||
-        (f.check && !f.check(d, item, ip, decoded)))
-      return false;
-    if (f.keys == KeySet::kAny) continue;
-    const std::vector<KeyName>& keys = names.rules;
-    if (std::none_of(keys.begin(), keys.end(), [&](const KeyName& k) { return k.name == key; })) {
-      std::string listed;
-      for (const KeyName& k : keys) listed += (listed.empty() ? "" : ", ") + std::string(k.name);
-      std::string noun(f.key_noun);
-      return d.Fail(item, ip,
+    if (f.keys != KeySet::kAny) {
+      const std::vector<KeyName>& keys = names.rules;
+      if (std::none_of(keys.begin(), keys.end(), [&](const KeyName& k) { return k.name == key; })) {
+        std::string listed;
+        for (const KeyName& k : keys) listed += (listed.empty() ? "" : ", ") + std::string(k.name);
+        std::string noun(f.key_noun);
+        ok = d.Fail(item, ip,
                     "unknown " + noun + " \"" + key + "\" (" + noun + "s: " + listed + ")");
+      }
     }
+    void* decoded = f.add_item(container, key);
+    ok = DecodeFields(d, names, f.fields, item, ip, decoded) &&
+         (!f.check || f.check(d, item, ip, decoded)) && ok;
   }
-  return true;
+  return ok;
 }
 
 bool DecodeField(StrictDecoder& d, const PolicyNames& names, const Field& f, const Value& v,
@@ -223,24 +232,34 @@ bool DecodeField(StrictDecoder& d, const PolicyNames& names, const Field& f, con
 }
 
 // An object of `fields`: no unknown field, the required ones present, each
-// member read in the order it is written, so that the first error reported
-// is the first one in the file.
+// member read in the order it is written. Its constants (apiVersion, kind)
+// come first: an object of another format stops there, since its other
+// fields would be read against the wrong one.
 bool DecodeFields(StrictDecoder& d, const PolicyNames& names, FieldList fields, const Value& v,
                   const std::string& path, void* target) {
+  if (!d.ExpectMapping(v, path)) return false;
+  for (const auto& [key, child] : v.members()) {
+    const Field* f = FindField(fields, key);
+    if (f && f->type == FieldType::kConstant &&
+        !DecodeField(d, names, *f, child, JoinPath(path, key), target))
+      return false;
+  }
   std::vector<std::string_view> known;
   for (const Field& f : fields) known.push_back(f.name);
-  if (!d.ExpectFields(v, path, known)) return false;
+  bool ok = d.ExpectFields(v, path, known);
   for (const Field& f : fields) {
     if (!f.required || v.Find(f.name)) continue;
     std::string message = "missing required field \"" + std::string(f.name) + "\"";
     if (f.type == FieldType::kConstant)
       message += " (" + std::string(f.name) + ": " + std::string(f.values.front()) + ")";
-    return d.Fail(v, path, message);
+    ok = d.Fail(v, path, message);
   }
-  for (const auto& [key, child] : v.members())
-    if (!DecodeField(d, names, *FindField(fields, key), child, JoinPath(path, key), target))
-      return false;
-  return true;
+  for (const auto& [key, child] : v.members()) {
+    const Field* f = FindField(fields, key);
+    if (f && f->type != FieldType::kConstant)
+      ok = DecodeField(d, names, *f, child, JoinPath(path, key), target) && ok;
+  }
+  return ok;
 }
 
 // Layers one policy document onto *p.
@@ -260,27 +279,41 @@ bool SingleDocument(std::vector<Document>* docs, const std::string& name, Value*
   Document* found = nullptr;
   for (Document& doc : *docs) {
     if (!doc.ok) {
-      if (error) *error = doc.error;
+      *error = doc.error;
       return false;
     }
     if (doc.root.is_null()) continue;
     if (found) {
-      if (error)
-        *error = Error{name, doc.start, "a policy is one YAML document; found a second one here"};
+      *error = Error{name, doc.start, "a policy is one YAML document; found a second one here"};
       return false;
     }
     found = &doc;
   }
   if (!found) {
-    if (error)
-      *error = Error{name,
-                     {},
-                     "the policy is empty: expected one document with apiVersion: " +
-                         std::string(kPolicyApiVersion) + " and kind: Policy"};
+    *error = Error{name,
+                   {},
+                   "the policy is empty: expected one document with apiVersion: " +
+                       std::string(kPolicyApiVersion) + " and kind: Policy"};
     return false;
   }
   *out = std::move(found->root);
   return true;
+}
+
+// Reads a stream's one document; an error stops the load with it alone.
+bool ReadDocument(bool loaded, std::vector<Document>* docs, const std::string& name, Value* out,
+                  Error error, std::vector<Error>* errors) {
+  if (loaded && SingleDocument(docs, name, out, &error)) return true;
+  errors->assign(1, std::move(error));
+  return false;
+}
+
+// Errors in the order a reader meets them: by line, then column.
+std::vector<Error> InFileOrder(std::vector<Error> errors) {
+  std::stable_sort(errors.begin(), errors.end(), [](const Error& a, const Error& b) {
+    return std::tie(a.mark.line, a.mark.column) < std::tie(b.mark.line, b.mark.column);
+  });
+  return errors;
 }
 
 DocumentSink Collect(std::vector<Document>* docs) {
@@ -307,33 +340,38 @@ const Value& DefaultPolicyDocument() {
 }  // namespace
 
 bool LoadPolicy(const Value& doc, const std::string& file, const PolicyNames& names, Policy* out,
-                Error* error) {
+                std::vector<Error>* errors) {
   Policy p;
-  StrictDecoder defaults("<default policy>", error);
-  if (!ApplyDocument(defaults, names, DefaultPolicyDocument(), &p)) return false;
-  StrictDecoder d(file, error);
-  if (!ApplyDocument(d, names, doc, &p)) return false;
+  for (auto [source, name] :
+       {std::pair{&DefaultPolicyDocument(), "<default policy>"}, std::pair{&doc, file.c_str()}}) {
+    StrictDecoder d(name);
+    if (!ApplyDocument(d, names, *source, &p)) {
+      *errors = InFileOrder(d.TakeErrors());
+      return false;
+    }
+  }
   *out = std::move(p);
   return true;
 }
 
 bool LoadPolicyText(std::string_view text, const std::string& name, const PolicyNames& names,
-                    Policy* out, Error* error) {
+                    Policy* out, std::vector<Error>* errors) {
   std::vector<Document> docs;
   Value root;
-  if (!LoadYamlString(text, name, LoadLimits{}, Collect(&docs), error) ||
-      !SingleDocument(&docs, name, &root, error))
-    return false;
-  return LoadPolicy(root, name, names, out, error);
+  Error error;
+  bool loaded = LoadYamlString(text, name, LoadLimits{}, Collect(&docs), &error);
+  return ReadDocument(loaded, &docs, name, &root, std::move(error), errors) &&
+         LoadPolicy(root, name, names, out, errors);
 }
 
-bool LoadPolicyFile(const std::string& path, const PolicyNames& names, Policy* out, Error* error) {
+bool LoadPolicyFile(const std::string& path, const PolicyNames& names, Policy* out,
+                    std::vector<Error>* errors) {
   std::vector<Document> docs;
   Value root;
-  if (!LoadYamlFile(path, LoadLimits{}, Collect(&docs), error) ||
-      !SingleDocument(&docs, path, &root, error))
-    return false;
-  return LoadPolicy(root, path, names, out, error);
+  Error error;
+  bool loaded = LoadYamlFile(path, LoadLimits{}, Collect(&docs), &error);
+  return ReadDocument(loaded, &docs, path, &root, std::move(error), errors) &&
+         LoadPolicy(root, path, names, out, errors);
 }
 
 }  // namespace gpulint

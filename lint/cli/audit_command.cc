@@ -160,9 +160,9 @@ int RunAudit(const AuditOptions& options, CliIo& io) {
   const Policy* policy = &DefaultPolicy();
   std::string policy_name = kBuiltInPolicyName;
   if (!options.policy_file.empty()) {
-    Error error;
-    if (!LoadPolicyFile(options.policy_file, &loaded, &error)) {
-      Fail(io, error.ToString());
+    std::vector<Error> errors;
+    if (!LoadPolicyFile(options.policy_file, &loaded, &errors)) {
+      for (const Error& e : errors) Fail(io, e.ToString());
       return kExitUsage;
     }
     policy = &loaded;

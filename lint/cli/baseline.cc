@@ -6,9 +6,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <filesystem>
 #include <tuple>
 
 #include "engine/yaml/loader.h"
+#include "lint/input/policy_discovery.h"
 #include "lint/input/setup.h"
 #include "lint/output/atomic_write.h"
 #include "lint/output/fingerprint.h"
@@ -42,19 +44,21 @@ class Reader {
     return false;
   }
 
-  bool Read(const Value& root, std::unordered_map<std::string, size_t>* out, size_t* size) {
+  bool Read(const Value& root, std::unordered_map<std::string, size_t>* out, size_t* size,
+            int* read_version) {
     constexpr char kShape[] =
-        "a baseline is a JSON object {\"version\": 1, \"findings\": [...]}, as 'gpulint "
+        "a baseline is a JSON object {\"version\": 2, \"findings\": [...]}, as 'gpulint "
         "baseline' writes it";
     if (!root.is_mapping()) return Fail(root, kShape);
     const Value* version = root.Find("version");
     if (version == nullptr) return Fail(root, std::string("no \"version\": ") + kShape);
     if (version->type() != Value::Type::kInt)
-      return Fail(*version, "\"version\" must be a number (1)");
-    if (version->text() != std::to_string(kBaselineVersion))
+      return Fail(*version, "\"version\" must be a number (2)");
+    if (version->text() != "1" && version->text() != std::to_string(kBaselineVersion))
       return Fail(*version, "version " + version->text() +
-                                " is not one this gpulint reads (1); regenerate the baseline "
-                                "with 'gpulint baseline'");
+                                " is not one this gpulint reads (1 or 2); regenerate the "
+                                "baseline with 'gpulint baseline'");
+    *read_version = std::stoi(version->text());
     const Value* findings = root.Find("findings");
     if (findings == nullptr) return Fail(root, std::string("no \"findings\": ") + kShape);
     if (!findings->is_sequence()) return Fail(*findings, "\"findings\" must be an array");
@@ -68,8 +72,7 @@ class Reader {
       if (!fingerprint->is_string() || fingerprint->text().empty())
         return Fail(*fingerprint, where + ".fingerprint must be a non-empty string");
       for (const auto& [key, value] : item.members())
-        if (!value.is_string())
-          return Fail(value, where + "." + key + " must be a string");
+        if (!value.is_string()) return Fail(value, where + "." + key + " must be a string");
       ++(*out)[fingerprint->text()];
       ++*size;
     }
@@ -83,9 +86,20 @@ class Reader {
 
 }  // namespace
 
-BaselineEntry BaselineEntryOf(const Finding& f, std::string_view base_dir) {
-  return {f.fingerprint, f.rule, FingerprintFile(f.file, base_dir), ObjectText(f.object),
-          f.message};
+std::string BaselineRoot(const std::string& path, const std::string& cwd) {
+  namespace fs = std::filesystem;
+  fs::path dir = path.empty() || path == "-" ? fs::path(cwd) : (fs::path(cwd) / path).parent_path();
+  std::error_code ec;
+  fs::path real = fs::weakly_canonical(dir, ec);
+  if (!ec) dir = real;
+  dir = dir.lexically_normal();
+  if (!dir.has_filename() && dir != dir.root_path()) dir = dir.parent_path();
+  fs::path root = RepositoryRoot(dir);
+  return (root.empty() ? dir : root).string();
+}
+
+BaselineEntry BaselineEntryOf(const Finding& f, std::string file) {
+  return {f.fingerprint, f.rule, std::move(file), ObjectText(f.object), f.message};
 }
 
 std::string BaselineText(std::vector<BaselineEntry> entries) {
@@ -114,10 +128,13 @@ std::string BaselineText(std::vector<BaselineEntry> entries) {
   return out;
 }
 
-bool Baseline::Load(const std::string& path, int stdin_fd, Error* error) {
+bool Baseline::Load(const std::string& path, int stdin_fd, const std::string& cwd, Error* error) {
   std::string text;
-  if (!ReadWhole(path, stdin_fd, kMaxBaselineBytes, &text, error)) return false;
-  return Parse(text, DisplayName(path), error);
+  if (!ReadWhole(path, stdin_fd, kMaxBaselineBytes, &text, error) ||
+      !Parse(text, DisplayName(path), error))
+    return false;
+  root_ = version_ == 1 ? cwd : BaselineRoot(path, cwd);
+  return true;
 }
 
 bool Baseline::Parse(std::string_view text, const std::string& name, Error* error) {
@@ -130,7 +147,8 @@ bool Baseline::Parse(std::string_view text, const std::string& name, Error* erro
       text, name, limits,
       [&](Document&& doc) {
         if (++documents > 1) {
-          *error = Error{name, doc.start, "a baseline is one JSON object; this is a second document"};
+          *error =
+              Error{name, doc.start, "a baseline is one JSON object; this is a second document"};
           ok = false;
           return false;
         }
@@ -150,7 +168,7 @@ bool Baseline::Parse(std::string_view text, const std::string& name, Error* erro
   }
   remaining_.clear();
   size_ = 0;
-  return Reader(name, error).Read(root, &remaining_, &size_);
+  return Reader(name, error).Read(root, &remaining_, &size_, &version_);
 }
 
 bool Baseline::Hide(const std::string& fingerprint) {

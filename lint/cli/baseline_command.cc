@@ -24,19 +24,28 @@ Options:
   -j, --jobs N         check N files at a time; the baseline is the same
   --allow-empty        as for check: a PATH with no manifest is a warning,
                        not an error (an empty baseline is then written)
+  --exclude GLOB       as for check: leave out what GLOB matches (see
+                       'gpulint check --help'). Repeatable
   -q, --quiet          leave out the summary line
   -h, --help           print this text
 
 The baseline is JSON, one finding per line, sorted by file, object, rule and
 message so that regenerating it gives a small diff to review:
-  {"version": 1,
+  {"version": 2,
    "findings": [{"fingerprint", "rule", "file", "object", "message"}]}
 Only "fingerprint" is matched; the rest says what was accepted. A fingerprint
-hashes the rule, the file (relative to the current directory), the object's
-apiVersion, kind, namespace and name, the field path and the message, not the
-line: lines inserted above a finding keep it in the baseline, while a changed
-value makes it a new finding. Run check from the directory the baseline was
-written in. A finding listed twice hides two alike; a third is new.
+hashes the rule, the file, the object's apiVersion, kind, namespace and name,
+the field path and the message, not the line: lines inserted above a finding
+keep it in the baseline, while a changed value makes it a new finding. A
+finding listed twice hides two alike; a third is new.
+
+Files are named relative to the repository root (the directory holding .git)
+of the baseline file, or, outside a repository, to the baseline file's
+directory (the current directory for stdout and stdin). So 'check --baseline'
+matches from any directory, with the inputs named relative, absolute or ./x
+alike. A baseline that hides none of a run's findings is warned about on
+stderr. A version 1 baseline named files from the directory it was written
+in: it is still read, and matches from there only; write it again to move on.
 
 Nothing is written when an input cannot be read, or a PATH holds no
 manifest (without --allow-empty).

@@ -40,6 +40,9 @@ Options:
   --allow-empty        a PATH with no manifest is a warning, not an error
                        (exit 0 if nothing else is wrong); with it, no PATH
                        at all checks nothing
+  --exclude GLOB       leave out the files and directories GLOB matches,
+                       met in a walk or named (see Exclude below).
+                       Repeatable
   -q, --quiet          leave out the summary line
   -h, --help           print this text
 
@@ -64,8 +67,10 @@ Output:
           "checked" counts objects whose pods were checked, "notChecked"
           those holding containers gpulint could not reach.
           "fingerprint" is the finding's identity across runs (as in a
-          baseline); "summary" has "baselined" with --baseline. No
-          summary line.
+          baseline); a finding in a chart adds "rendered" (see Charts
+          below); "summary" has "baselined" with --baseline, and
+          "underOwner" when objects were judged under their owner (see
+          Cluster dumps below). No summary line.
   sarif   SARIF 2.1.0 for GitHub code scanning: every rule with its
           description and help, a result per finding with its file (relative
           to the current directory), line and column, and its fingerprint
@@ -99,6 +104,7 @@ Examples:
   gpulint check --format junit k8s/ > gpulint-junit.xml
   gpulint check --format github k8s/                    # in a workflow step
   gpulint check --baseline gpulint-baseline.json k8s/
+  gpulint check --exclude vendor --exclude 'generated/**' .
 
 Charts and kustomizations:
   A directory holding Chart.yaml is rendered with 'helm template', one
@@ -106,12 +112,46 @@ Charts and kustomizations:
   whether named or met in a walk; a file named inside a chart (a template
   passed by pre-commit) stands for its chart, rendered once, as does a
   kustomization.yaml named for its directory (its resources named are read
-  as they are). Findings then read
-    mychart/templates/deploy.yaml (rendered):12:9: ...
-  (lines count within that rendered document, from the line after helm's
-  '# Source:' comment) or 'overlays/prod (kustomized):40:7' (lines of the
+  as they are). A chart's finding is shown at the template line that wrote
+  it, a subchart's under charts/:
+    mychart/templates/deploy.yaml:17:11: ...
+  found by rendering the chart once more, from a copy whose template lines
+  end in a comment naming them, so a value that came from values, a helper
+  or any other action is never put on a template line that reads the same.
+  One that no template line wrote is shown at its template, with its line
+  in helm's output ('helm template' with the same --values):
+    mychart/templates/deploy.yaml: warning: line 40 of helm's output: ...
+  (at the chart's Chart.yaml for a template of a packaged subchart, or a
+  document helm names no template for). JSON findings, and SARIF results'
+  properties, add "rendered": {"line", "column"}: where helm's output has
+  it. A kustomization's read 'overlays/prod (kustomized):40:7' (lines of the
   kustomize output). A missing tool or a source that fails to render is an
   input error at its path, with the tool's own message.
+
+Exclude:
+  --exclude reads GLOB as .gitignore does. Without a '/' (but a trailing
+  one), it matches a file or directory name at any depth: '*.json',
+  'vendor'. With one, it matches the path below the PATH walked:
+  'generated/*.yaml' under 'gpulint check k8s/' is k8s/generated/*.yaml, and
+  a leading '/' changes nothing. A PATH named itself (a file pre-commit
+  passes) is matched by its path from the current directory, each directory
+  on the way down too. '*', '?' and [a-z] match within one name, never
+  across '/'; '**' spans directories: '**/test' (any depth), 'test/**'
+  (everything inside), 'a/**/b'. A trailing '/' matches directories only. An
+  excluded directory is not walked; a chart or kustomization is rendered
+  whole (exclude its directory to leave it out). A PATH that --exclude empties
+  is one that gives no manifest (below). Quote GLOB for the shell:
+    gpulint check --exclude 'generated/**' --exclude '*.json' k8s/
+
+Cluster dumps:
+  'kubectl get all -A -o json' lists Deployments, their ReplicaSets and their
+  Pods, each with the Deployment's pod template. An object whose
+  metadata.ownerReferences name another object of the same document (by uid,
+  else by kind and name in its namespace) is not judged on its own: its
+  findings are its owner's, reported once, under the owner. The summary line
+  says how many ("; 6 objects judged under their owner"; they are not among
+  its objects). kubectl prints a dump as one List; owners in another document
+  or file are not looked for. The webhook judges every object alone.
 
 A PATH that gives no manifest is an input error: a directory with no *.yaml,
 *.yml or *.json under it, a file or stdin holding no YAML or JSON document
@@ -142,6 +182,7 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
   options->baseline_file = args.Get("--baseline");
   options->output_file = args.Get("--output");
   options->render.values_files = args.All("--values");
+  if (!ReadExcludes(args, &options->exclude, error)) return false;
   if (args.Has("--jobs")) {
     std::string jobs = args.Get("--jobs");
     char* end = nullptr;
@@ -197,10 +238,17 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
-      {"--policy", "", true},  {"--nodes", "", true, true}, {"--format", "", true},
-      {"--fail-on", "", true}, {"--quiet", "-q"},  {"--jobs", "-j", true},
-      {"--baseline", "", true}, {"--values", "-f", true, true}, {"--strict", ""},
+      {"--policy", "", true},
+      {"--nodes", "", true, true},
+      {"--format", "", true},
+      {"--fail-on", "", true},
+      {"--quiet", "-q"},
+      {"--jobs", "-j", true},
+      {"--baseline", "", true},
+      {"--values", "-f", true, true},
+      {"--strict", ""},
       {"--allow-empty", ""},
+      {"--exclude", "", true, true},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, CheckCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
@@ -217,13 +265,12 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
 
 int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
-      {"--policy", "", true}, {"--nodes", "", true, true}, {"--quiet", "-q"},
-      {"--jobs", "-j", true}, {"--output", "-o", true}, {"--values", "-f", true, true},
-      {"--allow-empty", ""},
+      {"--policy", "", true}, {"--nodes", "", true, true},   {"--quiet", "-q"},
+      {"--jobs", "-j", true}, {"--output", "-o", true},      {"--values", "-f", true, true},
+      {"--allow-empty", ""},  {"--exclude", "", true, true},
   };
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, BaselineCommand(), kSpecs, false, &parsed, io); rc >= 0)
-    return rc;
+  if (int rc = ParseOrExit(args, BaselineCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
   CheckOptions options;
   options.write_baseline = true;
   std::string error;

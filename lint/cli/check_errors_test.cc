@@ -330,7 +330,7 @@ TEST_CASE("baseline: a PATH with no manifest writes no baseline, unless --allow-
   CHECK_FALSE(std::filesystem::exists(out));
   Result allowed = Run({"baseline", "--allow-empty", "-o", out, docs});
   CHECK(allowed.rc == 0);
-  CHECK(dir.Read("baseline.json") == "{\n  \"version\": 1,\n  \"findings\": []\n}\n");
+  CHECK(dir.Read("baseline.json") == "{\n  \"version\": 2,\n  \"findings\": []\n}\n");
 }
 
 // docs/ci.md's SARIF step: findings go to code scanning without failing the

@@ -2,31 +2,28 @@
 // Documents stream through one at a time, so memory stays flat whatever the
 // size of the input; findings go to the writer as each object is evaluated.
 // With several files and --jobs above 1, a small pool checks files side by
-// side and the findings are replayed in input order, so the output is the same
-// byte for byte whatever the number of jobs.
+// side and the findings are replayed in input order (check_files.h), so the
+// output is the same byte for byte whatever the number of jobs.
 #include "lint/cli/check_run.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <ostream>
 #include <string>
-#include <system_error>
-#include <thread>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "common/cpus.h"
 #include "engine/base/objects.h"
+#include "engine/base/owners.h"
 #include "engine/engine.h"
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
 #include "lint/cli/baseline.h"
+#include "lint/cli/check_files.h"
 #include "lint/cli/commands.h"
 #include "lint/input/inputs.h"
 #include "lint/input/policy_discovery.h"
@@ -46,41 +43,9 @@ std::string PolicyText(const std::vector<std::string>& names) {
   return out;
 }
 
-// Where one file's objects and findings go: straight to the writer, or into a
-// FileResult to be replayed in input order.
-class FileSink {
- public:
-  virtual ~FileSink() = default;
-  // `counted`: an object, not a document that could not be read.
-  virtual void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted,
-                      Coverage coverage) = 0;
-  virtual void Add(Finding finding) = 0;
-};
-
-struct ObjectStart {
-  ObjectRef ref;
-  std::string file;
-  Mark mark;
-  bool counted;
-  Coverage coverage;
-};
-
-struct FileResult : FileSink {
-  void Object(ObjectRef ref, const std::string& file, Mark mark, bool counted,
-              Coverage coverage) override {
-    events.emplace_back(ObjectStart{std::move(ref), file, mark, counted, coverage});
-  }
-  void Add(Finding finding) override { events.emplace_back(std::move(finding)); }
-
-  std::vector<std::variant<ObjectStart, Finding>> events;
-  bool by_worker = false;  // checked on a worker thread, which frees it too
-  size_t documents = 0;
-  bool ok = false;
-  Error error;  // when !ok
-};
-
 constexpr char kNothingFound[] = "no manifests found ";
 constexpr char kLookedFor[] = "(looked for *.yaml, *.yml and *.json)";
+constexpr char kAllExcluded[] = "(--exclude left out all there was)";
 
 class CheckRun {
  public:
@@ -102,7 +67,13 @@ class CheckRun {
     int jobs = std::min<int>(options_.jobs > 0 ? options_.jobs : UsableCpus(),
                              static_cast<int>(inputs_.size()));
     if (jobs > 1) {
-      CheckInParallel(inputs_, jobs);
+      CheckInParallel(
+          inputs_.size(), jobs,
+          [&](size_t i, FileResult* result) {
+            result->ok =
+                CheckFile(inputs_[i], *policies_[i], *result, &result->documents, &result->error);
+          },
+          [&](size_t i, FileResult& result) { Replay(i, result); });
     } else {
       for (size_t i = 0; i < inputs_.size(); ++i) CheckInput(i);
     }
@@ -110,6 +81,7 @@ class CheckRun {
     writer_->Finish(summary_);
     if (baseline_writer_) return WriteBaseline(baseline_writer_->Text(), PolicyText(policy_names_));
     writer_.reset();
+    WarnIfBaselineHidNothing();
     if (!options_.format->holds_summary && !options_.quiet)
       io_.err << "gpulint: " << SummaryText(summary_) << PolicyText(policy_names_) << '\n';
 
@@ -125,36 +97,47 @@ class CheckRun {
   // so a bad one stops the run before half of it is reported.
   bool Prepare() {
     Error error;
+    std::error_code ec;
+    work_dir_ = std::filesystem::current_path(ec).string();
+    // Fingerprints name files as the baseline does: the one read, the one
+    // written, or one that would be written here.
+    std::string root = BaselineRoot(options_.output_file, work_dir_);
     if (!options_.baseline_file.empty()) {
       baseline_.emplace();
-      if (!baseline_->Load(options_.baseline_file, io_.stdin_fd, &error)) {
+      if (!baseline_->Load(options_.baseline_file, io_.stdin_fd, work_dir_, &error)) {
         ReportError(error);
         return false;
       }
+      root = baseline_->root();
       summary_.baselined = 0;
     }
+    files_.emplace(work_dir_, root);
     const char* env_policy = std::getenv(kPolicyEnvVar);
-    if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &error,
+    std::vector<Error> errors;
+    if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &errors,
                      env_policy ? env_policy : "")) {
-      ReportError(error);
+      for (const Error& e : errors) ReportError(e);
       return false;
     }
     run_policy_ = &setup_.policy();
     std::vector<Error> path_errors;
-    inputs_ = ManifestInputs(options_.paths, &path_errors, &yields_);
+    inputs_ = ManifestInputs(options_.paths, options_.exclude, &path_errors, &yields_);
     for (const Error& e : path_errors) ReportError(e);
     // A CI job pointed at the wrong directory must not pass in silence.
     for (size_t i = 0; i < options_.paths.size(); ++i) {
       if (yields_[i].inputs.empty() && yields_[i].errors == 0)
-        ReportNothingFound({options_.paths[i], {}, std::string(kNothingFound) + kLookedFor});
+        ReportNothingFound(
+            {options_.paths[i],
+             {},
+             std::string(kNothingFound) + (yields_[i].excluded > 0 ? kAllExcluded : kLookedFor)});
     }
     if (options_.paths.empty())
       ReportNothingFound({"", {}, std::string(kNothingFound) + "(no PATH given)"});
     std::vector<std::string> names;
     for (const InputFile& input : inputs_) {
-      const PolicySetup* policy = setup_.PolicyFor(input.path, &error);
+      const PolicySetup* policy = setup_.PolicyFor(input.path, &errors);
       if (!policy) {
-        ReportError(error);
+        for (const Error& e : errors) ReportError(e);
         return false;
       }
       policies_.push_back(policy);
@@ -173,11 +156,9 @@ class CheckRun {
     writer_options.fail_on = options_.fail_on;
     writer_options.policy = policies_.empty() ? run_policy_ : policies_[0]->policy;
     writer_options.policies = policy_names_;
-    std::error_code ec;
-    writer_options.base_dir = std::filesystem::current_path(ec).string();
-    base_dir_ = writer_options.base_dir;
+    writer_options.base_dir = work_dir_;
     if (options_.write_baseline) {
-      auto writer = std::make_unique<BaselineWriter>(base_dir_);
+      auto writer = std::make_unique<BaselineWriter>(*files_);
       baseline_writer_ = writer.get();
       writer_ = std::move(writer);
     } else {
@@ -208,6 +189,23 @@ class CheckRun {
               << SummaryText(summary_) << policy_text << '\n';
     }
     return kExitClean;
+  }
+
+  // A baseline that hides not one of the findings was most likely written
+  // for other files, or names them from elsewhere: said, not silently passed.
+  void WarnIfBaselineHidNothing() {
+    size_t found = summary_.errors + summary_.warnings + summary_.infos;
+    if (!baseline_ || baseline_->size() == 0 || *summary_.baselined > 0 || found == 0) return;
+    io_.err << "gpulint: warning: the baseline " << DisplayName(options_.baseline_file) << " ("
+            << baseline_->size() << (baseline_->size() == 1 ? " finding" : " findings")
+            << ") hid none of the " << found << " found; ";
+    if (baseline_->version() == 1) {
+      io_.err << "it is version 1, which names files from the directory it was written in: run "
+                 "check from there, or write it again with 'gpulint baseline'\n";
+    } else {
+      io_.err << "it names files from " << baseline_->root()
+              << ": was it written for these files?\n";
+    }
   }
 
   // A PATH that gave no manifest: an input error, or with --allow-empty a
@@ -261,7 +259,7 @@ class CheckRun {
   void Emit(Finding& finding) {
     if (options_.strict && finding.rule == "workload-not-checked")
       finding.severity = Severity::kError;
-    finding.fingerprint = Fingerprint(finding, base_dir_);
+    finding.fingerprint = Fingerprint(finding, files_->Name(finding.file));
     if (baseline_ && baseline_->Hide(finding.fingerprint)) {
       ++*summary_.baselined;
       return;
@@ -280,6 +278,7 @@ class CheckRun {
       run_.writer_->BeginObject(ref, file, mark);
     }
     void Add(Finding finding) override { run_.Emit(finding); }
+    void UnderOwner() override { ++run_.summary_.under_owner; }
 
    private:
     CheckRun& run_;
@@ -304,24 +303,43 @@ class CheckRun {
                  Error* error) const {
     const Policy& policy = *setup.policy;
     DeviceClaims claims;  // DRA claims and templates seen so far in this file
-    DocumentSink sink = [&](Document&& doc) {
+    SourceSink sink = [&](Document&& doc, const RenderedDocument* rendered) {
       if (doc.ok && doc.root.is_null()) return true;  // empty, e.g. a trailing "---"
       ++*documents;
+      // A chart's finding is shown at its template (render.h).
+      auto place = [rendered](Finding& f) {
+        if (!rendered) return;
+        f.rendered = rendered->InOutput(f.mark);
+        rendered->Place(&f.file, &f.mark, &f.message);
+      };
       if (!doc.ok) {
         out.Object(ObjectRef(), DisplayName(input.path), doc.error.mark, false,
                    Coverage::kNoWorkload);
-        out.Add(ParseErrorFinding(doc.error));
+        Finding f = ParseErrorFinding(doc.error);
+        place(f);
+        out.Add(std::move(f));
         return true;
       }
       const std::string& file = doc.file.empty() ? DisplayName(input.path) : doc.file;
+      const OwnerIndex owners = OwnerIndex::OfDocument(doc.root);
       ForEachObject(doc.root, [&](const Value& object) {
         if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
         claims.Add(object);
+        if (owners.TopOwner(object)) return out.UnderOwner();
         Coverage coverage;
         std::vector<Finding> findings =
             Evaluate(object, file, policy, setup.inventory, &claims, &coverage);
-        out.Object(RefOf(object), file, object.mark(), true, coverage);
-        for (Finding& f : findings) out.Add(std::move(f));
+        std::string object_file = file;
+        Mark object_mark = object.mark();
+        if (rendered) {
+          std::string unused;
+          rendered->Place(&object_file, &object_mark, &unused);
+        }
+        out.Object(RefOf(object), object_file, object_mark, true, coverage);
+        for (Finding& f : findings) {
+          place(f);
+          out.Add(std::move(f));
+        }
       });
       return true;
     };
@@ -338,6 +356,7 @@ class CheckRun {
         Emit(std::get<Finding>(event));
       }
     }
+    summary_.under_owner += result.under_owner;
     outcomes_[i].documents = result.documents;
     if (result.ok) {
       ++summary_.files;
@@ -351,86 +370,6 @@ class CheckRun {
     ++summary_.objects;
     if (coverage == Coverage::kChecked) ++summary_.checked;
     if (coverage == Coverage::kNotChecked) ++summary_.not_checked;
-  }
-
-  // Files are taken in order by jobs - 1 workers and by this thread, which
-  // also replays each result as soon as it and all before it are done: it
-  // checks a file itself rather than sleep while the next result is not in.
-  // (A sleeping replayer woken once per file was 7,500 futex calls and a
-  // third more CPU on 2,000 small files.) At most kWindow results per job
-  // wait, so memory stays bounded by a few files' findings.
-  void CheckInParallel(const std::vector<InputFile>& inputs, int jobs) {
-    constexpr size_t kWindow = 16;
-    const size_t n = inputs.size();
-    const size_t window = kWindow * static_cast<size_t>(jobs);
-    std::vector<std::optional<FileResult>> results(n);
-    std::mutex mu;
-    std::condition_variable done_cv, space_cv;
-    size_t next = 0, replayed = 0;
-    size_t awaited = n;  // the result the replayer sleeps for, if it does
-    int asleep = 0;      // workers waiting for the window to move
-    auto may_take = [&] { return next < n && next < replayed + window; };
-    // Results a worker made and this thread replayed, for a worker to free.
-    // Freed here, their memory went to this thread's allocator cache and the
-    // worker's next files were built in memory last written on another core:
-    // two jobs spent 6 to 8% more CPU time (perf stat, best of 10).
-    std::vector<FileResult> replayed_results;
-    // Checks file `next` with the lock held on entry and on return.
-    auto check_next = [&](std::unique_lock<std::mutex>& lock, bool by_worker) {
-      size_t i = next++;
-      std::vector<FileResult> to_free;
-      if (by_worker) to_free.swap(replayed_results);
-      lock.unlock();
-      to_free.clear();
-      FileResult result;
-      result.by_worker = by_worker;
-      result.ok = CheckFile(inputs[i], *policies_[i], result, &result.documents, &result.error);
-      lock.lock();
-      results[i] = std::move(result);
-      if (i == awaited) done_cv.notify_one();
-    };
-    auto work = [&] {
-      std::unique_lock<std::mutex> lock(mu);
-      while (true) {
-        if (!may_take() && next < n) {
-          ++asleep;
-          space_cv.wait(lock, [&] { return next == n || may_take(); });
-          --asleep;
-        }
-        if (next == n) return;
-        check_next(lock, true);
-      }
-    };
-    std::vector<std::thread> workers;
-    for (int j = 1; j < jobs; ++j) {
-      try {
-        workers.emplace_back(work);
-      } catch (const std::system_error&) {
-        break;  // out of threads: the ones there are will do
-      }
-    }
-    std::unique_lock<std::mutex> lock(mu);
-    for (size_t i = 0; i < n;) {
-      if (results[i].has_value()) {
-        FileResult result = std::move(*results[i]);
-        results[i].reset();
-        replayed = ++i;
-        bool wake = asleep > 0;
-        lock.unlock();
-        if (wake) space_cv.notify_all();
-        Replay(i - 1, result);
-        lock.lock();
-        if (result.by_worker) replayed_results.push_back(std::move(result));
-      } else if (may_take()) {
-        check_next(lock, false);
-      } else {
-        awaited = i;
-        done_cv.wait(lock, [&] { return results[i].has_value(); });
-        awaited = n;
-      }
-    }
-    lock.unlock();
-    for (std::thread& t : workers) t.join();
   }
 
   const CheckOptions& options_;
@@ -453,8 +392,9 @@ class CheckRun {
   std::vector<Error> early_errors_;            // reported before writer_ was made
   Summary summary_;
   bool input_failed_ = false;
-  std::string base_dir_;              // the working directory, for fingerprints
-  std::optional<Baseline> baseline_;  // --baseline
+  std::string work_dir_;                   // the current directory, absolute
+  std::optional<FingerprintFiles> files_;  // set first thing by Prepare
+  std::optional<Baseline> baseline_;       // --baseline
 };
 
 }  // namespace

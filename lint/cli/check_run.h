@@ -11,6 +11,7 @@
 
 #include "engine/base/finding.h"
 #include "lint/cli/cli.h"
+#include "lint/input/exclude.h"
 #include "lint/input/render.h"
 #include "lint/output/formats.h"
 
@@ -30,6 +31,7 @@ struct CheckOptions {
   bool write_baseline = false;     // `gpulint baseline`: write one instead of a report
   std::string output_file;         // `gpulint baseline --output`; empty: stdout
   RenderOptions render;            // --values, for charts
+  ExcludePatterns exclude;         // --exclude
 };
 
 // Runs `gpulint check` (or, with write_baseline, `gpulint baseline`) and

@@ -69,6 +69,12 @@ TEST_CASE("usage errors exit 2 with a message naming the problem", "[cli]") {
       {{"check", "--frobnicate", pod},
        "gpulint: error: unknown option '--frobnicate' (see 'gpulint check --help')\n"},
       {{pod, "-x"}, "gpulint: error: unknown option '-x' (see 'gpulint check --help')\n"},
+      {{"check", "--node", "nodes.yaml", pod},
+       "gpulint: error: unknown option '--node'; did you mean '--nodes'? (see 'gpulint check "
+       "--help')\n"},
+      {{"baseline", "--ouptut=b.json", pod},
+       "gpulint: error: unknown option '--ouptut'; did you mean '--output'? (see 'gpulint "
+       "baseline --help')\n"},
       {{"rules", "--verbose"},
        "gpulint: error: unknown option '--verbose' (see 'gpulint rules --help')\n"},
       {{"check", pod, "--policy"}, "gpulint: error: option '--policy' needs a value\n"},

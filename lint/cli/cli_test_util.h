@@ -1,5 +1,6 @@
 // Test helpers for running the CLI in-process: a temporary directory, an
-// environment variable set for one test, and RunCli with captured streams.
+// environment variable set for one test, a current directory for one test,
+// and RunCli with captured streams.
 // Test-only.
 #ifndef GPULINT_LINT_CLI_CLI_TEST_UTIL_H_
 #define GPULINT_LINT_CLI_CLI_TEST_UTIL_H_
@@ -69,6 +70,19 @@ class EnvVar {
   const char* name_;
   std::string old_;
   bool had_ = false;
+};
+
+// Runs in `dir` for one test (relative paths, stdin's policy and a
+// baseline's root are found from there), then back.
+class InDirectory {
+ public:
+  explicit InDirectory(const std::string& dir) : old_(std::filesystem::current_path()) {
+    std::filesystem::current_path(dir);
+  }
+  ~InDirectory() { std::filesystem::current_path(old_); }
+
+ private:
+  std::filesystem::path old_;
 };
 
 struct Result {

@@ -11,6 +11,7 @@
 
 #include "common/flags.h"
 #include "lint/cli/cli.h"
+#include "lint/input/exclude.h"
 
 namespace gpulint {
 
@@ -39,6 +40,10 @@ int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io);
 
 // Every command, in the order the main help lists them.
 const std::vector<const Command*>& AllCommands();
+
+// --exclude's patterns (check, baseline, fix). False with *error for one that
+// names nothing.
+bool ReadExcludes(const ParsedArgs& parsed, ExcludePatterns* out, std::string* error);
 
 // "gpulint: error: MESSAGE" on stderr.
 void Fail(CliIo& io, std::string_view message);

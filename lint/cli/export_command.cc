@@ -2,6 +2,7 @@
 // for a cluster to enforce with no webhook (engine/vap/vap.h).
 #include <cstdlib>
 #include <ostream>
+#include <vector>
 
 #include "engine/vap/vap.h"
 #include "lint/cli/commands.h"
@@ -75,15 +76,16 @@ int RunVap(const ParsedArgs& parsed, CliIo& io) {
     return kExitUsage;
   }
   RunSetup setup;
-  Error error;
+  std::vector<Error> errors;
   const char* env_policy = std::getenv(kPolicyEnvVar);
-  if (!setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &error, env_policy ? env_policy : "")) {
-    Fail(io, error.ToString());
+  if (!setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &errors,
+                  env_policy ? env_policy : "")) {
+    for (const Error& e : errors) Fail(io, e.ToString());
     return kExitUsage;
   }
-  const PolicySetup* policy = setup.PolicyFor("-", &error);
+  const PolicySetup* policy = setup.PolicyFor("-", &errors);
   if (policy == nullptr) {
-    Fail(io, error.ToString());
+    for (const Error& e : errors) Fail(io, e.ToString());
     return kExitUsage;
   }
   if (parsed.Has("--list")) {

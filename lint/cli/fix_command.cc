@@ -3,6 +3,7 @@
 // (lint/fix/fix.h): printed, shown as a diff or written back.
 #include <algorithm>
 #include <cstdlib>
+#include <iterator>
 #include <ostream>
 #include <set>
 
@@ -15,6 +16,7 @@
 #include "lint/input/render.h"
 #include "lint/input/setup.h"
 #include "lint/output/atomic_write.h"
+#include "lint/output/output.h"
 #include "lint/output/unified_diff.h"
 
 namespace gpulint {
@@ -37,10 +39,18 @@ only one way, in the manifests themselves:
   gpu-limit-missing           NVIDIA_VISIBLE_DEVICES=void (the webhook's
                               hide-GPUs mutation), unless the container sets
                               the variable itself
-Each finding of these rules that is left says why on stderr ("not fixed").
 500GB, 40g, 1K and 2M stay as they are: GB, g and K could be decimal or
 binary, and only the author knows which. Capacity is not a mistake: VRAM and
 memory headroom are added only with --mutations.
+
+fix ends with every finding it left, of any rule, as 'gpulint check' prints
+it, each followed by a note that says why it was not fixed:
+  k8s/ds.yaml:2:13: error: extensions/v1beta1 DaemonSet was removed ...
+  k8s/ds.yaml:2:13: note: not fixed: gpulint fix does not repair
+  removed-api-version; 'gpulint explain removed-api-version' says how to fix it
+and the summary line counts them by severity. Positions are in the files as
+fixed: where 'gpulint check' finds them after --write. They go to stderr, even with --quiet; stdout holds only
+the manifests or the diff.
 
 Only the lines that change are touched: comments, key order, quoting,
 indentation and every other line stay byte for byte. New keys go after a
@@ -74,6 +84,8 @@ Options:
   --nodes FILE     nodes the pods can land on ('kubectl get nodes -o yaml'
                    output): hidden GPUs and, with --mutations, VRAM.
                    Repeatable
+  --exclude GLOB   leave out the files and directories GLOB matches, as
+                   for check (see 'gpulint check --help'). Repeatable
   -q, --quiet      leave out the list of changes and the summary on stderr
   -h, --help       print this text
 
@@ -86,7 +98,8 @@ Examples:
 
 Exit status: 0 nothing to change, 1 something was (or, without --write,
 would be) changed, 2 an error: a usage error, an unreadable file or policy,
-or a document left unfixed.
+or a document left unfixed. The findings left do not change it: 'gpulint
+check' judges them.
 )";
 
 constexpr size_t kMaxFile = size_t{256} << 20;
@@ -101,6 +114,7 @@ struct FixCommandOptions {
   bool quiet = false;
   FixOptions fix;
   std::vector<std::string> paths;
+  ExcludePatterns exclude;
 };
 
 class FixRun {
@@ -110,7 +124,7 @@ class FixRun {
 
   int Run() {
     std::vector<Error> path_errors;
-    std::vector<InputFile> inputs = ManifestInputs(options_.paths, &path_errors);
+    std::vector<InputFile> inputs = ManifestInputs(options_.paths, options_.exclude, &path_errors);
     for (const Error& e : path_errors) Report(e);
     std::erase_if(inputs, [&](const InputFile& input) {
       if (input.kind == InputKind::kFile) return false;
@@ -120,10 +134,10 @@ class FixRun {
     // Every policy loads before anything is written: a bad one stops the run.
     std::vector<const PolicySetup*> policies;
     for (const InputFile& input : inputs) {
-      Error error;
-      const PolicySetup* policy = setup_.PolicyFor(input.path, &error);
+      std::vector<Error> errors;
+      const PolicySetup* policy = setup_.PolicyFor(input.path, &errors);
       if (!policy) {
-        Report(error);
+        for (const Error& e : errors) Report(e);
         return kExitUsage;
       }
       policies.push_back(policy);
@@ -134,6 +148,7 @@ class FixRun {
     for (size_t i = 0; i < inputs.size(); ++i)
       FixInput(inputs[i].path, *policies[i], inputs.size() > 1);
     io_.out.flush();
+    ReportLeft();
     if (!options_.quiet) io_.err << "gpulint: " << SummaryText(inputs.size()) << '\n';
     if (failed_) return kExitUsage;
     return changed_files_ > 0 ? kExitFindings : kExitClean;
@@ -143,6 +158,29 @@ class FixRun {
   void Report(const Error& error) {
     failed_ = true;
     io_.err << "gpulint: error: " << error.ToString() << '\n';
+  }
+
+  // What is left is what a person must do: said last, even with --quiet.
+  // Each finding as check prints it, then a note, as compilers add one.
+  void ReportLeft() {
+    std::string text;
+    for (const LeftFinding& left : left_) {
+      AppendFindingText(left.finding, false, &text);
+      text +=
+          Error{left.finding.file, left.finding.mark, "note: not fixed: " + left.why}.ToString();
+      text += '\n';
+    }
+    io_.err << text;
+  }
+
+  // "3 findings not fixed (2 errors, 1 warning)"
+  std::string LeftText() const {
+    Summary counts;
+    for (const LeftFinding& left : left_) counts.Count(left.finding.severity);
+    std::string out = Plural(left_.size(), "finding") + " not fixed (";
+    out += Plural(counts.errors, "error") + ", " + Plural(counts.warnings, "warning");
+    if (counts.infos > 0) out += ", " + Plural(counts.infos, "info");
+    return out + ")";
   }
 
   std::string SummaryText(size_t files) const {
@@ -157,9 +195,8 @@ class FixRun {
       if (files > changed_files_)
         out += "; " + Plural(files - changed_files_, "file") + " unchanged";
     }
-    if (unfixed_ > 0) out += "; " + Plural(unfixed_, "finding") + " not fixed";
-    if (!policy_names_.empty())
-      out += policy_names_.size() == 1 ? "; policy: " : "; policies: ";
+    if (!left_.empty()) out += "; " + LeftText();
+    if (!policy_names_.empty()) out += policy_names_.size() == 1 ? "; policy: " : "; policies: ";
     for (size_t i = 0; i < policy_names_.size(); ++i) out += (i ? ", " : "") + policy_names_[i];
     return out;
   }
@@ -176,9 +213,7 @@ class FixRun {
     for (const Error& e : fixed.problems) Report(e);
     if (!options_.quiet)
       for (const std::string& change : fixed.changes) io_.err << change << '\n';
-    // What is left is what a person must do: said even with --quiet.
-    for (const std::string& note : fixed.unfixed) io_.err << note << '\n';
-    unfixed_ += fixed.unfixed.size();
+    std::move(fixed.left.begin(), fixed.left.end(), std::back_inserter(left_));
     bool changed = fixed.text != text;
     changes_ += fixed.changes.size();
     changed_files_ += changed;
@@ -204,7 +239,7 @@ class FixRun {
   RunSetup& setup_;
   CliIo& io_;
   std::vector<std::string> policy_names_;  // in the order the inputs first use them
-  size_t unfixed_ = 0;
+  std::vector<LeftFinding> left_;          // every input's, in input order
   size_t changes_ = 0;
   size_t changed_files_ = 0;
   bool failed_ = false;
@@ -251,6 +286,7 @@ bool ReadOptions(const ParsedArgs& parsed, FixCommandOptions* options, std::stri
   options->quiet = parsed.Has("--quiet");
   options->fix.mutations = parsed.Has("--mutations");
   options->paths = parsed.positional;
+  if (!ReadExcludes(parsed, &options->exclude, error)) return false;
   std::vector<std::string> nodes = parsed.All("--nodes");
   size_t stdin_reads = std::count(options->paths.begin(), options->paths.end(), "-") +
                        std::count(nodes.begin(), nodes.end(), "-");
@@ -272,9 +308,10 @@ bool ReadOptions(const ParsedArgs& parsed, FixCommandOptions* options, std::stri
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
-      {"--write", "-w"},         {"--diff", ""},         {"--only", "", true, true},
-      {"--mutations", ""},       {"--policy", "", true}, {"--nodes", "", true, true},
-      {"--quiet", "-q"}};
+      {"--write", "-w"},          {"--diff", ""},
+      {"--only", "", true, true}, {"--mutations", ""},
+      {"--policy", "", true},     {"--nodes", "", true, true},
+      {"--quiet", "-q"},          {"--exclude", "", true, true}};
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, FixCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
   FixCommandOptions options;
@@ -284,11 +321,11 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
     return kExitUsage;
   }
   RunSetup setup;
-  Error error;
+  std::vector<Error> errors;
   const char* env_policy = std::getenv(kPolicyEnvVar);
-  if (!setup.Load(parsed.Get("--policy"), parsed.All("--nodes"), io.stdin_fd, &error,
+  if (!setup.Load(parsed.Get("--policy"), parsed.All("--nodes"), io.stdin_fd, &errors,
                   env_policy ? env_policy : "")) {
-    Fail(io, error.ToString());
+    for (const Error& e : errors) Fail(io, e.ToString());
     return kExitUsage;
   }
   return FixRun(options, setup, io).Run();

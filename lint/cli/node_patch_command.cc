@@ -191,9 +191,9 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
     return kExitUsage;
   }
   RunSetup setup;
-  Error error;
-  if (!setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &error)) {
-    Fail(io, error.ToString());
+  std::vector<Error> errors;
+  if (!setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &errors)) {
+    for (const Error& e : errors) Fail(io, e.ToString());
     return kExitUsage;
   }
   std::string resource = parsed.Get("--resource", setup.policy().vram_resource);
@@ -203,6 +203,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
     return kExitUsage;
   }
   Vram vram;
+  Error error;
   std::string node = parsed.Get("--node");
   bool ok = labels.empty() ? FromNvidiaSmi(parsed.positional.empty() ? "-" : parsed.positional[0],
                                            io, &vram, &error)

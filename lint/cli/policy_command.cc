@@ -20,9 +20,14 @@ policy check validates each policy FILE as gpulint-webhook and 'gpulint check
 --policy' load it: layered on the built-in policy, and read strictly, so an
 unknown field, a value of the wrong type, an invalid quantity, an RE2 pattern
 that does not compile or a rule name that no rule has is an error. It prints
-one line per FILE ('-' reads stdin):
+for each FILE ('-' reads stdin) that it is ok, or every error in it, one line
+each, in file order:
   FILE: ok
   FILE:LINE:COL: error: MESSAGE
+What would make the errors after it meaningless stops the reading there:
+YAML that does not parse, an apiVersion or kind that is not a policy's, a
+value of the wrong type (nothing under it is read); a check across an
+object's fields (a node class's GPU counts) waits until they all read.
 
 policy schema prints the JSON Schema (draft-07) of a policy document. It is
 generated from the table the policy loader reads with, so the two agree on
@@ -73,10 +78,11 @@ int RunCheck(const std::vector<std::string>& files, CliIo& io) {
       continue;
     }
     Policy policy;
-    if (LoadPolicyText(text, DisplayName(file), &policy, &error)) {
+    std::vector<Error> errors;
+    if (LoadPolicyText(text, DisplayName(file), &policy, &errors)) {
       io.out << DisplayName(file) << ": ok\n";
     } else {
-      io.out << ErrorLine(error) << '\n';
+      for (const Error& e : errors) io.out << ErrorLine(e) << '\n';
       if (rc == kExitClean) rc = kExitFindings;
     }
   }

@@ -39,6 +39,45 @@ TEST_CASE("policy check: one line per file, exit 1 when one is invalid", "[cli][
   CHECK(r.out == kPolicies + "v100.yaml: ok\n");
 }
 
+// Two typos: one run says both, wherever the policy comes from.
+constexpr char kTwoTypos[] =
+    "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n"
+    "  reserved:\n    memory: {perGPU: 8Gi}\n  rules:\n    gpu-fractional: {enable: false}\n";
+
+TEST_CASE("a policy's every error in one run: policy check, --policy, .gpulint.yaml",
+          "[cli][policy]") {
+  TempDir dir;
+  std::string policy = dir.Write("policy.yaml", kTwoTypos);
+  const std::string kFirst =
+      ":5:22: spec.reserved.memory: unknown field \"perGPU\" (did you mean \"perGpu\"?)";
+  const std::string kSecond =
+      ":7:30: spec.rules.gpu-fractional: unknown field \"enable\" (did you mean \"enabled\"?)";
+  Result checked = Run({"policy", "check", policy});
+  CHECK(checked.rc == 1);
+  CHECK(checked.out == policy +
+                           ":5:22: error: spec.reserved.memory: unknown field \"perGPU\" (did you "
+                           "mean \"perGpu\"?)\n" +
+                           policy +
+                           ":7:30: error: spec.rules.gpu-fractional: unknown field \"enable\" (did "
+                           "you mean \"enabled\"?)\n");
+
+  std::string pod = dir.Write("k8s/pod.yaml", "apiVersion: v1\nkind: ConfigMap\n");
+  Result forced = Run({"check", "--policy", policy, pod});
+  CHECK(forced.rc == 2);
+  CHECK(forced.err ==
+        "gpulint: error: " + policy + kFirst + "\ngpulint: error: " + policy + kSecond + "\n");
+  Result json = Run({"check", "--format", "json", "--policy", policy, pod});
+  CHECK(json.rc == 2);
+  CHECK(nlohmann::json::parse(json.out).at("errors").size() == 2);
+
+  dir.Write("k8s/.gpulint.yaml", kTwoTypos);
+  Result found = Run({"check", "-q", pod});
+  CHECK(found.rc == 2);
+  const std::string discovered = dir.path() + "/k8s/.gpulint.yaml";
+  CHECK(found.err == "gpulint: error: " + discovered + kFirst + "\ngpulint: error: " + discovered +
+                         kSecond + "\n");
+}
+
 TEST_CASE("policy check: the webhook's layering, stdin, unreadable files", "[cli][policy]") {
   TempDir dir;
   // Only what differs from the built-in policy: valid.

@@ -88,15 +88,8 @@ class DocumentFixer {
     }
     std::vector<PatchOp> repair_ops;
     for (Finding& f : findings) {
-      if (!f.fix && f.no_fix.empty()) continue;  // a rule that repairs nothing
-      if (!Selected(options_, f.rule) || !Once(f)) continue;
-      if (f.fix && f.rule != kUnitRule) {
+      if (f.fix && f.rule != kUnitRule && Selected(options_, f.rule) && Once(f))
         Take(f, prefix, shown_prefix, &repair_ops);
-      } else if (!f.fix) {
-        Value at = Value::String("", f.mark);
-        unfixed_.push_back(Position(file_, at) + ": not fixed: " + JoinPath(shown_prefix, f.path) +
-                           ": " + f.no_fix + " [" + f.rule + "]");
-      }
     }
     if (!ApplyPatch(repair_ops, &fixed, nullptr)) return;
     if (options_.mutations) AddMutations(object, fixed, prefix, shown_prefix);
@@ -104,7 +97,6 @@ class DocumentFixer {
 
   const std::vector<PatchOp>& ops() const { return ops_; }
   std::vector<std::string>& changes() { return changes_; }
-  std::vector<std::string>& unfixed() { return unfixed_; }
 
  private:
   // A pod spec reached twice reports the same finding twice: one answer.
@@ -151,7 +143,6 @@ class DocumentFixer {
   std::set<std::pair<std::string, std::string>> answered_;  // (rule, path)
   std::vector<PatchOp> ops_;
   std::vector<std::string> changes_;
-  std::vector<std::string> unfixed_;
 };
 
 Error LeftAsItWas(Error error, const std::string& file) {
@@ -174,7 +165,6 @@ std::string FixDocument(const Document& doc, std::string_view doc_text, const Po
     std::string index = std::to_string(&object - &items->items()[0]);
     fixer.AddObject(object, "/items/" + index, "items[" + index + "]");
   });
-  for (std::string& u : fixer.unfixed()) out->unfixed.push_back(std::move(u));
   if (fixer.ops().empty()) return std::string(doc_text);
   std::string edited;
   Error error;
@@ -187,6 +177,44 @@ std::string FixDocument(const Document& doc, std::string_view doc_text, const Po
   ++out->documents_changed;
   for (std::string& c : fixer.changes()) out->changes.push_back(std::move(c));
   return edited;
+}
+
+// Why the fixed text still has `f`. Judged with fixes asked for, a finding
+// that carries a repair is one fix chose not to make, or could not.
+std::string WhyLeft(const Finding& f, const FixOptions& options) {
+  if (f.fix) {
+    return Selected(options, f.rule) ? "its repair could not be made in place"
+                                     : "--only leaves " + f.rule + " out";
+  }
+  if (!f.no_fix.empty()) return f.no_fix;
+  return "gpulint fix does not repair " + f.rule + "; 'gpulint explain " + f.rule +
+         "' says how to fix it";
+}
+
+// What `gpulint check` will report in the fixed text, as it reads it: every
+// object, with the DRA claims of the documents before it.
+void JudgeWhatIsLeft(const std::string& file, const Policy& policy, const Inventory& inventory,
+                     const FixOptions& options, FixedFile* out) {
+  DeviceClaims claims;
+  EvaluateOptions evaluate;
+  evaluate.claims = &claims;
+  evaluate.fixes = true;
+  Error io_error;
+  LoadYamlString(
+      out->text, file, LoadLimits{},
+      [&](Document&& doc) {
+        if (!doc.ok) return true;  // left as it was, and reported
+        ForEachObject(doc.root, [&](const Value& object) {
+          if (!object.is_mapping()) return;
+          claims.Add(object);
+          for (Finding& f : Evaluate(object, file, policy, inventory, evaluate)) {
+            std::string why = WhyLeft(f, options);
+            out->left.push_back(LeftFinding{std::move(f), std::move(why)});
+          }
+        });
+        return true;
+      },
+      &io_error);
 }
 
 }  // namespace
@@ -216,6 +244,7 @@ FixedFile FixText(std::string_view text, const std::string& file, const Policy& 
       },
       &io_error);
   out.text += text.substr(copied);
+  JudgeWhatIsLeft(file, policy, inventory, options, &out);
   return out;
 }
 

@@ -5,7 +5,8 @@
 // (engine/yaml_edit/yaml_edit.h). DRA claims are read across the documents
 // of the file, as check reads them.
 // Documents that do not parse, or that cannot be edited in place, are left as
-// they were.
+// they were. What is left is judged again on the fixed text, as `gpulint
+// check` will judge it, and each finding says why fix left it.
 #ifndef GPULINT_LINT_FIX_FIX_H_
 #define GPULINT_LINT_FIX_FIX_H_
 
@@ -29,13 +30,20 @@ struct FixOptions {
   std::set<std::string, std::less<>> only;
 };
 
+// A finding the fixed text still has.
+struct LeftFinding {
+  Finding finding;  // as `gpulint check` reports it in the fixed text
+  std::string why;  // why fix did not repair it
+};
+
 struct FixedFile {
   std::string text;                  // the whole file, fixed
   std::vector<std::string> changes;  // "file:line:col: what changed", in order
   std::vector<Error> problems;       // documents left as they were, and why
-  // Findings of the repaired rules left as they are: "file:line:col: not
-  // fixed: why [rule]".
-  std::vector<std::string> unfixed;
+  // Every finding of the fixed text's documents (those that parse), in
+  // check's order and at its positions in `text`: for every rule, not only
+  // those fix repairs.
+  std::vector<LeftFinding> left;
   size_t documents_changed = 0;
 };
 

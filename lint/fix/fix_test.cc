@@ -35,6 +35,17 @@ nlohmann::json Documents(std::string_view text) {
   return out;
 }
 
+// What fix left, one line each: "file:line:col rule path: why".
+std::vector<std::string> Left(const FixedFile& fixed) {
+  std::vector<std::string> out;
+  for (const LeftFinding& l : fixed.left) {
+    const Finding& f = l.finding;
+    out.push_back(f.file + ":" + std::to_string(f.mark.line) + ":" + std::to_string(f.mark.column) +
+                  " " + f.rule + " " + f.path + ": " + l.why);
+  }
+  return out;
+}
+
 std::vector<std::string> Lines(std::string_view text) {
   std::vector<std::string> out;
   std::istringstream in{std::string(text)};
@@ -170,8 +181,7 @@ spec:
         ephemeral-storage: 500GB
 )";
 
-TEST_CASE("fix --mutations: Lists, JSON, a broken document and unit fixes in one stream",
-          "[fix]") {
+TEST_CASE("fix --mutations: Lists, JSON, a broken document and unit fixes in one stream", "[fix]") {
   FixedFile fixed = FixText(kStream, "s.yaml", DefaultPolicy(), Inventory(), WithMutations());
   CHECK(fixed.text ==
         R"(# A stream: a List, a broken document, JSON, a Pod with units to fix.
@@ -231,12 +241,13 @@ spec:
   CHECK(fixed.problems[0].ToString().rfind("s.yaml:18:", 0) == 0);
   CHECK(fixed.problems[0].message.rfind("not fixed, left as it was: ", 0) == 0);
   CHECK(fixed.documents_changed == 3);
-  // 500GB could be decimal or binary: left, and said so.
-  CHECK(fixed.unfixed ==
-        std::vector<std::string>{
-            "s.yaml:35:28: not fixed: spec.containers[0].resources.limits.ephemeral-storage: it "
-            "can be read more than one way, or not at all; 'gpulint quantity VALUE' shows the "
-            "candidates [quantity-invalid]"});
+  // 500GB could be decimal or binary: left, and said so, where it now is
+  // (five lines down, below the env and annotation added).
+  CHECK(Left(fixed) ==
+        std::vector<std::string>{"s.yaml:40:28 quantity-invalid "
+                                 "spec.containers[0].resources.limits.ephemeral-storage: it can be "
+                                 "read more than one way, or not at all; 'gpulint quantity VALUE' "
+                                 "shows the candidates"});
   CheckSecondRunChangesNothing(fixed, "s.yaml", Inventory(), WithMutations());
 }
 
@@ -269,10 +280,16 @@ TEST_CASE("fix: repairs the typo, and adds no capacity nobody asked for", "[fix]
   expected.replace(expected.find("100GiB"), 6, "100Gi");
   CHECK(fixed.text == expected);
   CHECK(fixed.changes.size() == 1);
-  CHECK(fixed.unfixed.empty());
+  // Four GPUs where the incidents' nodes share theirs: a person's choice.
+  CHECK(Left(fixed) ==
+        std::vector<std::string>{
+            "ray.yaml:19:38 shared-gpu-multiple-replicas "
+            "spec.workerGroupSpecs[0].template.spec.containers[0].resources.limits[\"nvidia.com/"
+            "gpu\"]: gpulint fix does not repair shared-gpu-multiple-replicas; 'gpulint explain "
+            "shared-gpu-multiple-replicas' says how to fix it"});
   // The webhook's patch is there for the asking.
-  FixedFile mutated = FixText(kRayWorker, "ray.yaml", DefaultPolicy(), IncidentNodes(),
-                              WithMutations());
+  FixedFile mutated =
+      FixText(kRayWorker, "ray.yaml", DefaultPolicy(), IncidentNodes(), WithMutations());
   CHECK(mutated.text.find("memory: 32Gi") == std::string::npos);
   CHECK(mutated.text.find("gpulint.io/headroom-added") != std::string::npos);
 }
@@ -338,17 +355,17 @@ TEST_CASE("fix: repairs what check reports, and says why it leaves the rest", "[
             "limit 2 (equal to the request: extended resources need limits equal to requests) "
             "[gpu-request-limit-mismatch]",
         });
-  CHECK(fixed.unfixed ==
+  // What is left, where check finds it in the fixed text (three lines down,
+  // below the env added), with why: 64m is ambiguous, and no rule of fix
+  // repairs a visibility bypass.
+  CHECK(Left(fixed) ==
         std::vector<std::string>{
-            "m.yaml:18:24: not fixed: spec.containers[2].resources.limits.memory: 64m could be "
-            "64Mi or 64M, and only the author knows which [quantity-milli-memory]",
+            "m.yaml:18:49 gpu-visibility-bypass spec.containers[2].env[0].value: gpulint fix "
+            "does not repair gpu-visibility-bypass; 'gpulint explain gpu-visibility-bypass' says "
+            "how to fix it",
+            "m.yaml:21:24 quantity-milli-memory spec.containers[2].resources.limits.memory: 64m "
+            "could be 64Mi or 64M, and only the author knows which",
         });
-  // What is left for check is exactly what fix said it left.
-  std::vector<std::string> left;
-  for (const Finding& f : Evaluate(mutate_testing::Yaml(fixed.text), "", DefaultPolicy(), Inventory()))
-    if (f.rule != "gpu-visibility-bypass") left.push_back(f.rule + " " + f.path);
-  CHECK(left == std::vector<std::string>{
-                    "quantity-milli-memory spec.containers[2].resources.limits.memory"});
   CheckSecondRunChangesNothing(fixed, "m.yaml", Inventory());
 }
 
@@ -358,22 +375,40 @@ TEST_CASE("fix --only: the repairs of those rules and no other", "[fix]") {
   FixedFile fixed = FixText(kMistakes, "m.yaml", DefaultPolicy(), Inventory(), options);
   CHECK(fixed.changes.size() == 1);
   CHECK(fixed.changes[0].find("[gpu-limit-missing]") != std::string::npos);
-  // Only the chosen rule's leftovers are reported, and it has none: the other
-  // rules' findings (500m, 64m) are not said.
-  CHECK(fixed.unfixed.empty());
+  // The other rules' repairs are left, and said to be left for --only.
+  CHECK(Left(fixed) ==
+        std::vector<std::string>{
+            "m.yaml:9:34 gpu-request-limit-mismatch "
+            "spec.containers[0].resources.requests[\"nvidia.com/gpu\"]: --only leaves "
+            "gpu-request-limit-mismatch out",
+            "m.yaml:9:45 quantity-milli-memory spec.containers[0].resources.requests.memory: "
+            "--only leaves quantity-milli-memory out",
+            "m.yaml:18:49 gpu-visibility-bypass spec.containers[2].env[0].value: gpulint fix "
+            "does not repair gpu-visibility-bypass; 'gpulint explain gpu-visibility-bypass' says "
+            "how to fix it",
+            "m.yaml:20:26 quantity-milli-memory spec.containers[2].resources.requests.memory: "
+            "--only leaves quantity-milli-memory out",
+            "m.yaml:20:48 gpu-request-limit-mismatch "
+            "spec.containers[2].resources.requests[\"example.com/fpga\"]: --only leaves "
+            "gpu-request-limit-mismatch out",
+            "m.yaml:21:24 quantity-milli-memory spec.containers[2].resources.limits.memory: 64m "
+            "could be 64Mi or 64M, and only the author knows which",
+        });
   CHECK(fixed.text.find("nvidia.com/gpu: 1, memory: 500m") != std::string::npos);
 }
 
 TEST_CASE("fix: hiding GPUs turned off in the policy is left, and said so", "[fix]") {
   Policy policy;
   Error error;
-  REQUIRE(LoadPolicyText("apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n"
-                         "  mutations: {hideGpus: false}\n",
-                         "p.yaml", &policy, &error));
+  REQUIRE(
+      LoadPolicyText("apiVersion: gpulint.io/v1alpha1\nkind: Policy\nspec:\n"
+                     "  mutations: {hideGpus: false}\n",
+                     "p.yaml", &policy, &error));
   FixedFile fixed = FixText(kMistakes, "m.yaml", policy, Inventory());
   CHECK(fixed.text.find("value: void") == std::string::npos);
-  CHECK(std::count_if(fixed.unfixed.begin(), fixed.unfixed.end(), [](const std::string& u) {
-          return u.find("spec.mutations.hideGpus: false") != std::string::npos;
+  CHECK(std::count_if(fixed.left.begin(), fixed.left.end(), [](const LeftFinding& l) {
+          return l.finding.rule == "gpu-limit-missing" &&
+                 l.why.find("spec.mutations.hideGpus: false") != std::string::npos;
         }) == 1);
 }
 

@@ -116,26 +116,34 @@ void AddSource(InputFile source, Seen* sources, std::vector<InputFile>* files,
 
 // Depth first in name order, with an explicit stack; a directory reached
 // again (a symlink loop, or two links to one place) is not walked again.
-void WalkDirectory(const std::string& root, Seen* sources, std::vector<InputFile>* files,
-                   std::vector<Error>* errors, std::vector<size_t>* yielded) {
+void WalkDirectory(const std::string& root, const ExcludePatterns& exclude, Seen* sources,
+                   std::vector<InputFile>* files, std::vector<Error>* errors, PathYield* yield) {
+  std::vector<size_t>* yielded = &yield->inputs;
   std::set<std::pair<dev_t, ino_t>> visited;
   struct Entry {
     std::string path;
-    bool named;  // named on the command line: read whatever its extension
+    std::string below;  // the path below `root`, for --exclude
+    bool named;         // named on the command line: read whatever its extension
   };
-  std::vector<Entry> stack = {{root, true}};
+  std::vector<Entry> stack = {{root, "", true}};
   while (!stack.empty()) {
     Entry entry = std::move(stack.back());
     stack.pop_back();
     struct stat st;
-    if (stat(entry.path.c_str(), &st) != 0) {
-      int err = errno;
+    bool found = stat(entry.path.c_str(), &st) == 0;
+    int err = errno;
+    bool is_dir = found && S_ISDIR(st.st_mode);
+    if (entry.named ? exclude.ExcludesNamed(entry.path, is_dir)
+                    : exclude.Excludes(entry.below, is_dir)) {
+      if (entry.named || is_dir || HasManifestExtension(entry.path)) ++yield->excluded;
+      continue;
+    }
+    if (!found) {
       if (entry.named || HasManifestExtension(entry.path)) {
         errors->push_back(Error{entry.path, {}, ErrnoText(err)});
       }
       continue;
     }
-    bool is_dir = S_ISDIR(st.st_mode);
     if (entry.named) {
       // A kustomization's resources are manifests as they are: named, they
       // are read (and fixed) as files; its kustomization file stands for it.
@@ -167,7 +175,8 @@ void WalkDirectory(const std::string& root, Seen* sources, std::vector<InputFile
       continue;
     }
     for (auto it = names.rbegin(); it != names.rend(); ++it) {
-      stack.push_back({Join(entry.path, *it), false});
+      stack.push_back(
+          {Join(entry.path, *it), entry.below.empty() ? *it : entry.below + "/" + *it, false});
     }
   }
 }
@@ -175,7 +184,8 @@ void WalkDirectory(const std::string& root, Seen* sources, std::vector<InputFile
 }  // namespace
 
 std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
-                                   std::vector<Error>* errors, std::vector<PathYield>* yields) {
+                                   const ExcludePatterns& exclude, std::vector<Error>* errors,
+                                   std::vector<PathYield>* yields) {
   std::vector<InputFile> files;
   Seen sources;
   if (yields) yields->assign(paths.size(), PathYield());
@@ -185,7 +195,7 @@ std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
     if (paths[i] == "-") {
       AddFile({paths[i]}, &files, &yield.inputs);
     } else {
-      WalkDirectory(paths[i], &sources, &files, errors, &yield.inputs);
+      WalkDirectory(paths[i], exclude, &sources, &files, errors, &yield);
     }
     yield.errors = errors->size() - errors_before;
     if (yields) (*yields)[i] = std::move(yield);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "engine/base/finding.h"
+#include "lint/input/exclude.h"
 
 namespace gpulint {
 
@@ -30,15 +31,19 @@ struct InputFile {
   std::string path;  // "-" for stdin
   InputKind kind = InputKind::kFile;
 };
+// What `exclude` matches (lint/input/exclude.h) is left out, named or met in
+// a walk, and is no error: a directory that matches is not walked.
 // With `yields`, (*yields)[i] says what paths[i] gave: the indices of its
-// inputs in the result (a source named through several paths is under each)
-// and how many errors. A path that gave neither holds no manifest.
+// inputs in the result (a source named through several paths is under each),
+// how many errors, and how many directories and manifests --exclude left out.
+// A path that gave no input and no error holds no manifest.
 struct PathYield {
   std::vector<size_t> inputs;
   size_t errors = 0;
+  size_t excluded = 0;
 };
 std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
-                                   std::vector<Error>* errors,
+                                   const ExcludePatterns& exclude, std::vector<Error>* errors,
                                    std::vector<PathYield>* yields = nullptr);
 
 }  // namespace gpulint

@@ -63,18 +63,18 @@ TEST_CASE("ExpandPaths: directories, sorted, loops not followed", "[inputs]") {
   std::string other = dir.Write("other.txt", "");
 
   std::vector<Error> errors;
-  std::vector<InputFile> files =
-      ExpandPaths({dir.path().string(), "-", other, dir.Path("nope.yaml")}, &errors);
+  std::vector<InputFile> files = ExpandPaths(
+      {dir.path().string(), "-", other, dir.Path("nope.yaml")}, ExcludePatterns(), &errors);
   // sub2 links to a directory already walked; sub/loop back to the root.
   CHECK(Paths(files, dir.path().string()) == std::vector<std::string>{
-                                        "/a.yml",
-                                        "/b.yaml",
-                                        "/c.json",
-                                        "/sub/deeper/x.yml",
-                                        "/sub/z.yaml",
-                                        "-",
-                                        "/other.txt",
-                                    });
+                                                 "/a.yml",
+                                                 "/b.yaml",
+                                                 "/c.json",
+                                                 "/sub/deeper/x.yml",
+                                                 "/sub/z.yaml",
+                                                 "-",
+                                                 "/other.txt",
+                                             });
   REQUIRE(errors.size() == 2);
   CHECK(errors[0].ToString() == dir.Path("dangling.yaml") + ": no such file or directory");
   CHECK(errors[1].ToString() == dir.Path("nope.yaml") + ": no such file or directory");
@@ -112,7 +112,7 @@ TEST_CASE("ExpandPaths: a chart or kustomization met in a walk is one input, not
   TempDir dir;
   WriteSources(dir);
   std::vector<Error> errors;
-  std::vector<InputFile> files = ExpandPaths({dir.path().string()}, &errors);
+  std::vector<InputFile> files = ExpandPaths({dir.path().string()}, ExcludePatterns(), &errors);
   CHECK(errors.empty());
   CHECK(Described(files, dir.path().string()) ==
         std::vector<std::string>{"chart:/app", "kustomization:/overlay", "/plain/pod.yaml"});
@@ -126,13 +126,12 @@ TEST_CASE("ExpandPaths: files named inside a chart stand for the chart, listed o
   std::vector<Error> errors;
   // As pre-commit passes them: templates, values, a subchart's template, and
   // the chart itself again.
-  std::vector<InputFile> files =
-      ExpandPaths({dir.Path("app/templates/deploy.yaml"), dir.Path("plain/pod.yaml"),
-                   dir.Path("app/templates/svc.yaml"), dir.Path("app/values.yaml"),
-                   dir.Path("app/charts/db/templates/sts.yaml"), dir.Path("app/templates"),
-                   dir.Path("app"), dir.Path("overlay/deploy.yaml"),
-                   dir.Path("overlay/kustomization.yaml")},
-                  &errors);
+  std::vector<InputFile> files = ExpandPaths(
+      {dir.Path("app/templates/deploy.yaml"), dir.Path("plain/pod.yaml"),
+       dir.Path("app/templates/svc.yaml"), dir.Path("app/values.yaml"),
+       dir.Path("app/charts/db/templates/sts.yaml"), dir.Path("app/templates"), dir.Path("app"),
+       dir.Path("overlay/deploy.yaml"), dir.Path("overlay/kustomization.yaml")},
+      ExcludePatterns(), &errors);
   CHECK(errors.empty());
   CHECK(Described(files, dir.path().string()) ==
         std::vector<std::string>{"chart:/app", "/plain/pod.yaml", "/overlay/deploy.yaml",
@@ -150,7 +149,7 @@ TEST_CASE("ExpandPaths: what each path gave, so that a path that gave nothing ca
   std::vector<InputFile> files =
       ExpandPaths({dir.Path("app/templates/deploy.yaml"), dir.Path("empty"), dir.Path("plain"), "-",
                    dir.Path("nope.yaml"), dir.Path("app/values.yaml"), dir.path().string()},
-                  &errors, &yields);
+                  ExcludePatterns(), &errors, &yields);
   CHECK(Described(files, dir.path().string()) ==
         std::vector<std::string>{"chart:/app", "/plain/pod.yaml", "-", "kustomization:/overlay",
                                  "/plain/pod.yaml"});
@@ -176,9 +175,11 @@ TEST_CASE("ExpandPaths: a relative path looks for its chart up to the working di
   REQUIRE(getcwd(old, sizeof old) != nullptr);
   REQUIRE(chdir(dir.Path("app").c_str()) == 0);
   std::vector<Error> errors;
-  std::vector<InputFile> inside = ExpandPaths({"templates/deploy.yaml"}, &errors);
+  std::vector<InputFile> inside =
+      ExpandPaths({"templates/deploy.yaml"}, ExcludePatterns(), &errors);
   REQUIRE(chdir(dir.path().c_str()) == 0);
-  std::vector<InputFile> beside = ExpandPaths({"app/templates/svc.yaml", "plain"}, &errors);
+  std::vector<InputFile> beside =
+      ExpandPaths({"app/templates/svc.yaml", "plain"}, ExcludePatterns(), &errors);
   REQUIRE(chdir(old) == 0);
   CHECK(errors.empty());
   CHECK(Described(inside, "") == std::vector<std::string>{"chart:."});
@@ -192,7 +193,7 @@ TEST_CASE("LoadYamlFile: a regular file and an empty one", "[inputs]") {
   CHECK(r.docs == std::vector<std::string>{
                       R"({"a":1})",
                       dir.Path("pods.yaml") + ":4:1: did not find expected node content "
-                          "before the end of the document",
+                                              "before the end of the document",
                       R"({"c":3})",
                   });
   Result empty = Load(dir.Write("empty.yaml", ""));

@@ -6,12 +6,30 @@ namespace gpulint {
 
 namespace fs = std::filesystem;
 
+namespace {
+
+bool HoldsGit(const fs::path& dir) {
+  std::error_code ec;
+  return fs::exists(dir / ".git", ec);
+}
+
+bool IsTop(const fs::path& dir) { return dir == dir.parent_path() || dir.empty(); }
+
+}  // namespace
+
 fs::path NearestPolicyFile(const fs::path& dir) {
   std::error_code ec;
   for (fs::path at = dir.lexically_normal();; at = at.parent_path()) {
     fs::path candidate = at / kPolicyFileName;
     if (fs::exists(candidate, ec)) return candidate;
-    if (fs::exists(at / ".git", ec) || at == at.parent_path() || at.empty()) return {};
+    if (HoldsGit(at) || IsTop(at)) return {};
+  }
+}
+
+fs::path RepositoryRoot(const fs::path& dir) {
+  for (fs::path at = dir.lexically_normal();; at = at.parent_path()) {
+    if (HoldsGit(at)) return at;
+    if (IsTop(at)) return {};
   }
 }
 

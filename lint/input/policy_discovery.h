@@ -20,6 +20,11 @@ inline constexpr char kBuiltInPolicyName[] = "built-in";
 // outside the repository never applies to it, and at the filesystem root.
 std::filesystem::path NearestPolicyFile(const std::filesystem::path& dir);
 
+// The repository root at or above `dir` (an absolute directory): the nearest
+// directory holding .git (a directory, or the file of a worktree); "" when
+// there is none below the filesystem root.
+std::filesystem::path RepositoryRoot(const std::filesystem::path& dir);
+
 // `path` as a person would type it from `cwd`: relative when it is inside
 // `cwd`, else absolute.
 std::string ShownPath(const std::filesystem::path& path, const std::filesystem::path& cwd);

@@ -18,6 +18,7 @@ namespace {
 
 namespace fs = std::filesystem;
 using testing::EnvVar;
+using testing::InDirectory;
 using testing::Result;
 using testing::Run;
 using testing::TempDir;
@@ -47,26 +48,14 @@ Report Parse(const Result& r) {
     if (f.at("rule") == "gpu-fractional") {
       std::string entry =
           f.at("file").get<std::string>() + " " + f.at("severity").get<std::string>();
-      if (out.fractional.empty() || out.fractional.back() != entry)
-        out.fractional.push_back(entry);
+      if (out.fractional.empty() || out.fractional.back() != entry) out.fractional.push_back(entry);
     }
   out.summary = doc.at("summary");
   return out;
 }
 
-// Runs in `dir` for one test: stdin's policy is looked up from there.
-class InDirectory {
- public:
-  explicit InDirectory(const std::string& dir) : old_(fs::current_path()) {
-    fs::current_path(dir);
-  }
-  ~InDirectory() { fs::current_path(old_); }
-
- private:
-  fs::path old_;
-};
-
-TEST_CASE("NearestPolicyFile: nearest first, never above the repository root", "[policy-discovery]") {
+TEST_CASE("NearestPolicyFile: nearest first, never above the repository root",
+          "[policy-discovery]") {
   TempDir dir;
   fs::path root = dir.path();
   dir.Write(".gpulint.yaml", kNoFractional);  // outside the repository
@@ -87,8 +76,22 @@ TEST_CASE("NearestPolicyFile: nearest first, never above the repository root", "
   CHECK(NearestPolicyFile(root / "worktree/a").empty());
 }
 
-TEST_CASE("ShownPath: relative inside the current directory, else absolute",
+TEST_CASE("RepositoryRoot: the nearest directory holding .git, a directory or a file",
           "[policy-discovery]") {
+  TempDir dir;
+  fs::path root = dir.path();
+  dir.Write("plain/k8s/x.yaml", "");
+  dir.Write("repo/.git/HEAD", "ref: refs/heads/main\n");
+  dir.Write("repo/k8s/x.yaml", "");
+  dir.Write("repo/wt/.git", "gitdir: ../.git/worktrees/wt\n");  // a worktree
+  dir.Write("repo/wt/k8s/x.yaml", "");
+  CHECK(RepositoryRoot(root / "plain/k8s").empty());
+  CHECK(RepositoryRoot(root / "repo/k8s") == root / "repo");
+  CHECK(RepositoryRoot(root / "repo") == root / "repo");
+  CHECK(RepositoryRoot(root / "repo/wt/k8s") == root / "repo/wt");
+}
+
+TEST_CASE("ShownPath: relative inside the current directory, else absolute", "[policy-discovery]") {
   CHECK(ShownPath("/r/k8s/.gpulint.yaml", "/r") == "k8s/.gpulint.yaml");
   CHECK(ShownPath("/elsewhere/.gpulint.yaml", "/r") == "/elsewhere/.gpulint.yaml");
 }
@@ -127,9 +130,10 @@ TEST_CASE("check: each input gets the nearest .gpulint.yaml, named in the output
   CHECK(forced.summary.at("policy") == flag);
 }
 
-TEST_CASE("check: $GPULINT_POLICY where no .gpulint.yaml is found, and for stdin the current "
-          "directory",
-          "[policy-discovery][cli]") {
+TEST_CASE(
+    "check: $GPULINT_POLICY where no .gpulint.yaml is found, and for stdin the current "
+    "directory",
+    "[policy-discovery][cli]") {
   TempDir dir;
   dir.Write("repo/.git/HEAD", "");
   std::string pod = dir.Write("repo/pod.yaml", HalfGpuPod());

@@ -1,10 +1,15 @@
 #include "lint/input/render.h"
 
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <optional>
 #include <utility>
 
 #include "engine/yaml/loader.h"
 #include "lint/input/inputs.h"
 #include "lint/input/setup.h"
+#include "lint/input/template_lines.h"
 
 namespace gpulint {
 namespace {
@@ -30,8 +35,8 @@ std::string ToolFailure(const std::string& what, const ToolRun& run, const ToolL
 }
 
 // Runs `argv` for the source at `path`; its stdout on success.
-bool Render(const std::vector<std::string>& argv, const std::string& what,
-            const std::string& path, const ToolLimits& limits, std::string* out, Error* error) {
+bool Render(const std::vector<std::string>& argv, const std::string& what, const std::string& path,
+            const ToolLimits& limits, std::string* out, Error* error) {
   ToolRun run;
   std::string start_error;
   if (!RunTool(argv, limits, &run, &start_error)) {
@@ -63,13 +68,34 @@ bool IsDocumentMarker(std::string_view line) {
   return line.find_first_not_of(" \t\r") == std::string_view::npos;
 }
 
-bool RenderChart(const std::string& chart, const RenderOptions& options,
-                 const LoadLimits& limits, const DocumentSink& sink, Error* error) {
+}  // namespace
+
+// A chart's render, and which template line wrote which line of it, found
+// when a document first needs it (a second render: template_lines.h).
+struct RenderedDocument::Chart {
+  std::string path;               // as given
+  std::vector<std::string> argv;  // helm's, the chart at argv[2]
+  ToolLimits limits;
+  std::string output;
+  std::optional<TemplateLines> lines;
+
+  const TemplateLines& Lines() {
+    if (!lines) lines = TemplateLines::Build(argv, 2, path, output, limits);
+    return *lines;
+  }
+};
+
+namespace {
+
+bool RenderChart(const std::string& chart, const RenderOptions& options, const LoadLimits& limits,
+                 const SourceSink& sink, Error* error) {
   std::string helm = FindOnPath("helm");
   if (helm.empty()) {
-    *error = Error{chart, {},
+    *error = Error{chart,
+                   {},
                    "is a Helm chart; install helm to lint it, or lint helm's output: "
-                   "helm template " + chart + " | gpulint check -"};
+                   "helm template " +
+                       chart + " | gpulint check -"};
     return false;
   }
   std::vector<std::string> argv = {helm, "template", AsArgument(chart)};
@@ -77,13 +103,16 @@ bool RenderChart(const std::string& chart, const RenderOptions& options,
     argv.push_back("--values");
     argv.push_back(values);
   }
-  std::string out;
-  return Render(argv, "helm template", chart, options.limits, &out, error) &&
-         LoadHelmOutput(out, chart, limits, sink, error);
+  auto rendered = std::make_shared<RenderedDocument::Chart>();
+  if (!Render(argv, "helm template", chart, options.limits, &rendered->output, error)) return false;
+  rendered->path = chart;
+  rendered->argv = std::move(argv);
+  rendered->limits = options.limits;
+  return LoadHelmOutput(rendered->output, chart, rendered, limits, sink, error);
 }
 
 bool RenderKustomization(const std::string& dir, const RenderOptions& options,
-                         const LoadLimits& limits, const DocumentSink& sink, Error* error) {
+                         const LoadLimits& limits, const SourceSink& sink, Error* error) {
   std::vector<std::string> argv;
   std::string what;
   if (std::string kubectl = FindOnPath("kubectl"); !kubectl.empty()) {
@@ -93,25 +122,63 @@ bool RenderKustomization(const std::string& dir, const RenderOptions& options,
     argv = {kustomize, "build", AsArgument(dir)};
     what = "kustomize build";
   } else {
-    *error = Error{dir, {},
+    *error = Error{dir,
+                   {},
                    "is a kustomization; install kubectl to lint it, or lint its output: "
-                   "kubectl kustomize " + dir + " | gpulint check -"};
+                   "kubectl kustomize " +
+                       dir + " | gpulint check -"};
     return false;
   }
   std::string out;
   return Render(argv, what, dir, options.limits, &out, error) &&
-         LoadYamlString(out, dir + " (kustomized)", limits, sink, error);
+         LoadYamlString(
+             out, dir + " (kustomized)", limits,
+             [&](Document&& doc) { return sink(std::move(doc), nullptr); }, error);
+}
+
+bool IsFile(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
 }
 
 }  // namespace
 
-bool LoadHelmOutput(std::string_view text, const std::string& chart, const LoadLimits& limits,
-                    const DocumentSink& sink, Error* error) {
+RenderedDocument::RenderedDocument(std::shared_ptr<Chart> chart, std::string source,
+                                   size_t first_line)
+    : chart_(std::move(chart)), source_(std::move(source)), first_line_(first_line) {
+  // A template in a packaged subchart (charts/x.tgz) is no file on disk: the
+  // chart that names it is.
+  file_ = !source_.empty() && IsFile(source_) ? source_
+          : chart_->path.back() == '/'        ? chart_->path + "Chart.yaml"
+                                              : chart_->path + "/Chart.yaml";
+}
+
+Mark RenderedDocument::InOutput(Mark mark) const {
+  if (mark.line > 0) mark.line += static_cast<uint32_t>(first_line_);
+  return mark;
+}
+
+void RenderedDocument::Place(std::string* file, Mark* mark, std::string* message) const {
+  Mark out = InOutput(*mark);
+  if (out.line > 0 && chart_->Lines().Find(out.line - 1, out.column, file, mark)) return;
+  *file = file_;
+  *mark = Mark();
+  if (out.line == 0) return;
+  std::string where = "line " + std::to_string(out.line) + " of helm's output";
+  if (file_ != source_ && !source_.empty()) where += ", from " + source_;
+  *message = where + ": " + *message;
+}
+
+bool LoadHelmOutput(std::string_view text, const std::string& chart,
+                    std::shared_ptr<RenderedDocument::Chart> rendered, const LoadLimits& limits,
+                    const SourceSink& sink, Error* error) {
+  if (!rendered) {
+    rendered = std::make_shared<RenderedDocument::Chart>();
+    rendered->path = chart;
+    rendered->lines = TemplateLines();  // nothing to place with
+  }
   bool stopped = false;
-  DocumentSink until_stopped = [&](Document&& doc) {
-    stopped = !sink(std::move(doc));
-    return !stopped;
-  };
+  size_t counted = 0, lines = 0;  // the newlines in text[0, counted)
   // Documents are cut at "---" lines, so each one's lines count from its own
   // start; a "---" at the start of a line is a document marker wherever it
   // is, so no document is cut in two.
@@ -129,20 +196,30 @@ bool LoadHelmOutput(std::string_view text, const std::string& chart, const LoadL
     if (size_t eol = piece.find('\n'); IsDocumentMarker(piece.substr(0, eol))) {
       piece.remove_prefix(eol == std::string_view::npos ? piece.size() : eol + 1);
     }
-    std::string file = chart;
+    std::string source;
     if (piece.substr(0, kSourcePrefix.size()) == kSourcePrefix) {
       size_t eol = piece.find('\n');
-      file = SourceFile(piece.substr(kSourcePrefix.size(), eol - kSourcePrefix.size()), chart);
+      source = SourceFile(piece.substr(kSourcePrefix.size(), eol - kSourcePrefix.size()), chart);
       piece.remove_prefix(eol == std::string_view::npos ? piece.size() : eol + 1);
     }
     if (piece.find_first_not_of(" \t\r\n") == std::string_view::npos) continue;
-    if (!LoadYamlString(piece, file + " (rendered)", limits, until_stopped, error)) return false;
+    // Its lines count from its own start; where that is in helm's output.
+    size_t begin = static_cast<size_t>(piece.data() - text.data());
+    lines += static_cast<size_t>(std::count(text.begin() + counted, text.begin() + begin, '\n'));
+    counted = begin;
+    RenderedDocument from(rendered, source, lines);
+    DocumentSink until_stopped = [&](Document&& doc) {
+      stopped = !sink(std::move(doc), &from);
+      return !stopped;
+    };
+    if (!LoadYamlString(piece, source.empty() ? chart : source, limits, until_stopped, error))
+      return false;
   }
   return true;
 }
 
 bool LoadSource(const InputFile& input, int stdin_fd, const RenderOptions& options,
-                const LoadLimits& limits, const DocumentSink& sink, Error* error) {
+                const LoadLimits& limits, const SourceSink& sink, Error* error) {
   switch (input.kind) {
     case InputKind::kHelmChart:
       return RenderChart(input.path, options, limits, sink, error);
@@ -151,13 +228,15 @@ bool LoadSource(const InputFile& input, int stdin_fd, const RenderOptions& optio
     case InputKind::kFile:
       break;
   }
-  return LoadPath(input.path, stdin_fd, limits, sink, error);
+  return LoadPath(
+      input.path, stdin_fd, limits, [&](Document&& doc) { return sink(std::move(doc), nullptr); },
+      error);
 }
 
 std::string NotFixableText(const InputFile& input) {
   std::string what = input.kind == InputKind::kHelmChart ? "a Helm chart" : "a kustomization";
-  std::string edit = input.kind == InputKind::kHelmChart ? "its templates or values"
-                                                         : "its resources or patches";
+  std::string edit =
+      input.kind == InputKind::kHelmChart ? "its templates or values" : "its resources or patches";
   return "is " + what + ", left alone: gpulint fix edits files, and its manifests exist only " +
          "once rendered; fix " + edit + " by hand ('gpulint check " + input.path +
          "' shows what to change)";

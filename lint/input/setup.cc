@@ -61,9 +61,10 @@ bool LoadPath(const std::string& path, int stdin_fd, const LoadLimits& limits,
 }
 
 std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
-                                      std::vector<Error>* errors, std::vector<PathYield>* yields) {
+                                      const ExcludePatterns& exclude, std::vector<Error>* errors,
+                                      std::vector<PathYield>* yields) {
   std::vector<PathYield> found_by_path;
-  std::vector<InputFile> found = ExpandPaths(paths, errors, &found_by_path);
+  std::vector<InputFile> found = ExpandPaths(paths, exclude, errors, &found_by_path);
   std::vector<InputFile> inputs;
   constexpr size_t kDropped = SIZE_MAX;
   std::vector<size_t> kept_at(found.size(), kDropped);  // index in `found` -> in `inputs`
@@ -87,16 +88,21 @@ std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
 }
 
 bool RunSetup::Load(const std::string& policy_file, const std::vector<std::string>& nodes_files,
-                    int stdin_fd, Error* error, const std::string& env_policy) {
-  for (const std::string& path : nodes_files)
-    if (!LoadNodesFile(path, stdin_fd, &nodes_, error)) return false;
+                    int stdin_fd, std::vector<Error>* errors, const std::string& env_policy) {
+  for (const std::string& path : nodes_files) {
+    Error error;
+    if (!LoadNodesFile(path, stdin_fd, &nodes_, &error)) {
+      errors->assign(1, std::move(error));
+      return false;
+    }
+  }
   env_policy_ = env_policy;
   forced_ = !policy_file.empty();
-  fixed_ = Get(policy_file, error);
+  fixed_ = Get(policy_file, errors);
   return fixed_ != nullptr;
 }
 
-const PolicySetup* RunSetup::Get(const std::string& file, Error* error) {
+const PolicySetup* RunSetup::Get(const std::string& file, std::vector<Error>* errors) {
   auto it = by_file_.find(file);
   if (it != by_file_.end()) return it->second.get();
   auto setup = std::make_unique<PolicySetup>();
@@ -104,7 +110,7 @@ const PolicySetup* RunSetup::Get(const std::string& file, Error* error) {
     setup->name = kBuiltInPolicyName;
     setup->policy = &DefaultPolicy();
   } else {
-    if (!LoadPolicyFile(file, &setup->loaded, error)) return nullptr;
+    if (!LoadPolicyFile(file, &setup->loaded, errors)) return nullptr;
     setup->name = file;
     setup->policy = &setup->loaded;
   }
@@ -112,21 +118,22 @@ const PolicySetup* RunSetup::Get(const std::string& file, Error* error) {
   return by_file_.emplace(file, std::move(setup)).first->second.get();
 }
 
-const PolicySetup* RunSetup::PolicyFor(const std::string& input, Error* error) {
+const PolicySetup* RunSetup::PolicyFor(const std::string& input, std::vector<Error>* errors) {
   if (forced_) return fixed_;
   namespace fs = std::filesystem;
   std::error_code ec;
   fs::path cwd = fs::current_path(ec);
   // A chart or kustomization (a directory) is looked up from itself.
-  fs::path dir = input == "-"                ? cwd
-                 : fs::is_directory(input, ec) ? (cwd / input).lexically_normal()
-                                             : (cwd / fs::path(input).parent_path()).lexically_normal();
+  fs::path dir = input == "-" ? cwd
+                 : fs::is_directory(input, ec)
+                     ? (cwd / input).lexically_normal()
+                     : (cwd / fs::path(input).parent_path()).lexically_normal();
   auto [it, inserted] = file_by_dir_.try_emplace(dir.string());
   if (inserted) {
     fs::path found = NearestPolicyFile(dir);
     it->second = found.empty() ? env_policy_ : ShownPath(found, cwd);
   }
-  return Get(it->second, error);
+  return Get(it->second, errors);
 }
 
 }  // namespace gpulint

@@ -34,7 +34,7 @@ bool LoadPath(const std::string& path, int stdin_fd, const LoadLimits& limits,
 // is not a manifest. One named on the command line is read all the same.
 // `yields` as ExpandPaths gives them, indexing the inputs returned.
 std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
-                                      std::vector<Error>* errors,
+                                      const ExcludePatterns& exclude, std::vector<Error>* errors,
                                       std::vector<PathYield>* yields = nullptr);
 
 // One policy, its name in reports, and the inventory built with it (its node
@@ -52,21 +52,22 @@ struct PolicySetup {
 class RunSetup {
  public:
   // Reads the --nodes files and, when `policy_file` is given, that policy.
-  // `env_policy` is $GPULINT_POLICY ("" when unset).
+  // `env_policy` is $GPULINT_POLICY ("" when unset). On failure, *errors
+  // holds why: a nodes file's error, or every error of the policy.
   bool Load(const std::string& policy_file, const std::vector<std::string>& nodes_files,
-            int stdin_fd, Error* error, const std::string& env_policy = "");
+            int stdin_fd, std::vector<Error>* errors, const std::string& env_policy = "");
   // The policy for `input` (a file, or "-" for stdin, which is looked up from
   // the current directory): --policy; else the nearest .gpulint.yaml from the
   // input's directory up to the repository root; else $GPULINT_POLICY; else
-  // the built-in one. A policy file that does not load is an error with its
-  // position.
-  const PolicySetup* PolicyFor(const std::string& input, Error* error);
+  // the built-in one. A policy file that does not load is null, with every
+  // error of it in *errors, each with its position.
+  const PolicySetup* PolicyFor(const std::string& input, std::vector<Error>* errors);
   // --policy, else the built-in policy: for commands with no inputs to look from.
   const Policy& policy() const { return *fixed_->policy; }
   const Inventory& inventory() const { return fixed_->inventory; }
 
  private:
-  const PolicySetup* Get(const std::string& file, Error* error);
+  const PolicySetup* Get(const std::string& file, std::vector<Error>* errors);
 
   std::vector<NodeClass> nodes_;
   std::string env_policy_;

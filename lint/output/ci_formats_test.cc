@@ -166,7 +166,7 @@ const Error kNoFile{"", {}, "no manifests found (no PATH given)"};
 Driver& WithErrors(Driver& d) {
   return d.Fail(kMissing)
       .File("chart")
-      .Object({"v1", "Pod", "", "p"}, {1, 1}, "chart/templates/pod.yaml (rendered)")
+      .Object({"v1", "Pod", "", "p"}, {1, 1}, "chart/templates/pod.yaml")
       .Fail(kRender)
       .Fail(kPolicy)
       .Fail(kStdin)
@@ -187,7 +187,7 @@ TEST_CASE("junit: an input error is a case with an <error>, in its file's suite"
         "    </testcase>\n"
         "  </testsuite>\n"
         "  <testsuite name=\"chart\" tests=\"2\" failures=\"0\" errors=\"1\" skipped=\"0\">\n"
-        "    <testcase name=\"Pod/p\" classname=\"chart/templates/pod.yaml (rendered)\"/>\n"
+        "    <testcase name=\"Pod/p\" classname=\"chart/templates/pod.yaml\"/>\n"
         "    <testcase name=\"input error\" classname=\"chart\">\n"
         "      <error type=\"input-error\" message=\"helm template failed (exit status 1): Error: "
         "parse error, line 3\">chart: helm template failed (exit status 1): Error: parse error, "

@@ -34,8 +34,7 @@ std::string WithoutPositions(std::string_view message) {
       if (message.substr(i, word.size()) != word) continue;
       size_t j = i + word.size();
       size_t digits = j;
-      while (digits < message.size() && message[digits] >= '0' && message[digits] <= '9')
-        ++digits;
+      while (digits < message.size() && message[digits] >= '0' && message[digits] <= '9') ++digits;
       if (digits == j) continue;
       out.append(word);
       out.push_back('#');
@@ -50,23 +49,37 @@ std::string WithoutPositions(std::string_view message) {
 
 }  // namespace
 
-std::string FingerprintFile(std::string_view file, std::string_view base_dir) {
+std::string FingerprintFile(std::string_view file, std::string_view work_dir,
+                            std::string_view root) {
   namespace fs = std::filesystem;
   if (file.empty() || file.front() == '<') return std::string(file);  // <stdin>
-  fs::path path = fs::path(file).lexically_normal();
-  if (path.is_absolute() && !base_dir.empty()) {
-    fs::path relative = path.lexically_relative(fs::path(base_dir).lexically_normal());
-    std::string text = relative.generic_string();
-    if (!text.empty() && text != "." && text.rfind("..", 0) != 0) return text;
+  fs::path path = (fs::path(work_dir) / file).lexically_normal();
+  fs::path base = fs::path(root).lexically_normal();
+  if (!base.has_filename() && base != base.root_path()) base = base.parent_path();  // "/repo/"
+  fs::path relative = path.lexically_relative(base);
+  if (relative.empty() || *relative.begin() == "..") {
+    // Outside, as written: perhaps only through a link on the way there.
+    std::error_code ec;
+    fs::path real = fs::weakly_canonical(path, ec);
+    if (!ec) relative = real.lexically_relative(base);
   }
-  return path.generic_string();
+  return relative.empty() ? path.generic_string() : relative.generic_string();
 }
 
-std::string Fingerprint(const Finding& f, std::string_view base_dir) {
+const std::string& FingerprintFiles::Name(const std::string& file) {
+  if (!named_ || file != last_file_) {
+    last_file_ = file;
+    last_name_ = FingerprintFile(file, work_dir_, root_);
+    named_ = true;
+  }
+  return last_name_;
+}
+
+std::string Fingerprint(const Finding& f, std::string_view file) {
   Fnv1a64 h;
   h.Field(kFingerprintKey);
   h.Field(f.rule);
-  h.Field(FingerprintFile(f.file, base_dir));
+  h.Field(file);
   h.Field(f.object.api_version);
   h.Field(f.object.kind);
   h.Field(f.object.namespace_name);

@@ -24,11 +24,14 @@ void SetFinding(const Finding& f, json* j) {
   object["namespace"] = f.object.namespace_name;
   object["name"] = f.object.name;
   out["path"] = f.path;
+  out.erase("rendered");  // last, when there is one
   if (f.fingerprint.empty()) {
     out.erase("fingerprint");
   } else {
     out["fingerprint"] = f.fingerprint;
   }
+  if (f.rendered.line > 0)
+    out["rendered"] = {{"line", f.rendered.line}, {"column", f.rendered.column}};
 }
 
 class JsonWriter : public BufferedWriter {
@@ -48,11 +51,12 @@ class JsonWriter : public BufferedWriter {
   void AddError(const Error& error) override { errors_.push_back(error); }
   void Finish(const Summary& s) override {
     json summary = {
-        {"errors", s.errors},   {"warnings", s.warnings}, {"infos", s.infos},
-        {"objects", s.objects}, {"files", s.files},       {"checked", s.checked},
+        {"errors", s.errors},          {"warnings", s.warnings}, {"infos", s.infos},
+        {"objects", s.objects},        {"files", s.files},       {"checked", s.checked},
         {"notChecked", s.not_checked},
     };
     if (s.baselined) summary["baselined"] = *s.baselined;
+    if (s.under_owner > 0) summary["underOwner"] = s.under_owner;
     // "policy": the one policy, when the inputs shared one; "policies": all.
     if (policies_.size() == 1) summary["policy"] = policies_[0];
     if (!policies_.empty()) summary["policies"] = policies_;

@@ -56,6 +56,11 @@ std::string SummaryText(const Summary& s) {
     AppendCount(s.checked, "workload", &out);
     out.append(" checked, " + std::to_string(s.not_checked) + " not checked");
   }
+  if (s.under_owner > 0) {
+    out.append("; ");
+    AppendCount(s.under_owner, "object", &out);
+    out.append(" judged under their owner");
+  }
   if (s.baselined) {
     out.append("; ");
     AppendCount(*s.baselined, "finding", &out);

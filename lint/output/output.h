@@ -30,6 +30,8 @@ struct Summary {
   size_t files = 0;        // inputs read (stdin counts as one)
   size_t checked = 0;      // objects whose pods were found and checked
   size_t not_checked = 0;  // objects holding containers gpulint could not reach
+  size_t under_owner =
+      0;  // objects judged under their owner (engine/base/owners.h), not counted above
   // Findings a --baseline hid (not counted above); unset without a baseline.
   std::optional<size_t> baselined;
   void Count(Severity severity);
@@ -37,7 +39,8 @@ struct Summary {
   size_t AtLeast(Severity threshold) const;
 };
 // "3 errors, 1 warning in 2 objects (5 files)"; infos appear only when present,
-// and "; 1 workload checked, 1 not checked" only when an object was not checked.
+// "; 1 workload checked, 1 not checked" only when an object was not checked,
+// and "; 4 objects judged under their owner" only when some were.
 std::string SummaryText(const Summary& summary);
 
 // file:line:col: severity: message [rule]   (unknown parts left out)
@@ -89,7 +92,7 @@ class BufferedWriter : public FindingWriter {
 };
 
 struct WriterOptions {
-  bool color = false;                   // text
+  bool color = false;  // text
   // JUnit: findings at or above are <failure>s; none (--fail-on none): none are.
   std::optional<Severity> fail_on = Severity::kError;
   const Policy* policy = nullptr;       // SARIF: the rules' severities; null: defaults

@@ -87,14 +87,21 @@ TEST_CASE("a JSON finding, byte for byte", "[output]") {
   f.mark = Mark{12, 7};
   f.object = ObjectRef{"v1", "Pod", "ml", "tr</ain>"};
   f.path = "spec.containers[0]";
-  CHECK(FindingJsonText(f) ==
-        "{\"rule\":\"gpu-limit-missing\",\"severity\":\"error\","
-        "\"message\":\"say \\\"hi\\\"\\\\ \\u0001\\u001f\x7f caf\xc3\xa9 \xef\xbf\xbd \xef\xbf\xbd\","
-        "\"file\":\"dir/a\\tb.yaml\",\"line\":12,\"column\":7,"
-        "\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"namespace\":\"ml\",\"name\":\"tr</ain>\"},"
-        "\"path\":\"spec.containers[0]\"}");
+  CHECK(
+      FindingJsonText(f) ==
+      "{\"rule\":\"gpu-limit-missing\",\"severity\":\"error\","
+      "\"message\":\"say \\\"hi\\\"\\\\ \\u0001\\u001f\x7f caf\xc3\xa9 \xef\xbf\xbd \xef\xbf\xbd\","
+      "\"file\":\"dir/a\\tb.yaml\",\"line\":12,\"column\":7,"
+      "\"object\":{\"apiVersion\":\"v1\",\"kind\":\"Pod\",\"namespace\":\"ml\",\"name\":\"tr</"
+      "ain>\"},"
+      "\"path\":\"spec.containers[0]\"}");
   f.fingerprint = "e0f9f5d0cac9dea1";
   CHECK_THAT(FindingJsonText(f), Catch::EndsWith(",\"fingerprint\":\"e0f9f5d0cac9dea1\"}"));
+  // A chart's finding: where helm's output has it, after the rest.
+  f.rendered = Mark{40, 11};
+  CHECK_THAT(FindingJsonText(f),
+             Catch::EndsWith(",\"fingerprint\":\"e0f9f5d0cac9dea1\",\"rendered\":{\"line\":40,"
+                             "\"column\":11}}"));
 }
 
 TEST_CASE("JSON strings are escaped", "[output]") {

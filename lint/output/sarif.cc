@@ -123,6 +123,9 @@ class SarifWriter : public BufferedWriter {
     }
     if (!location.empty()) result["locations"] = json::array({location});
     if (!f.path.empty()) result["properties"] = {{"path", f.path}};
+    // A chart's finding is at its template; where helm's output has it.
+    if (f.rendered.line > 0)
+      result["properties"]["rendered"] = {{"line", f.rendered.line}, {"column", f.rendered.column}};
     // What code scanning matches alerts across runs by, instead of the line.
     if (!f.fingerprint.empty()) result["partialFingerprints"] = {{kFingerprintKey, f.fingerprint}};
     buf_ += first_ ? "\n" : ",\n";

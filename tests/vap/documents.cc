@@ -31,7 +31,7 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::vector<Error> errors;
-  std::vector<InputFile> inputs = ManifestInputs(paths, &errors);
+  std::vector<InputFile> inputs = ManifestInputs(paths, ExcludePatterns(), &errors);
   for (const Error& e : errors) std::cerr << e.ToString() << '\n';
   for (const InputFile& input : inputs) {
     const std::string file = JsonString(input.path);
