@@ -139,10 +139,12 @@ TEST_CASE("matchConditions are set only on the webhooks for operations past CREA
   CHECK(At(validating, "/0/name") == "validate.gpulint.io");
   CHECK(At(validating, "/0/matchConditions").is_null());
   CHECK(Reaches(validating[0]) ==
-        std::vector<std::string>{
-            "/pods CREATE", "/podtemplates CREATE", "/replicationcontrollers CREATE",
-            "apps/daemonsets CREATE", "apps/deployments CREATE", "apps/replicasets CREATE",
-            "apps/statefulsets CREATE", "batch/cronjobs CREATE", "batch/jobs CREATE"});
+        std::vector<std::string>{"/pods CREATE", "/podtemplates CREATE",
+                                 "/replicationcontrollers CREATE", "apps/daemonsets CREATE",
+                                 "apps/deployments CREATE", "apps/replicasets CREATE",
+                                 "apps/statefulsets CREATE", "batch/cronjobs CREATE",
+                                 "batch/jobs CREATE", "resource.k8s.io/resourceclaims CREATE",
+                                 "resource.k8s.io/resourceclaimtemplates CREATE"});
   CHECK(At(validating, "/1/name") == "update.validate.gpulint.io");
   CHECK(At(validating, "/1/matchConditions") == kCondition);
   CHECK(Reaches(validating[1]) ==
@@ -181,7 +183,7 @@ TEST_CASE("matchConditions are set only on the webhooks for operations past CREA
   REQUIRE(configs.size() == 2);
   REQUIRE(At(configs[0], "/webhooks").size() == 3);
   CHECK(At(configs[0], "/webhooks/0/matchConditions").is_null());
-  CHECK(Reaches(At(configs[0], "/webhooks/0")).size() == 18);
+  CHECK(Reaches(At(configs[0], "/webhooks/0")).size() == 20);
 }
 
 // One call per pod: the mutating webhook calls /admit, which judges as
@@ -215,7 +217,7 @@ TEST_CASE("webhook.mutating.validatePods sends pod CREATEs to /admit alone", "[c
   REQUIRE(validating.size() == 6);
   std::vector<std::string> create = Reaches(validating[0]), update = Reaches(validating[1]);
   CHECK(std::count(create.begin(), create.end(), "/pods CREATE") == 0);
-  CHECK(create.size() == 8);
+  CHECK(create.size() == 10);
   CHECK(std::count(update.begin(), update.end(), "/pods/resize UPDATE") == 1);
   CHECK(update.size() == 9);
 
