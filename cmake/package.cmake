@@ -15,6 +15,9 @@
 include(GNUInstallDirs)
 
 install(TARGETS gpulint RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT shipped)
+# kubectl's plugin: `kubectl gpulint audit` runs kubectl-gpulint, a link to gpulint.
+file(CREATE_LINK gpulint ${CMAKE_BINARY_DIR}/kubectl-gpulint SYMBOLIC)
+install(FILES ${CMAKE_BINARY_DIR}/kubectl-gpulint DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT shipped)
 if(TARGET gpulint-webhook)
   install(TARGETS gpulint-webhook RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT shipped)
 endif()

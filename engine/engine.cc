@@ -81,11 +81,6 @@ std::vector<Finding> Evaluate(const Value& object, const std::string& file, cons
   if (policy.ExemptNamespace(ctx.ref.namespace_name)) return findings;
   ctx.pods = ExtractPods(object, policy, inventory, options.claims);
   ctx.fixes = options.fixes;
-  std::vector<PodInfo> before;
-  if (options.resized_from) {
-    before = ExtractPods(*options.resized_from, policy, inventory);
-    ctx.resized_from = &before;
-  }
   ctx.unchecked = FindUncheckedShapes(object, policy, ctx.pods);
   if (coverage && !ctx.unchecked.empty()) {
     *coverage = Coverage::kNotChecked;

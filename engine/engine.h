@@ -30,12 +30,6 @@ struct EvaluateOptions {
   // Rules attach their repairs to their findings (Finding::fix), for
   // `gpulint fix`.
   bool fixes = false;
-  // The Pod as it was before an in-place resize (the pods/resize
-  // subresource), when the object is the resized Pod: a GPU container whose
-  // memory limit (its own or the pod's) the resize removes is an error of
-  // memory-limit-missing, not a warning, unless the policy sets the rule's
-  // severity.
-  const Value* resized_from = nullptr;
 };
 
 // Findings for one object (not a List: see ForEachObject), honouring the

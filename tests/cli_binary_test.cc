@@ -43,7 +43,8 @@ enum class Stdout { kFile, kTerminal };
 struct Options {
   std::string stdin_path = "/dev/null";
   Stdout stdout_kind = Stdout::kFile;
-  const char* no_color = nullptr;  // NO_COLOR in the child's environment
+  const char* no_color = nullptr;       // NO_COLOR in the child's environment
+  std::string binary = GPULINT_BINARY;  // what is run, as argv[0]
 };
 
 // Runs the binary with `args`. With Stdout::kTerminal, stdout is a
@@ -60,7 +61,7 @@ Result RunBinary(const TempDir& dir, const std::vector<std::string>& args,
     REQUIRE(unlockpt(master) == 0);
     slave_name = ptsname(master);
   }
-  std::vector<std::string> argv_storage = {GPULINT_BINARY};
+  std::vector<std::string> argv_storage = {options.binary};
   argv_storage.insert(argv_storage.end(), args.begin(), args.end());
   std::vector<char*> argv;
   for (std::string& a : argv_storage) argv.push_back(a.data());
@@ -120,6 +121,27 @@ TEST_CASE("binary: --help and every command's --help exit 0", "[cli][binary]") {
     CHECK(r.rc == 0);
     CHECK(r.out.rfind(std::string("Usage: gpulint ") + command, 0) == 0);
   }
+}
+
+TEST_CASE("binary: installed as kubectl-gpulint, it is kubectl's plugin and says so",
+          "[cli][binary][audit]") {
+  // kubectl runs kubectl-gpulint for `kubectl gpulint ARGS...`, with ARGS.
+  TempDir dir;
+  Options plugin;
+  plugin.binary = dir.Path("kubectl-gpulint");
+  fs::create_symlink(fs::absolute(GPULINT_BINARY), plugin.binary);
+  Result help = RunBinary(dir, {"audit", "--help"}, plugin);
+  CHECK(help.rc == 0);
+  CHECK(help.out.rfind("Usage: kubectl gpulint audit [OPTIONS]\n", 0) == 0);
+  CHECK(help.out.find("\n  kubectl gpulint audit --context prod --format json") !=
+        std::string::npos);
+  Result main_help = RunBinary(dir, {"--help"}, plugin);
+  CHECK(main_help.out.find("\n  kubectl gpulint audit [OPTIONS]") != std::string::npos);
+  Result wrong = RunBinary(dir, {"audit", "--kubecontext", "x"}, plugin);
+  CHECK(wrong.rc == 2);
+  CHECK(wrong.err.rfind("kubectl gpulint: error: ", 0) == 0);
+  // Under its own name, nothing changes.
+  CHECK(RunBinary(dir, {"audit", "--help"}).out.rfind("Usage: gpulint audit [OPTIONS]\n", 0) == 0);
 }
 
 TEST_CASE("binary: exit codes 0, 1 and 2", "[cli][binary]") {
@@ -270,8 +292,7 @@ TEST_CASE("binary: fix - prints to stdout, and --write refuses stdin", "[cli][bi
 TEST_CASE("binary: node-patch reads nvidia-smi on stdin", "[cli][binary][node-patch]") {
   TempDir dir;
   Options options;
-  options.stdin_path =
-      gpulint::testing::SourceDir() + "/testdata/nvidia-smi/a100-sxm4-80gb-x8.csv";
+  options.stdin_path = gpulint::testing::SourceDir() + "/testdata/nvidia-smi/a100-sxm4-80gb-x8.csv";
   Result r = RunBinary(dir, {"node-patch", "--node", "dgx-1"}, options);
   CHECK(r.rc == 0);
   CHECK(r.out == R"([{"op":"add","path":"/status/capacity/gpulint.io~1vram","value":"640Gi"}])"

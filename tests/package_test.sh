@@ -68,12 +68,17 @@ done
 # Contents: exactly these files (directories aside).
 expected="./usr/bin/gpulint
 ./usr/bin/gpulint-webhook
+./usr/bin/kubectl-gpulint
 ./usr/share/doc/gpulint/README.md
 ./usr/share/doc/gpulint/policy-reference.md
 ./usr/share/gpulint/default.yaml
 ./usr/share/man/man1/gpulint-webhook.1.gz
 ./usr/share/man/man1/gpulint.1.gz"
-actual=$(dpkg-deb -c "$deb" | grep -v '^d' | awk '{print $NF}' | sort)
+listing=$(dpkg-deb -c "$deb")
+actual=$(grep -v '^d' <<<"$listing" | awk '{print $6}' | sort)
+# kubectl's plugin is a link to gpulint.
+grep -q ' \./usr/bin/kubectl-gpulint -> gpulint$' <<<"$listing" ||
+  fail "usr/bin/kubectl-gpulint is not a link to gpulint"
 [ "$actual" = "$expected" ] || fail "the package holds:"$'\n'"$actual"$'\n'"expected:"$'\n'"$expected"
 
 # check_installed NAME PREFIX: the files of a package unpacked with PREFIX
@@ -125,10 +130,14 @@ else
   expected="$tarball_name/README.md
 $tarball_name/bin/gpulint
 $tarball_name/bin/gpulint-webhook
+$tarball_name/bin/kubectl-gpulint
 $tarball_name/share/gpulint/default.yaml
 $tarball_name/share/man/man1/gpulint-webhook.1.gz
 $tarball_name/share/man/man1/gpulint.1.gz"
-  actual=$(tar -tvzf "$tarball" | grep -v '^d' | awk '{print $NF}' | sort)
+  tar_listing=$(tar -tvzf "$tarball")
+  actual=$(grep -v '^d' <<<"$tar_listing" | awk '{print $6}' | sort)
+  grep -q " $tarball_name/bin/kubectl-gpulint -> gpulint\$" <<<"$tar_listing" ||
+    fail "bin/kubectl-gpulint in the tarball is not a link to gpulint"
   [ "$actual" = "$expected" ] || fail "the tarball holds:"$'\n'"$actual"$'\n'"expected:"$'\n'"$expected"
   mkdir "$tmp/tarball"
   tar -xzf "$tarball" -C "$tmp/tarball"

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "lint/input/subprocess.h"
+#include "common/subprocess.h"
 #include "tests/golden.h"
 
 namespace gpulint::testing {

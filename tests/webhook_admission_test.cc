@@ -9,7 +9,7 @@
 #include "engine/yaml/loader.h"
 #include "tests/webhook_test_support.h"
 #include "webhook/server/admission.h"
-#include "webhook/support/base64.h"
+#include "common/base64.h"
 
 namespace gpulint {
 namespace {

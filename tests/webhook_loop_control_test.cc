@@ -44,7 +44,7 @@ TEST_CASE("a loop's sleep ends early when woken, and for good when stopped", "[w
 
 TEST_CASE("no request is tracked, so none is sent, once the loop is stopping", "[webhook][kube]") {
   LoopControl control;
-  httplib::SSLClient client("127.0.0.1", 1);
+  HttpsClient client("127.0.0.1", 1, SSL_CTX_new(TLS_client_method()), "");
   CHECK(control.Track(&client));
   control.Untrack();
   control.Stop();  // never started: only stops

@@ -6,10 +6,10 @@
 
 #include "engine/json/json_parser.h"
 #include "engine/yaml/loader.h"
+#include "common/base64.h"
+#include "kube/kubeconfig.h"
 #include "tests/webhook_test_support.h"
-#include "webhook/kube/kube_client.h"
 #include "webhook/kube/node_watch.h"
-#include "webhook/support/base64.h"
 
 namespace gpulint::webhook_test {
 namespace {
@@ -270,35 +270,8 @@ TEST_CASE("a kubelet heartbeat publishes nothing; a taint publishes, and pods se
   CHECK(Metric(server, kPublishes) == after_remove);
 }
 
-TEST_CASE("the API server's certificate must chain to the configured CA and name the host",
+TEST_CASE("the node watch reads through a kubeconfig's current context and its tokenFile",
           "[webhook][node-watch]") {
-  FakeApiServer api;
-  KubeEndpoint ep = EndpointFor(api);
-  std::string error;
-  auto good = MakeKubeClient(ep, &error);
-  REQUIRE(good);
-  auto res = good->Get("/api/v1/nodes");
-  REQUIRE(res);
-  CHECK(res->status == 200);
-
-  TestCa other("some other CA");
-  ep.ca_pem = other.pem();
-  auto untrusted = MakeKubeClient(ep, &error);
-  REQUIRE(untrusted);
-  CHECK_FALSE(untrusted->Get("/api/v1/nodes"));
-
-  FakeApiServer misnamed("DNS:kubernetes.default.svc");
-  KubeEndpoint ep2 = EndpointFor(misnamed);
-  auto wrong_host = MakeKubeClient(ep2, &error);
-  REQUIRE(wrong_host);
-  CHECK_FALSE(wrong_host->Get("/api/v1/nodes"));
-
-  ep2.ca_pem = "no PEM here";
-  CHECK(MakeKubeClient(ep2, &error) == nullptr);
-  CHECK(error == "the API server CA holds no PEM certificate");
-}
-
-TEST_CASE("a kubeconfig's current context gives the server and CA and token", "[webhook][node-watch]") {
   FakeApiServer api;
   TempDir dir;
   WriteFileAtomic(dir / "token", "file-token\n");
@@ -326,84 +299,6 @@ TEST_CASE("a kubeconfig's current context gives the server and CA and token", "[
   watcher.Stop();
   CHECK(api.authorizations().front() == "Bearer file-token");
 
-  SECTION("exec credentials are refused with a way out") {
-    WriteFileAtomic(dir / "exec", "current-context: c\ncontexts:\n- name: c\n  context: {cluster: k, user: u}\n"
-                                  "clusters:\n- name: k\n  cluster: {server: https://k:6443}\n"
-                                  "users:\n- name: u\n  user:\n    exec: {command: aws}\n");
-    CHECK_FALSE(KubeconfigEndpoint(dir / "exec", &ep, &error));
-    CHECK(error ==
-          "the kubeconfig user authenticates with exec or auth-provider, which gpulint-webhook "
-          "does not support: use a token or a client certificate");
-  }
-  SECTION("a current-context that is not there") {
-    WriteFileAtomic(dir / "lost", "current-context: gone\ncontexts: []\n");
-    CHECK_FALSE(KubeconfigEndpoint(dir / "lost", &ep, &error));
-    CHECK(error == dir / "lost" + ": current-context gone is not among contexts");
-  }
-}
-
-TEST_CASE("in-cluster: the service's address and the service account's files",
-          "[webhook][node-watch]") {
-  TempDir sa;
-  WriteFileAtomic(sa / "token", "sa-token\n");
-  WriteFileAtomic(sa / "ca.crt", "CA PEM\n");
-  unsetenv("KUBERNETES_SERVICE_HOST");
-  KubeEndpoint ep;
-  std::string error;
-  CHECK_FALSE(InClusterEndpoint(sa.path(), &ep, &error));
-  CHECK(error ==
-        "not running in a cluster: KUBERNETES_SERVICE_HOST and KUBERNETES_SERVICE_PORT are not set");
-  setenv("KUBERNETES_SERVICE_HOST", "fd00::1", 1);
-  setenv("KUBERNETES_SERVICE_PORT", "443", 1);
-  REQUIRE(InClusterEndpoint(sa.path(), &ep, &error));
-  CHECK(ep.host == "fd00::1");
-  CHECK(ep.port == 443);
-  CHECK(ep.ca_pem == "CA PEM\n");
-  CHECK(ep.token_file == sa / "token");
-  unsetenv("KUBERNETES_SERVICE_HOST");
-  unsetenv("KUBERNETES_SERVICE_PORT");
-}
-
-TEST_CASE("API server URLs", "[webhook][node-watch]") {
-  struct Case {
-    std::string url, host;
-    int port;
-    std::string base, error;
-  } cases[] = {
-      {"https://10.96.0.1:443", "10.96.0.1", 443, "", ""},
-      {"https://[::1]:6443/", "::1", 6443, "", ""},
-      {"https://rancher.example/k8s/clusters/c-1", "rancher.example", 443, "/k8s/clusters/c-1", ""},
-      {"http://10.0.0.1", "", 0, "", "the API server URL http://10.0.0.1 is not https://"},
-      {"https://k:0", "", 0, "", "the API server URL https://k:0 has a bad port"},
-      {"https://:443", "", 0, "", "the API server URL https://:443 has no host"},
-  };
-  for (const Case& c : cases) {
-    INFO(c.url);
-    KubeEndpoint ep;
-    std::string error;
-    bool ok = ParseServerUrl(c.url, &ep, &error);
-    CHECK(ok == c.error.empty());
-    CHECK(error == c.error);
-    if (ok) {
-      CHECK(ep.host == c.host);
-      CHECK(ep.port == c.port);
-      CHECK(ep.base_path == c.base);
-    }
-  }
-}
-
-TEST_CASE("Base64Decode reads what Base64Encode writes and refuses garbage",
-          "[webhook][node-watch]") {
-  std::string out;
-  for (std::string s : {std::string(), std::string("f"), std::string("foobar"),
-                        std::string("\xff\xfe\x00\x01", 4)}) {
-    REQUIRE(Base64Decode(Base64Encode(s), &out));
-    CHECK(out == s);
-  }
-  REQUIRE(Base64Decode("Zm9v\nYmFy\n", &out));
-  CHECK(out == "foobar");
-  CHECK_FALSE(Base64Decode("Zm9v!", &out));
-  CHECK_FALSE(Base64Decode("Zg==Zg==", &out));
 }
 
 }  // namespace

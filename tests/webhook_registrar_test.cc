@@ -11,7 +11,7 @@
 #include "tests/webhook_test_support.h"
 #include "webhook/kube/registrar.h"
 #include "webhook/server/admission.h"
-#include "webhook/support/base64.h"
+#include "common/base64.h"
 
 namespace gpulint {
 namespace {

@@ -9,8 +9,8 @@
 #include <string>
 #include <thread>
 
+#include "kube/kubeconfig.h"
 #include "webhook/flags.h"
-#include "webhook/kube/kube_client.h"
 #include "webhook/kube/node_watch.h"
 #include "webhook/kube/registrar.h"
 #include "webhook/kube/vram_advertiser.h"
@@ -57,7 +57,8 @@ Flags:
   --nodes FILE        a Node list (kubectl get nodes -o yaml) for the inventory;
                       reloaded when it changes
   --kubeconfig FILE   list and watch Nodes from the API server of this
-                      kubeconfig's current context (token or client certificate)
+                      kubeconfig's current context (token, client certificate
+                      or exec credential plugin)
   --in-cluster        the same with the pod's service account (RBAC: get, list
                       and watch nodes)
   --advertise-vram    keep each GPU node's status advertising its VRAM (GPU

@@ -48,7 +48,7 @@ void Walk(const Value& node, const std::vector<std::string_view>& parts, size_t 
 }  // namespace
 
 std::string AppendKey(std::string_view path, std::string_view key) {
-  bool plain = !key.empty() && key.find_first_of("./[]\" ~") == std::string_view::npos;
+  bool plain = !key.empty() && key.find_first_of(kBracketedKeyChars) == std::string_view::npos;
   std::string out(path);
   if (plain) {
     if (!out.empty()) out += '.';

@@ -12,8 +12,10 @@
 
 namespace gpulint {
 
-// path + "." + key, or path + "[\"key\"]" when the key has characters that
-// would make the dotted form ambiguous ('.', '/', '[', '"', ' ').
+// The characters that make a key ambiguous in the dotted form.
+inline constexpr std::string_view kBracketedKeyChars = "./[]\" ~";
+// path + "." + key, or path + "[\"key\"]" when the key is empty or has one of
+// kBracketedKeyChars.
 std::string AppendKey(std::string_view path, std::string_view key);
 // "a" + "b" -> "a.b"; "" + "b" -> "b"; "a" + "" -> "a".
 std::string JoinPath(std::string_view path, std::string_view child);

@@ -146,10 +146,10 @@ constexpr size_t kMaxRecursion = 512;
 
 }  // namespace
 
-bool ParseJsonFast(std::string_view text, size_t max_depth, Value* out) {
+bool ParseJsonFast(std::string_view text, size_t max_depth, Value* out, const JsonItemSink& items) {
   constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag;
   if (max_depth > kMaxRecursion || !IsUtf8(text)) return false;
-  JsonTreeBuilder tree(max_depth);
+  JsonTreeBuilder tree(max_depth, items);
   RapidSax sax(&tree, text.find("\\u") != std::string_view::npos);
   rapidjson::MemoryStream in(text.data(), text.size());
   rapidjson::Reader reader;
@@ -163,6 +163,27 @@ bool ParseJsonFast(std::string_view text, size_t max_depth, Value* out) {
 bool ParseJson(std::string_view text, size_t max_depth, Value* out, Error* error) {
   if (ParseJsonFast(text, max_depth, out)) return true;
   return ParseJsonNlohmann(text, max_depth, out, error);
+}
+
+bool ParseJsonList(std::string_view text, size_t max_depth, Value* out, Error* error,
+                   const JsonItemSink& items) {
+  size_t handed = 0;
+  auto counted = [&](Value& item) {
+    ++handed;
+    items(item);
+  };
+  if (ParseJsonFast(text, max_depth, out, counted)) return true;
+  // nlohmann reads it again, for the words of the error or where the two
+  // disagree; the items the fast parser handed on are the same first ones.
+  size_t skip = handed;
+  auto rest = [&](Value& item) {
+    if (skip > 0) {
+      --skip;
+      return;
+    }
+    items(item);
+  };
+  return ParseJsonNlohmann(text, max_depth, out, error, rest);
 }
 
 }  // namespace gpulint

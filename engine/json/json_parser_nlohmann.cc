@@ -75,8 +75,9 @@ Mark MarkAt(std::string_view text, size_t position) {
 
 }  // namespace
 
-bool ParseJsonNlohmann(std::string_view text, size_t max_depth, Value* out, Error* error) {
-  JsonTreeBuilder tree(max_depth);
+bool ParseJsonNlohmann(std::string_view text, size_t max_depth, Value* out, Error* error,
+                       const JsonItemSink& items) {
+  JsonTreeBuilder tree(max_depth, items);
   NlohmannSax sax(&tree);
   bool ok = false;
   try {

@@ -53,7 +53,6 @@ TEST_CASE("ParseJson: nesting is refused before it is built", "[json]") {
   CHECK(Parse("[[[[1]]]]", 3) == "error nesting is deeper than 3 levels");
 }
 
-
 TEST_CASE("ParseJson: duplicate keys", "[json]") {
   CHECK(Parse(R"({"a": 1, "a": 2})") == R"(error duplicate key "a" at /a)");
   CHECK(Parse(R"({"m": {"k": [0, {"x": 1, "x": 2}]}})") ==
@@ -164,7 +163,9 @@ TEST_CASE("ParseJson: the fast parser accepts what nlohmann does, to the same tr
                -9223372036854775809, 123456789012345678901234567890, 1.7976931348623157e308])",
            R"({"s": "\"\\\/\b\f\n\r\t\u0041\u00e9\ud83d\ude00 é😀", "\u0000k": "\u0000"})",
            " \t\r\n{\"x\" : [ true , false , null , { } , [ ] ] } \n",
-           "\"top\"", "12", "null",
+           "\"top\"",
+           "12",
+           "null",
            // UTF-8 at the edges of each range
            "[\"\xC2\x80 \xDF\xBF \xE0\xA0\x80 \xED\x9F\xBF \xEE\x80\x80 \xEF\xBF\xBF\"]",
            "[\"\xF0\x90\x80\x80 \xF4\x8F\xBF\xBF \x7F\", \"abcdefgh\xC3\xA9ijklmnop\"]",
@@ -199,16 +200,15 @@ TEST_CASE("ParseJson: the fast parser recurses only as deep as it may", "[json]"
 TEST_CASE("ParseJson: what RapidJSON would accept and nlohmann refuses is left to nlohmann",
           "[json]") {
   for (std::string text : {
-           std::string(R"(["\udc00"])"),          // lone low surrogate
-           std::string(R"({"\udfff": 1})"),       // the same, in a key
-           std::string(R"(["a\ud800"])"),         // lone high surrogate
+           std::string(R"(["\udc00"])"),     // lone low surrogate
+           std::string(R"({"\udfff": 1})"),  // the same, in a key
+           std::string(R"(["a\ud800"])"),    // lone high surrogate
            // RapidJSON stops at a NUL as at the end; the text goes to nlohmann,
            // whatever it says of it.
            std::string("[1]\0", 4), std::string("[1] \0 2", 7),
-           std::string("[1e309]"),                // beyond a double
-           std::string("[10e308]"),
-           std::string("[-1.7976931348623159e308]"),
-           std::string("[\"\xC0\x80\"]"),          // overlong
+           std::string("[1e309]"),  // beyond a double
+           std::string("[10e308]"), std::string("[-1.7976931348623159e308]"),
+           std::string("[\"\xC0\x80\"]"),  // overlong
            std::string("[\"\xE0\x80\x80\"]"),
            std::string("[\"\xED\xA0\x80\"]"),      // an encoded surrogate
            std::string("[\"\xF4\x90\x80\x80\"]"),  // beyond U+10FFFF
@@ -218,21 +218,46 @@ TEST_CASE("ParseJson: what RapidJSON would accept and nlohmann refuses is left t
            std::string("[\"\xC1\xBF\"]"), std::string("[\"\xC2\x41\"]"),
            std::string("[\"\xE1\x80\x41\"]"), std::string("[\"\xF1\x80\x80\x41\"]"),
            std::string("[\"\xFF\"]"), std::string("[\"abc\xE2\x82"),
-           std::string("[1] \xC3\xA9"),           // UTF-8, but outside a string
+           std::string("[1] \xC3\xA9"),  // UTF-8, but outside a string
            std::string("[\"\x80\"]"),
-           std::string("[\"a\x01\"]"),             // unescaped control character
+           std::string("[\"a\x01\"]"),  // unescaped control character
            std::string("[01]"), std::string("[1.]"), std::string("[.5]"), std::string("[+1]"),
            std::string("[1,]"), std::string("{\"a\":1,}"), std::string("[NaN]"),
            std::string("[Infinity]"), std::string("// c\n[1]"), std::string("['a']"),
            std::string("[1] [2]"), std::string(""), std::string(" "),
-           std::string(R"({"a": 1, "a": 2})"),   // duplicate key
-           std::string("[[[[1]]]]"),             // deeper than 3, below
+           std::string(R"({"a": 1, "a": 2})"),  // duplicate key
+           std::string("[[[[1]]]]"),            // deeper than 3, below
        }) {
     INFO(text);
     CHECK_FALSE(FastAgrees(text, 3));
   }
   // A byte order mark: nlohmann skips it, RapidJSON refuses; either way the same answer.
   CHECK(Parse("\xEF\xBB\xBF[1]") == "[1]");
+}
+
+TEST_CASE("ParseJsonList: the root's items one at a time, left out of the tree", "[json]") {
+  const std::string list =
+      R"({"kind":"PodList","metadata":{"continue":"c2"},"items":[{"a":1,"items":[2]},{"b":[3]}],)"
+      R"("other":{"items":[4]}})";
+  for (const std::string& text : {list, "\xEF\xBB\xBF" + list}) {  // a BOM: nlohmann's path
+    INFO(text);
+    std::vector<std::string> items;
+    Value root;
+    Error error;
+    REQUIRE(ParseJsonList(text, 64, &root, &error,
+                          [&](const Value& item) { items.push_back(ToJson(item)); }));
+    CHECK(items == std::vector<std::string>{R"({"a":1,"items":[2]})", R"({"b":[3]})"});
+    CHECK(ToJson(root) ==
+          R"({"kind":"PodList","metadata":{"continue":"c2"},"items":[],"other":{"items":[4]}})");
+  }
+  // An error inside an item is placed where the item is in the text.
+  std::vector<std::string> items;
+  Value root;
+  Error error;
+  CHECK_FALSE(ParseJsonList(R"({"items":[{"a":1},{"b":1,"b":2}]})", 64, &root, &error,
+                            [&](const Value& item) { items.push_back(ToJson(item)); }));
+  CHECK(error.message == "duplicate key \"b\" at /items/1/b");
+  CHECK(items == std::vector<std::string>{R"({"a":1})"});
 }
 
 TEST_CASE("ToJson: round trips", "[json]") {

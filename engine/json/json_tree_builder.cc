@@ -33,6 +33,13 @@ bool JsonTreeBuilder::Open(Value::Type type) {
   return true;
 }
 
+bool JsonTreeBuilder::StreamsItem() const {
+  if (!items_sink_ || stack_.size() != 2 || stack_[1].type != Value::Type::kSequence) return false;
+  const Frame& root = stack_[0];
+  return root.type == Value::Type::kMapping &&
+         members_[root.start + root.count - 1].first == "items";
+}
+
 bool JsonTreeBuilder::Close() {
   Frame& f = stack_.back();
   Value v(f.type);
@@ -46,8 +53,9 @@ bool JsonTreeBuilder::Close() {
   } else {
     auto first = items_.begin() + static_cast<ptrdiff_t>(f.start);
     std::vector<Value>& items = v.mutable_items();
-    items.reserve(f.count);
-    items.insert(items.end(), std::make_move_iterator(first), std::make_move_iterator(items_.end()));
+    items.reserve(static_cast<size_t>(items_.end() - first));  // none when streamed
+    items.insert(items.end(), std::make_move_iterator(first),
+                 std::make_move_iterator(items_.end()));
     items_.erase(first, items_.end());
   }
   stack_.pop_back();
@@ -61,7 +69,11 @@ bool JsonTreeBuilder::Add(Value v) {
   }
   Frame& f = stack_.back();
   if (f.type == Value::Type::kSequence) {
-    items_.push_back(std::move(v));
+    if (StreamsItem()) {
+      items_sink_(v);  // counted, for the paths of errors, but not kept
+    } else {
+      items_.push_back(std::move(v));
+    }
     ++f.count;
   } else {
     members_.back().second = std::move(v);  // Key put the member there

@@ -8,6 +8,7 @@
 #ifndef GPULINT_ENGINE_JSON_JSON_TREE_BUILDER_H_
 #define GPULINT_ENGINE_JSON_JSON_TREE_BUILDER_H_
 
+#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -16,12 +17,16 @@
 
 #include "engine/base/finding.h"
 #include "engine/base/value.h"
+#include "engine/json/json_parser.h"
 
 namespace gpulint {
 
 class JsonTreeBuilder {
  public:
-  explicit JsonTreeBuilder(size_t max_depth) : max_depth_(max_depth) {}
+  // `items`, when given, takes each item of the root's "items" array as it
+  // closes, instead of the tree (json_parser.h, JsonItemSink).
+  explicit JsonTreeBuilder(size_t max_depth, JsonItemSink items = nullptr)
+      : max_depth_(max_depth), items_sink_(std::move(items)) {}
 
   bool Open(Value::Type type);
   bool Close();
@@ -46,9 +51,13 @@ class JsonTreeBuilder {
   };
   std::string Path() const;
 
+  // Whether a value added now is an item of the root's "items" array.
+  bool StreamsItem() const;
+
   size_t max_depth_;
+  JsonItemSink items_sink_;
   std::vector<Frame> stack_;
-  std::vector<Value> items_;             // of the open sequences
+  std::vector<Value> items_;            // of the open sequences
   std::vector<Value::Member> members_;  // of the open mappings
   Value root_;
   Error error_;
@@ -59,9 +68,11 @@ class JsonTreeBuilder {
 // The fast one: true with *out when `text` is JSON that the nlohmann parser
 // accepts with the same tree; false otherwise (it words no error, and may
 // refuse text nlohmann accepts, such as a byte order mark).
-bool ParseJsonFast(std::string_view text, size_t max_depth, Value* out);
+bool ParseJsonFast(std::string_view text, size_t max_depth, Value* out,
+                   const JsonItemSink& items = nullptr);
 // nlohmann's: the reference, and the words of every error.
-bool ParseJsonNlohmann(std::string_view text, size_t max_depth, Value* out, Error* error);
+bool ParseJsonNlohmann(std::string_view text, size_t max_depth, Value* out, Error* error,
+                       const JsonItemSink& items = nullptr);
 
 }  // namespace gpulint
 

@@ -11,30 +11,10 @@
 namespace gpulint {
 namespace {
 
-// "1Gi fixed + 5% of allocatable + 4 GPUs × 1Gi"
-std::string ReserveTerms(const Policy& policy, const std::string& resource, const NodeClass& node) {
-  auto it = policy.reserved.find(resource);
-  if (it == policy.reserved.end()) return "";
-  const Reserve& r = it->second;
-  std::string terms;
-  auto add = [&](const std::string& t) { terms += (terms.empty() ? "" : " + ") + t; };
-  if (!r.fixed.is_zero()) add(r.fixed.Canonical() + " fixed");
-  if (r.percent_milli != 0) {
-    Quantity pct = Quantity::FromNano(static_cast<int128>(r.percent_milli) * 1000000);
-    add(pct.ExactDecimal() + "% of allocatable");
-  }
-  if (!r.per_gpu.is_zero() && node.gpu.count > 0)
-    add(std::to_string(node.gpu.count) + (node.gpu.count == 1 ? " GPU × " : " GPUs × ") +
-        r.per_gpu.Canonical());
-  return terms;
-}
-
 struct Shortfall {
   std::string resource;
   std::string what;  // "request" or "limit"
   Quantity wanted;
-  Quantity allocatable;
-  Quantity reserved;
 };
 
 // Every resource of `pod` that does not fit on `node`, in name order, as the
@@ -47,39 +27,22 @@ std::vector<Shortfall> FindShortfalls(const PodInfo& pod, const NodeClass& node,
                                       const std::set<std::string>& resources) {
   std::vector<Shortfall> out;
   for (const std::string& r : resources) {
-    auto alloc = node.allocatable.find(r);
-    Quantity allocatable = alloc == node.allocatable.end() ? Quantity() : alloc->second;
-    Quantity reserved = policy.ReservedOn(r, node);
-    Quantity available = allocatable - reserved;
+    Quantity available = AvailableOn(r, node, policy);
     Quantity request = pod.FitRequest(r);
     Quantity limit = r == "memory" ? pod.EffectiveLimit(r) : Quantity();
     if (request.sign() > 0 && request > available) {
-      out.push_back({r, "request", request, allocatable, reserved});
+      out.push_back({r, "request", request});
     } else if (limit > available) {
-      out.push_back({r, "limit", limit, allocatable, reserved});
+      out.push_back({r, "limit", limit});
     }
   }
   return out;
 }
 
-// A figure gpulint computed (no text of the user's to echo).
-std::string Computed(const std::string& resource, const Quantity& q, const Policy& policy) {
-  return IsByteResource(resource, policy) ? FormatBytes(q) : DescribeCount(q);
-}
-
 std::string Explain(const Shortfall& s, const Candidate& candidate, const Policy& policy) {
-  const NodeClass& node = *candidate.node;
-  Quantity available = s.allocatable - s.reserved;
-  std::string msg = "node \"" + std::string(candidate.name) + "\": " + s.resource + " " + s.what + " " +
-                    Describe(s.resource, s.wanted, policy) + " > allocatable " +
-                    Describe(s.resource, s.allocatable, policy);
-  if (!s.reserved.is_zero()) {
-    std::string terms = ReserveTerms(policy, s.resource, node);
-    msg += " - reserved " + Computed(s.resource, s.reserved, policy);
-    if (!terms.empty()) msg += " [" + terms + "]";
-    msg += " = " + Computed(s.resource, available, policy);
-  }
-  return msg;
+  return "node \"" + std::string(candidate.name) + "\": " + s.resource + " " + s.what + " " +
+         Describe(s.resource, s.wanted, policy) + " > " +
+         AvailableArithmetic(s.resource, *candidate.node, policy);
 }
 
 // Where to point: the pod-level entry that set the figure, else the first
@@ -144,13 +107,7 @@ bool Offered(const Inventory& inventory, const std::string& resource) {
 }
 
 void CheckPod(const PodInfo& pod, const ObjectContext& ctx, Reporter& out) {
-  std::set<std::string> resources;
-  for (const ContainerInfo& c : pod.containers) {
-    for (const ResourceEntry& e : c.requests) resources.insert(e.name);
-    for (const ResourceEntry& e : c.limits) resources.insert(e.name);
-  }
-  for (const auto* list : {&pod.requests, &pod.limits, &pod.overhead})
-    for (const ResourceEntry& e : *list) resources.insert(e.name);
+  std::set<std::string> resources = pod.ResourceNames();
   // The VRAM resource is gpulint's own: the mutation adds it only toward
   // nodes that advertise it, and vram-exceeds-gpu judges what is declared.
   // Judging it here would make a mutated pod read otherwise than its original.

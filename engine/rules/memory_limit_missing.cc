@@ -7,16 +7,6 @@
 namespace gpulint {
 namespace {
 
-// The memory limit that bounded container `name` before an in-place resize,
-// its own else the pod's; null when none did or the object is no resize.
-const ResourceEntry* LimitBeforeResize(const ObjectContext& ctx, std::string_view name) {
-  if (!ctx.resized_from || ctx.resized_from->size() != 1 || ctx.pods.size() != 1) return nullptr;
-  const PodInfo& before = ctx.resized_from->front();
-  for (const ContainerInfo& c : before.containers)
-    if (c.name == name && c.Limit("memory")) return c.Limit("memory");
-  return before.PodLimit("memory");
-}
-
 void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods) {
     if (pod.partial) continue;  // a runtime's defaults, never run as written
@@ -26,17 +16,6 @@ void Check(const ObjectContext& ctx, Reporter& out) {
       if (!c.UsesGpus(ctx.policy) || c.Limit("memory")) continue;
       const Value* at = c.node->Find(c.resources_field);
       std::string path = AppendKey(c.path, c.resources_field) + ".limits";
-      if (const ResourceEntry* was = LimitBeforeResize(ctx, c.name)) {
-        // The resize takes away a bound the pod ran with: an error.
-        out.Report(at ? at : c.node, path,
-                   ContainerLabel(c) +
-                       " uses GPUs, and the resize removes the memory limit that bounded it (" +
-                       std::string(was->Text()) +
-                       "); the driver's host memory is not charged to the pod, so an unbounded "
-                       "container can hang the node",
-                   Severity::kError);
-        continue;
-      }
       std::string claims = DescribeGpuClaims(c);
       out.Report(
           at ? at : c.node, path,

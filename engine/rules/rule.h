@@ -47,8 +47,6 @@ struct ObjectContext {
   std::vector<PodInfo> pods;
   std::vector<UncheckedShape> unchecked;  // containers the workload table missed
   bool fixes = false;                     // rules attach their repairs (EvaluateOptions::fixes)
-  // The pods of the Pod before an in-place resize (EvaluateOptions), or null.
-  const std::vector<PodInfo>* resized_from = nullptr;
 };
 
 // Collects one rule's findings for one object.
@@ -61,9 +59,8 @@ class Reporter {
   // Returns the finding, for a rule to attach its repair to; it stays valid
   // until the next Report.
   Finding& Report(const Value* at, std::string path, std::string message);
-  // A finding at another severity than the rule's default (its worst case,
-  // or, for a resize, worse), unless the policy sets the rule's severity,
-  // which then wins.
+  // A finding at another severity than the rule's default (its worst case),
+  // unless the policy sets the rule's severity, which then wins.
   Finding& Report(const Value* at, std::string path, std::string message, Severity severity);
   // Whether to attach repairs (ObjectContext::fixes).
   bool fixes() const { return ctx_.fixes; }

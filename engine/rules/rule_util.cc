@@ -21,6 +21,56 @@ std::string Describe(std::string_view resource, const Quantity& q, const Policy&
   return IsByteResource(resource, policy) ? DescribeBytes(q) : DescribeCount(q);
 }
 
+namespace {
+
+// "1Gi fixed + 5% of allocatable + 4 GPUs × 1Gi"
+std::string ReserveTerms(const Policy& policy, const std::string& resource, const NodeClass& node) {
+  auto it = policy.reserved.find(resource);
+  if (it == policy.reserved.end()) return "";
+  const Reserve& r = it->second;
+  std::string terms;
+  auto add = [&](const std::string& t) { terms += (terms.empty() ? "" : " + ") + t; };
+  if (!r.fixed.is_zero()) add(r.fixed.Canonical() + " fixed");
+  if (r.percent_milli != 0) {
+    Quantity pct = Quantity::FromNano(static_cast<int128>(r.percent_milli) * 1000000);
+    add(pct.ExactDecimal() + "% of allocatable");
+  }
+  if (!r.per_gpu.is_zero() && node.gpu.count > 0)
+    add(std::to_string(node.gpu.count) + (node.gpu.count == 1 ? " GPU × " : " GPUs × ") +
+        r.per_gpu.Canonical());
+  return terms;
+}
+
+// A figure gpulint computed (no text of the user's to echo).
+std::string Computed(const std::string& resource, const Quantity& q, const Policy& policy) {
+  return IsByteResource(resource, policy) ? FormatBytes(q) : DescribeCount(q);
+}
+
+Quantity AllocatableOf(const std::string& resource, const NodeClass& node) {
+  auto it = node.allocatable.find(resource);
+  return it == node.allocatable.end() ? Quantity() : it->second;
+}
+
+}  // namespace
+
+Quantity AvailableOn(const std::string& resource, const NodeClass& node, const Policy& policy) {
+  return AllocatableOf(resource, node) - policy.ReservedOn(resource, node);
+}
+
+std::string AvailableArithmetic(const std::string& resource, const NodeClass& node,
+                                const Policy& policy) {
+  Quantity allocatable = AllocatableOf(resource, node);
+  Quantity reserved = policy.ReservedOn(resource, node);
+  std::string msg = "allocatable " + Describe(resource, allocatable, policy);
+  if (!reserved.is_zero()) {
+    std::string terms = ReserveTerms(policy, resource, node);
+    msg += " - reserved " + Computed(resource, reserved, policy);
+    if (!terms.empty()) msg += " [" + terms + "]";
+    msg += " = " + Computed(resource, allocatable - reserved, policy);
+  }
+  return msg;
+}
+
 std::string MetadataPath(const PodInfo& pod) {
   // Pod specs found through a template path end in ".spec" (or are "spec").
   std::string_view spec = pod.path;

@@ -35,6 +35,15 @@ bool IsByteResource(std::string_view name, const Policy& policy);
 bool IsGpuResource(const Policy& policy, std::string_view name);
 // A quantity for a message: bytes in both unit systems, counts plainly.
 std::string Describe(std::string_view resource, const Quantity& q, const Policy& policy);
+// What `node` leaves for pods of `resource`: its allocatable (0 where it
+// advertises none, as the scheduler reads it) less the policy's reserve.
+Quantity AvailableOn(const std::string& resource, const NodeClass& node, const Policy& policy);
+// AvailableOn's arithmetic for a message, bytes in both unit systems:
+// "allocatable 503.3Gi (540.4 GB) - reserved 25.2 GiB (27.0 GB) [5% of
+// allocatable + 4 GPUs × 1Gi] = 478.1 GiB (513.4 GB)", or "allocatable 16"
+// when nothing is reserved.
+std::string AvailableArithmetic(const std::string& resource, const NodeClass& node,
+                                const Policy& policy);
 // Path of the pod's metadata: "metadata" for a Pod, "spec.template.metadata"...
 std::string MetadataPath(const PodInfo& pod);
 // "container \"cuda\"", "initContainer \"setup\"", "sidecar \"proxy\"".

@@ -126,9 +126,14 @@ extern const Rule kVramExceedsGpuRule = {
      "crashes at start and restarts forever (CrashLoopBackOff) instead of staying Pending: the "
      "fifth 12 GB model on a 48 GB card crashed in a loop while CPU and RAM still fit. On shared "
      "GPUs every replica shares one card's memory.",
-     "Request more GPUs, a node class with larger GPUs, or lower the declared VRAM "
-     "(the gpulint.io/vram annotation or resource) to the measured peak.",
-     RuleExample("vram-exceeds-gpu"), kWholeGpus},
+     "Request more GPUs, a node class with larger GPUs, or lower the declared VRAM (the "
+     "gpulint.io/vram annotation or resource, or a DRA claim's capacity.requests.memory) to the "
+     "measured peak.",
+     RuleExample("vram-exceeds-gpu"),
+     "Whole GPUs: the policy's gpuResources (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 and "
+     "gpu.intel.com/xe by default), and the devices of a DRA claim of a GPU device class, whose "
+     "memory the claim asks through capacity.requests.memory. A MIG slice or a sharing plugin's "
+     "share is GPU use, but not a whole GPU."},
     Check,
 };
 

@@ -146,6 +146,17 @@ Quantity PodInfo::FitRequest(std::string_view resource) const {
   return request;
 }
 
+std::set<std::string> PodInfo::ResourceNames() const {
+  std::set<std::string> names;
+  for (const ContainerInfo& c : containers) {
+    for (const ResourceEntry& e : c.requests) names.insert(e.name);
+    for (const ResourceEntry& e : c.limits) names.insert(e.name);
+  }
+  for (const auto* list : {&requests, &limits, &overhead})
+    for (const ResourceEntry& e : *list) names.insert(e.name);
+  return names;
+}
+
 const Value* PodInfo::Annotation(std::string_view key) const {
   const Value* annotations = metadata ? metadata->Find("annotations") : nullptr;
   return annotations ? annotations->Find(key) : nullptr;
@@ -181,6 +192,5 @@ const ContainerInfo* PodInfo::OnlyAppContainer() const {
   }
   return only;
 }
-
 
 }  // namespace gpulint

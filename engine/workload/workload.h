@@ -4,6 +4,7 @@
 #ifndef GPULINT_ENGINE_WORKLOAD_WORKLOAD_H_
 #define GPULINT_ENGINE_WORKLOAD_WORKLOAD_H_
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -130,6 +131,9 @@ struct PodInfo {
   Quantity EffectiveLimit(std::string_view resource) const;
   // What the scheduler fits on a node: EffectiveRequest plus spec.overhead.
   Quantity FitRequest(std::string_view resource) const;
+  // Every resource the pod names: in its containers' requests and limits, its
+  // pod-level resources and its overhead.
+  std::set<std::string> ResourceNames() const;
   // The pod-level entry for `resource` (valid or not), or null.
   const ResourceEntry* PodRequest(std::string_view resource) const;
   const ResourceEntry* PodLimit(std::string_view resource) const;

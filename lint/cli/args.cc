@@ -6,18 +6,21 @@
 
 namespace gpulint {
 
-void Fail(CliIo& io, std::string_view message) { io.err << "gpulint: error: " << message << '\n'; }
+void Fail(CliIo& io, std::string_view message) {
+  io.err << io.program << ": error: " << message << '\n';
+}
 
 int ParseOrExit(const std::vector<std::string>& args, const Command& command,
                 const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
                 CliIo& io) {
   std::string error;
-  if (!ParseArgs(args, "gpulint " + std::string(command.name), specs, negative_numbers, out, &error)) {
+  if (!ParseArgs(args, io.program + " " + std::string(command.name), specs, negative_numbers, out,
+                 &error)) {
     Fail(io, error);
     return kExitUsage;
   }
   if (out->help) {
-    io.out << command.help;
+    io.out << HelpFor(command.help, io.program);
     return kExitClean;
   }
   return -1;

@@ -27,6 +27,9 @@ Usage:
   gpulint fix [--write|--diff] PATH...  repair what check reports (units, GPU
                                         requests = limits, hidden GPUs);
                                         --mutations: the webhook's patch too
+  gpulint audit [OPTIONS]               a live cluster as the webhook would
+                                        judge it, and the nodes at risk now;
+                                        --policy-report: as PolicyReports
   gpulint node-patch [OPTIONS] [-]      the node-status patch that advertises
                                         VRAM, from nvidia-smi or GFD labels
   gpulint quantity [--format json] Q... what a resource quantity really is
@@ -36,6 +39,8 @@ Usage:
   gpulint rules [--format text|json|markdown]
                                         list the rules
   gpulint explain RULE                  title, severity, rationale, fix, example
+  gpulint export vap [--mode MODE]      the stateless rules as
+                                        ValidatingAdmissionPolicies (CEL)
   gpulint version | --version           print the version
   gpulint help [COMMAND]                this text, or one command's
 
@@ -49,13 +54,14 @@ Exit status:
      invalid
   2  usage error, or an input error: an unreadable input or one with no
      manifest, a chart that does not render, an invalid --policy, --nodes or
-     --baseline file
+     --baseline file; audit: a cluster that cannot be read, a list refused
 
 Examples:
   gpulint pod.yaml
   kubectl get nodes -o yaml > nodes.yaml; gpulint check --nodes nodes.yaml k8s/
   helm template chart/ | gpulint check --format json -
   gpulint check --format sarif k8s/ > gpulint.sarif
+  gpulint audit --context prod       # or: kubectl gpulint audit
   gpulint baseline -o gpulint-baseline.json k8s/
   gpulint check --baseline gpulint-baseline.json k8s/
   gpulint fix --write k8s/
@@ -117,7 +123,7 @@ const Command& HelpCommand() {
 
 int RunHelp(const std::vector<std::string>& args, CliIo& io) {
   if (args.empty()) {
-    io.out << MainHelp();
+    io.out << HelpFor(MainHelp(), io.program);
     return kExitClean;
   }
   if (args.size() > 1) {
@@ -125,7 +131,7 @@ int RunHelp(const std::vector<std::string>& args, CliIo& io) {
     return kExitUsage;
   }
   if (args[0] == "help" || args[0] == "-h" || args[0] == "--help") {
-    io.out << kHelpHelp;
+    io.out << HelpFor(kHelpHelp, io.program);
     return kExitClean;
   }
   const Command* command = FindCommand(args[0]);
@@ -133,7 +139,7 @@ int RunHelp(const std::vector<std::string>& args, CliIo& io) {
     Fail(io, "unknown command '" + args[0] + "' (commands: " + CommandList() + ")");
     return kExitUsage;
   }
-  io.out << command->help;
+  io.out << HelpFor(command->help, io.program);
   return kExitClean;
 }
 
@@ -150,7 +156,7 @@ bool LooksLikeCommand(const std::string& arg) {
 
 int Dispatch(const std::vector<std::string>& args, CliIo& io) {
   if (args.empty()) {
-    io.err << MainHelp();
+    io.err << HelpFor(MainHelp(), io.program);
     return kExitUsage;
   }
   const std::string& first = args[0];
@@ -159,7 +165,7 @@ int Dispatch(const std::vector<std::string>& args, CliIo& io) {
   if (const Command* command = FindCommand(first)) return command->run(rest, io);
   if (first == "--version" && args.size() == 1) return RunVersion(rest, io);
   if (first == "-h" || first == "--help") {
-    io.out << MainHelp();
+    io.out << HelpFor(MainHelp(), io.program);
     return kExitClean;
   }
   if (LooksLikeCommand(first)) {
@@ -179,11 +185,28 @@ const Command& VersionCommand() {
 
 const std::vector<const Command*>& AllCommands() {
   static const std::vector<const Command*> commands = {
-      &CheckCommand(),   &BaselineCommand(), &FixCommand(),     &NodePatchCommand(),
-      &QuantityCommand(), &PolicyCommand(),  &RulesCommand(),   &ExplainCommand(),
-      &VersionCommand(),  &HelpCommand(),
+      &CheckCommand(),     &BaselineCommand(), &FixCommand(),     &AuditCommand(),
+      &NodePatchCommand(), &QuantityCommand(), &PolicyCommand(),  &RulesCommand(),
+      &ExplainCommand(),   &ExportCommand(),   &VersionCommand(), &HelpCommand(),
   };
   return commands;
+}
+
+std::string ProgramName(const std::string& argv0) {
+  std::string base = std::filesystem::path(argv0).filename().string();
+  return base == "kubectl-gpulint" ? "kubectl gpulint" : "gpulint";
+}
+
+std::string HelpFor(std::string_view help, const std::string& program) {
+  std::string out(help);
+  if (program == "gpulint") return out;
+  // "Usage: gpulint", and each usage line and example that starts with it.
+  for (const char* at : {"Usage: ", "\n  "}) {
+    std::string from = std::string(at) + "gpulint ", to = std::string(at) + program + " ";
+    for (size_t i = 0; (i = out.find(from, i)) != std::string::npos; i += to.size())
+      out.replace(i, from.size(), to);
+  }
+  return out;
 }
 
 bool UseColor(bool stdout_is_tty, const char* no_color_env) {

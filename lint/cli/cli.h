@@ -8,6 +8,7 @@
 
 #include <iosfwd>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace gpulint {
@@ -24,7 +25,18 @@ struct CliIo {
   std::ostream& err;
   int stdin_fd = 0;    // read for the path "-"
   bool color = false;  // see UseColor
+  // How the user called it, for help and errors: "kubectl gpulint" when it
+  // runs as kubectl's plugin (ProgramName).
+  std::string program = "gpulint";
 };
+
+// The name to show for a binary started as `argv0`: "kubectl gpulint" for
+// kubectl-gpulint (installed beside gpulint, kubectl runs it for `kubectl
+// gpulint ...`, as krew's plugins), else "gpulint".
+std::string ProgramName(const std::string& argv0);
+
+// `help` as `program` is called: its usage lines and examples name it.
+std::string HelpFor(std::string_view help, const std::string& program);
 
 // Colour only on a terminal, and never when NO_COLOR is set to a non-empty
 // value (https://no-color.org).

@@ -22,6 +22,7 @@ struct Command {
 };
 
 const Command& CheckCommand();
+const Command& AuditCommand();
 const Command& BaselineCommand();
 const Command& FixCommand();
 const Command& NodePatchCommand();
@@ -29,6 +30,7 @@ const Command& QuantityCommand();
 const Command& PolicyCommand();
 const Command& RulesCommand();
 const Command& ExplainCommand();
+const Command& ExportCommand();
 const Command& VersionCommand();
 
 // `gpulint baseline` (baseline_command.cc): a check run that writes the

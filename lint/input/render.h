@@ -11,7 +11,7 @@
 #include "engine/base/finding.h"
 #include "engine/yaml/loader.h"
 #include "lint/input/inputs.h"
-#include "lint/input/subprocess.h"
+#include "common/subprocess.h"
 
 namespace gpulint {
 

@@ -48,8 +48,7 @@ std::string PascalCase(std::string_view name) {
   return out;
 }
 
-json RuleJson(const Rule& rule, const Policy* policy) {
-  const RuleInfo& info = rule.info;
+json RuleJson(const RuleInfo& info, const Policy* policy) {
   Severity severity = policy ? policy->RuleSeverity(info.name, info.severity) : info.severity;
   std::string markdown = std::string("**Fix:** ") + info.fix;
   if (info.example != nullptr) {
@@ -81,9 +80,12 @@ class SarifWriter : public BufferedWriter {
   SarifWriter(const WriterOptions& options, std::ostream& out)
       : BufferedWriter(out), base_dir_(options.base_dir) {
     json rules = json::array();
-    for (const Rule* rule : AllRules()) {
-      rule_index_[rule->info.name] = rules.size();
-      rules.push_back(RuleJson(*rule, options.policy));
+    std::vector<const RuleInfo*> infos;
+    for (const Rule* rule : AllRules()) infos.push_back(&rule->info);
+    infos.insert(infos.end(), options.extra_rules.begin(), options.extra_rules.end());
+    for (const RuleInfo* info : infos) {
+      rule_index_[info->name] = rules.size();
+      rules.push_back(RuleJson(*info, options.policy));
     }
     json driver = {{"name", "gpulint"},
                    {"version", std::string(kVersion)},

@@ -29,7 +29,7 @@ void LoopControl::Stop() {
   while (true) {
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (client_) client_->stop();
+      if (client_) client_->Stop();
       cv_.notify_all();
       if (done_) break;
     }
@@ -51,7 +51,7 @@ void LoopControl::Wake() {
   cv_.notify_all();
 }
 
-bool LoopControl::Track(httplib::SSLClient* client) {
+bool LoopControl::Track(HttpsClient* client) {
   std::lock_guard<std::mutex> lock(mu_);
   if (client && stopping_) return false;
   client_ = client;

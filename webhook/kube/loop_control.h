@@ -5,14 +5,14 @@
 #ifndef GPULINT_WEBHOOK_KUBE_LOOP_CONTROL_H_
 #define GPULINT_WEBHOOK_KUBE_LOOP_CONTROL_H_
 
-#include <httplib.h>
-
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
 #include <mutex>
 #include <thread>
+
+#include "kube/https_client.h"
 
 namespace gpulint {
 
@@ -50,13 +50,13 @@ class LoopControl {
 
   // The request about to be sent, for Stop to interrupt; false, and nothing
   // may be sent, when stopping. Untrack once it is answered.
-  bool Track(httplib::SSLClient* client);
+  bool Track(HttpsClient* client);
   void Untrack() { Track(nullptr); }
 
  private:
   std::mutex mu_;  // guards the members below and the wake-up
   std::condition_variable cv_;
-  httplib::SSLClient* client_ = nullptr;
+  HttpsClient* client_ = nullptr;
   bool woken_ = false;
   bool done_ = false;  // the loop returned
   std::atomic<bool> stopping_{false};

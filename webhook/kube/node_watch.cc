@@ -2,9 +2,8 @@
 
 #include <algorithm>
 
-#include "engine/base/objects.h"
 #include "engine/json/json_parser.h"
-#include "engine/yaml/loader.h"
+#include "kube/list.h"
 
 namespace gpulint {
 namespace {
@@ -42,7 +41,7 @@ void NodeWatcher::Start() {
 
 void NodeWatcher::Stop() { loop_.Stop(); }
 
-std::unique_ptr<httplib::SSLClient> NodeWatcher::Client(int read_timeout_seconds) {
+std::unique_ptr<HttpsClient> NodeWatcher::Client(int read_timeout_seconds) {
   std::string error;
   auto client = MakeKubeClient(endpoint_, &error);
   if (!client) {
@@ -50,7 +49,6 @@ std::unique_ptr<httplib::SSLClient> NodeWatcher::Client(int read_timeout_seconds
     return nullptr;
   }
   client->set_read_timeout(read_timeout_seconds);
-  client->set_url_encode(false);
   return client;
 }
 
@@ -83,32 +81,6 @@ void NodeWatcher::Run() {
   }
 }
 
-bool NodeWatcher::FetchPage(const std::string& path, Value* root) {
-  auto client = Client(60);
-  if (!client) return false;
-  if (!loop_.Track(client.get())) return false;
-  std::string body;
-  auto res = client->Get(path, [&](const char* data, size_t n) {
-    if (body.size() + n > kMaxListPageBytes) return false;
-    body.append(data, n);
-    return !loop_.stopping();
-  });
-  loop_.Untrack();
-  if (!res || res->status != 200) {
-    LogLine("error", "node list failed")
-        .Add("error", res ? "HTTP " + std::to_string(res->status) + ": " + body.substr(0, 200)
-                          : httplib::to_string(res.error()))
-        .Emit(log_);
-    return false;
-  }
-  Error error;
-  if (!ParseJson(body, kMaxJsonDepth, root, &error)) {
-    LogLine("error", "node list is not JSON").Add("error", error.ToString()).Emit(log_);
-    return false;
-  }
-  return true;
-}
-
 void NodeWatcher::NoteRead(const std::string& name, bool ok, const Error& error) {
   if (ok) {
     skipped_.erase(name);
@@ -124,26 +96,29 @@ void NodeWatcher::NoteRead(const std::string& name, bool ok, const Error& error)
 bool NodeWatcher::List() {
   std::vector<NodeClass> nodes;
   std::set<std::string> listed;  // the usable nodes and the skipped ones
-  std::string next, version;
-  do {
-    std::string path = endpoint_.base_path + "/api/v1/nodes?limit=" +
-                       std::to_string(options_.page_size);
-    if (!next.empty()) path += "&continue=" + UrlEscape(next);
-    Value root;
-    if (!FetchPage(path, &root)) return false;
-    ForEachObject(root, [&](const Value& item) {
-      NodeClass node;
-      Error e;
-      bool ok = NodeClassFromNode(item, kSource, &node, &e);
-      listed.insert(NameOf(item));
-      if (observer_) observer_->NodeSeen(item, ok ? &node : nullptr, e);
-      NoteRead(NameOf(item), ok, e);
-      if (ok) nodes.push_back(std::move(node));
-    });
-    const Value* meta = root.Find("metadata");
-    version = meta ? std::string(meta->StringAt("resourceVersion")) : std::string();
-    next = meta ? std::string(meta->StringAt("continue")) : std::string();
-  } while (!next.empty());
+  ListOptions options;
+  options.page_size = options_.page_size;
+  options.max_page_bytes = kMaxListPageBytes;
+  options.on_client = [this](HttpsClient* client) { return loop_.Track(client); };
+  ListResult result = ListPaged(endpoint_, "/api/v1/nodes", options, [&](Value& item) {
+    NodeClass node;
+    Error e;
+    bool ok = NodeClassFromNode(item, kSource, &node, &e);
+    listed.insert(NameOf(item));
+    if (observer_) observer_->NodeSeen(item, ok ? &node : nullptr, e);
+    NoteRead(NameOf(item), ok, e);
+    if (ok) nodes.push_back(std::move(node));
+  });
+  if (!result.ok) {
+    if (!loop_.stopping())
+      LogLine("error", "node list failed")
+          .Add("error", result.status
+                            ? "HTTP " + std::to_string(result.status) + ": " + result.message
+                            : result.message)
+          .Emit(log_);
+    return false;
+  }
+  std::string version = result.resource_version;
   if (observer_) observer_->Listed(listed);
   std::erase_if(skipped_, [&](const auto& entry) { return !listed.count(entry.first); });
   size_t count = nodes.size();
@@ -168,16 +143,17 @@ NodeWatcher::WatchEnd NodeWatcher::Watch() {
   int status = 0;
   std::string pending, error_body;
   WatchEnd end = WatchEnd::kClosed;
-  auto res = client->Get(
-      path,
-      [&](const httplib::Response& r) {
-        status = r.status;
+  HttpResult res = client->Send(
+      "GET", path, {}, {},
+      [&](int answered) {
+        status = answered;
         return true;
       },
       [&](const char* data, size_t n) {
         if (loop_.stopping()) return false;
         if (status != 200) {
-          error_body.append(data, std::min<size_t>(n, 512 - std::min<size_t>(512, error_body.size())));
+          error_body.append(data,
+                            std::min<size_t>(n, 512 - std::min<size_t>(512, error_body.size())));
           return true;
         }
         pending.append(data, n);
@@ -197,8 +173,7 @@ NodeWatcher::WatchEnd NodeWatcher::Watch() {
   if (status == 410) return WatchEnd::kGone;
   if (status != 200) {
     LogLine("error", "node watch failed")
-        .Add("error", status ? "HTTP " + std::to_string(status) + ": " + error_body
-                             : httplib::to_string(res.error()))
+        .Add("error", status ? "HTTP " + std::to_string(status) + ": " + error_body : res.error)
         .Emit(log_);
     return WatchEnd::kFailed;
   }
@@ -212,7 +187,9 @@ bool NodeWatcher::ApplyEvent(std::string_view line, WatchEnd* end) {
   const Value* object = nullptr;
   if (ParseJson(line, kMaxJsonDepth, &event, &error)) object = event.Find("object");
   if (!object || !object->is_mapping()) {
-    LogLine("error", "node watch sent an unreadable event").Add("error", error.ToString()).Emit(log_);
+    LogLine("error", "node watch sent an unreadable event")
+        .Add("error", error.ToString())
+        .Emit(log_);
     *end = WatchEnd::kFailed;
     return false;
   }

@@ -16,7 +16,7 @@
 
 #include "engine/base/value.h"
 #include "engine/cluster/inventory.h"
-#include "webhook/kube/kube_client.h"
+#include "kube/kube_client.h"
 #include "webhook/kube/loop_control.h"
 #include "webhook/kube/node_sink.h"
 #include "webhook/support/log.h"
@@ -67,11 +67,10 @@ class NodeWatcher {
   enum class WatchEnd { kClosed, kGone, kFailed, kStopped };
   void Run();
   bool List();
-  bool FetchPage(const std::string& path, Value* root);  // one page of the Node list
   WatchEnd Watch();
   // Applies one watch event line; sets *end when the stream must stop.
   bool ApplyEvent(std::string_view line, WatchEnd* end);
-  std::unique_ptr<httplib::SSLClient> Client(int read_timeout_seconds);
+  std::unique_ptr<HttpsClient> Client(int read_timeout_seconds);  // for the watch
 
   KubeEndpoint endpoint_;
   NodeSink* sink_;
@@ -85,7 +84,8 @@ class NodeWatcher {
   // status updates (every few seconds per node).
   void NoteRead(const std::string& name, bool ok, const Error& error);
 
-  std::map<std::string, std::string> skipped_;  // node -> its problem, as logged; the watch thread's
+  std::map<std::string, std::string>
+      skipped_;  // node -> its problem, as logged; the watch thread's
   std::string resource_version_;
 
   std::atomic<uint64_t> lists_{0}, events_{0};

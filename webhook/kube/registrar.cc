@@ -5,9 +5,9 @@
 #include <sstream>
 #include <utility>
 
+#include "common/base64.h"
 #include "engine/base/objects.h"
 #include "engine/yaml/loader.h"
-#include "webhook/support/base64.h"
 
 namespace gpulint {
 namespace {
@@ -136,11 +136,10 @@ bool Registrar::ApplyAll(bool registered, std::string* error) {
   std::vector<Registration> plan;
   if (!PlanRegistrations(text, file_.path(), ca, registered, &plan, error)) return false;
   for (const Registration& r : plan) {
-    std::unique_ptr<httplib::SSLClient> client = MakeKubeClient(endpoint_, error);
+    std::unique_ptr<HttpsClient> client = MakeKubeClient(endpoint_, error);
     if (!client) return false;
     client->set_read_timeout(options_.request_timeout_seconds);
     client->set_write_timeout(options_.request_timeout_seconds);
-    client->set_url_encode(false);
     ++applies_;
     KubeResponse response =
         Patch(*client, endpoint_.base_path + r.path + "?fieldManager=gpulint-webhook&force=true",

@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "webhook/kube/kube_client.h"
+#include "kube/kube_client.h"
 #include "webhook/kube/loop_control.h"
 #include "webhook/support/file_watch.h"
 #include "webhook/support/log.h"

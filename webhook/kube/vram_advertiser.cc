@@ -138,14 +138,13 @@ bool VramAdvertiser::TakeDue(Work* work, Clock::time_point* wake) {
 
 void VramAdvertiser::Send(const Work& work) {
   std::string error;
-  std::unique_ptr<httplib::SSLClient> client = MakeKubeClient(endpoint_, &error);
+  std::unique_ptr<HttpsClient> client = MakeKubeClient(endpoint_, &error);
   KubeResponse response;
   if (!client) {
     response.error = error;
   } else {
     client->set_read_timeout(options_.request_timeout_seconds);
     client->set_write_timeout(options_.request_timeout_seconds);
-    client->set_url_encode(false);
     if (!loop_.Track(client.get())) return;
     patches_++;
     // The field manager names who owns the key on the node (managedFields),

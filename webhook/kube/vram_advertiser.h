@@ -28,7 +28,7 @@
 #include "engine/cluster/inventory.h"
 #include "engine/mutate/node_vram.h"
 #include "engine/quantity/quantity.h"
-#include "webhook/kube/kube_client.h"
+#include "kube/kube_client.h"
 #include "webhook/kube/loop_control.h"
 #include "webhook/kube/node_watch.h"
 #include "webhook/support/log.h"

@@ -5,7 +5,7 @@
 
 #include <ctime>
 
-#include "webhook/support/openssl_errors.h"
+#include "common/openssl_errors.h"
 
 namespace gpulint {
 namespace {

@@ -11,10 +11,9 @@
 #include "engine/engine.h"
 #include "engine/json/json_parser.h"
 #include "engine/mutate/mutate.h"
-#include "engine/resize.h"
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
-#include "webhook/support/base64.h"
+#include "common/base64.h"
 
 namespace gpulint {
 namespace {
@@ -144,8 +143,10 @@ std::string ResponseJson(std::string_view api_version, std::string_view uid, con
 
 // An in-place resize (pods/resize, GA in Kubernetes 1.35) carries the whole
 // Pod as it would be after the resize; /validate judges it like any pod, on
-// its own node (spec.nodeName). /mutate leaves it alone: a running pod's
-// patch could only be refused.
+// its own node (spec.nodeName). What the resized pod alone cannot show, a
+// memory limit taken away, the API server refuses itself ("resource limits
+// cannot be removed") before any webhook is called. /mutate leaves a resize
+// alone: a running pod's patch could only be refused.
 bool JudgedSubresource(Endpoint endpoint, std::string_view sub) {
   return endpoint == Endpoint::kValidate && sub == "resize";
 }
@@ -204,14 +205,10 @@ std::string FindingText(const Finding& f) {
   return s + ": " + f.message;
 }
 
-// `resized_from` is the pod before an in-place resize, else null. In warn
-// mode the errors become warnings, first; in audit mode nothing reaches the
-// client but the audit annotation.
-void Validate(const Value& object, const Value* resized_from, const Snapshot& snap, Mode mode,
-              Answer* a, ReviewLog* log) {
-  std::vector<Finding> findings =
-      resized_from ? EvaluateResize(*resized_from, object, *snap.policy, *snap.inventory)
-                   : Evaluate(object, "", *snap.policy, *snap.inventory);
+// In warn mode the errors become warnings, first; in audit mode nothing
+// reaches the client but the audit annotation.
+void Validate(const Value& object, const Snapshot& snap, Mode mode, Answer* a, ReviewLog* log) {
+  std::vector<Finding> findings = Evaluate(object, "", *snap.policy, *snap.inventory);
   std::string denial;
   size_t errors = 0, cut = 0;
   std::vector<std::string> would_deny;  // warn mode: the errors' warnings, shown first
@@ -337,11 +334,8 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
   } else {
     Value copy;
     const Value& object = WithNamespace(*req->Find("object"), log.namespace_name, &copy);
-    const Value* sub = req->Find("subResource");
-    const Value* old = req->Find("oldObject");
-    bool resize = sub && sub->is_string() && sub->text() == "resize" && old && old->is_mapping();
     if (endpoint == Endpoint::kValidate)
-      Validate(object, resize ? old : nullptr, snap, mode, &answer, &log);
+      Validate(object, snap, mode, &answer, &log);
     else
       MutateObject(object, snap, mode, &answer, &log);
   }

@@ -208,21 +208,42 @@ VRAM mutation against vram.enabled.
 {{- end }}
 
 {{/*
-extraArgs, checked: they may add flags, not repeat one the chart sets from its
-values, since gpulint-webhook refuses a flag given twice and the pod would
-never start. The render names the value to set instead.
+Extra flags, checked: (dict "args" LIST "owned" DICT "value" NAME "binary" NAME).
+They may add flags, not repeat one the chart sets from its values (`owned`:
+flag -> the value that sets it), since both binaries refuse a flag given twice
+and the pod would never start. The render names the value to set instead.
 */}}
-{{- define "gpulint-webhook.extraArgs" -}}
-{{- $owned := dict "--listen" "listenAddress and containerPort" "--cert" "certManager or generatedCert" "--key" "certManager or generatedCert" "--policy" "policy" "--workers" "workers" "--drain-seconds" "shutdown.drainSeconds" "--in-cluster" "nodeWatch.enabled" "--advertise-vram" "vram.enabled" "--client-ca" "clientCA.configMap" "--register" "webhook.selfRegister" "--ca-bundle" "webhook.selfRegister" }}
-{{- range .Values.extraArgs }}
+{{- define "gpulint-webhook.checkedArgs" -}}
+{{- $in := . }}
+{{- range .args }}
 {{- $flag := first (splitList "=" .) }}
-{{- with get $owned $flag }}
-{{- fail (printf "extraArgs: %s is set by the chart from %s; set that value instead (gpulint-webhook refuses a flag given twice)" $flag .) }}
+{{- with get $in.owned $flag }}
+{{- fail (printf "%s: %s is set by the chart from %s; set that value instead (%s refuses a flag given twice)" $in.value $flag . $in.binary) }}
 {{- end }}
 {{- end }}
-{{- with .Values.extraArgs }}
+{{- with .args }}
 {{- toYaml . }}
 {{- end }}
+{{- end }}
+
+{{- define "gpulint-webhook.extraArgs" -}}
+{{- $owned := dict "--listen" "listenAddress and containerPort" "--cert" "certManager or generatedCert" "--key" "certManager or generatedCert" "--policy" "policy" "--workers" "workers" "--drain-seconds" "shutdown.drainSeconds" "--in-cluster" "nodeWatch.enabled" "--advertise-vram" "vram.enabled" "--client-ca" "clientCA.configMap" "--register" "webhook.selfRegister" "--ca-bundle" "webhook.selfRegister" }}
+{{- include "gpulint-webhook.checkedArgs" (dict "args" .Values.extraArgs "owned" $owned "value" "extraArgs" "binary" "gpulint-webhook") }}
+{{- end }}
+
+{{/* The audit's objects: a component of their own, and labels the webhook's
+Service, PodDisruptionBudget and NetworkPolicy do not select. */}}
+{{- define "gpulint-webhook.auditLabels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+app.kubernetes.io/name: {{ include "gpulint-webhook.name" . | trunc 57 | trimSuffix "-" }}-audit
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/component: audit
+{{- end }}
+
+{{- define "gpulint-webhook.auditName" -}}
+{{- include "gpulint-webhook.fullname" . | trunc 57 | trimSuffix "-" }}-audit
 {{- end }}
 
 {{- /* The matchConditions of a webhook with these rules: (list $ RULES). */ -}}

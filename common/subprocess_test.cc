@@ -1,7 +1,8 @@
-#include "lint/input/subprocess.h"
+#include "common/subprocess.h"
 
 #include <catch2/catch.hpp>
 #include <csignal>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,18 @@ TEST_CASE("RunTool: output, exit status, and no shell", "[subprocess]") {
   run = MustRun({"/bin/echo", "$HOME", "a b", ";", "*"});
   CHECK(run.out == "$HOME a b ; *\n");
   CHECK(run.ok());
+}
+
+TEST_CASE("RunTool: the environment, with what the caller sets over it", "[subprocess]") {
+  setenv("GPULINT_TEST_KEPT", "kept", 1);
+  setenv("GPULINT_TEST_SET", "before", 1);
+  ToolRun run;
+  std::string error;
+  REQUIRE(RunTool({"/bin/sh", "-c", "echo $GPULINT_TEST_KEPT $GPULINT_TEST_SET $GPULINT_TEST_NEW"},
+                  {}, &run, &error, {"GPULINT_TEST_SET=after", "GPULINT_TEST_NEW=a b"}));
+  CHECK(run.out == "kept after a b\n");
+  unsetenv("GPULINT_TEST_KEPT");
+  unsetenv("GPULINT_TEST_SET");
 }
 
 TEST_CASE("RunTool: stdin is closed, so a tool that reads it ends", "[subprocess]") {

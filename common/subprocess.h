@@ -1,7 +1,7 @@
 // Running an external tool (helm, kubectl) safely: no shell, argv as given,
 // stdin closed, output bounded, a time limit, the exit status checked.
-#ifndef GPULINT_LINT_INPUT_SUBPROCESS_H_
-#define GPULINT_LINT_INPUT_SUBPROCESS_H_
+#ifndef GPULINT_COMMON_SUBPROCESS_H_
+#define GPULINT_COMMON_SUBPROCESS_H_
 
 #include <chrono>
 #include <cstddef>
@@ -34,12 +34,13 @@ struct ToolRun {
 std::string FindOnPath(std::string_view name);
 
 // Runs argv[0] (a path) with `argv`, in its own process group with stdin on
-// /dev/null. A tool still running at the time limit, or printing more than
+// /dev/null, in this process's environment with `env` ("NAME=value") set over
+// it. A tool still running at the time limit, or printing more than
 // max_stdout, is killed with its process group. Returns false, with *error,
 // only when the tool could not be started.
 bool RunTool(const std::vector<std::string>& argv, const ToolLimits& limits, ToolRun* run,
-             std::string* error);
+             std::string* error, const std::vector<std::string>& env = {});
 
 }  // namespace gpulint
 
-#endif  // GPULINT_LINT_INPUT_SUBPROCESS_H_
+#endif  // GPULINT_COMMON_SUBPROCESS_H_

@@ -1,14 +1,14 @@
-// Base64 through OpenSSL's EVP codec (webhook/base64.h): padding and the
+// Base64 through OpenSSL's EVP codec (common/base64.h): padding and the
 // leniencies a kubeconfig's *-data fields need.
+#include "common/base64.h"
+
 #include <catch2/catch.hpp>
 #include <string>
-
-#include "webhook/support/base64.h"
 
 namespace gpulint {
 namespace {
 
-TEST_CASE("Base64Encode pads every length", "[webhook][base64]") {
+TEST_CASE("Base64Encode pads every length", "[base64]") {
   CHECK(Base64Encode("") == "");
   CHECK(Base64Encode("f") == "Zg==");
   CHECK(Base64Encode("fo") == "Zm8=");
@@ -16,8 +16,7 @@ TEST_CASE("Base64Encode pads every length", "[webhook][base64]") {
   CHECK(Base64Encode(std::string("\0\xff", 2)) == "AP8=");
 }
 
-TEST_CASE("Base64Decode cuts the padding off and forgives what a kubeconfig does",
-          "[webhook][base64]") {
+TEST_CASE("Base64Decode cuts the padding off and forgives what a kubeconfig does", "[base64]") {
   struct Case {
     const char* in;
     std::string out;
@@ -36,6 +35,19 @@ TEST_CASE("Base64Decode cuts the padding off and forgives what a kubeconfig does
     INFO(bad);
     CHECK_FALSE(Base64Decode(bad, &out));
   }
+}
+
+TEST_CASE("Base64Decode reads what Base64Encode writes and refuses garbage", "[base64]") {
+  std::string out;
+  for (std::string s : {std::string(), std::string("f"), std::string("foobar"),
+                        std::string("\xff\xfe\x00\x01", 4)}) {
+    REQUIRE(Base64Decode(Base64Encode(s), &out));
+    CHECK(out == s);
+  }
+  REQUIRE(Base64Decode("Zm9v\nYmFy\n", &out));
+  CHECK(out == "foobar");
+  CHECK_FALSE(Base64Decode("Zm9v!", &out));
+  CHECK_FALSE(Base64Decode("Zg==Zg==", &out));
 }
 
 }  // namespace

@@ -1,15 +1,16 @@
-// Where the API server is and how to authenticate to it: in-cluster (the
-// service account's token and CA) or a kubeconfig file. Only what the Node
-// watch and the VRAM advertiser need: a bearer token or a client certificate,
-// the CA to trust, and a JSON patch.
-#ifndef GPULINT_WEBHOOK_KUBE_KUBE_CLIENT_H_
-#define GPULINT_WEBHOOK_KUBE_KUBE_CLIENT_H_
-
-#include <httplib.h>
+// A client for the API server, as both binaries need it: the server and how
+// to authenticate to it (a bearer token, a client certificate, or an exec
+// plugin's credential), the CA to trust, and the requests the webhook's loops
+// and `gpulint audit` make. Where an endpoint comes from: kube/kubeconfig.h.
+#ifndef GPULINT_KUBE_KUBE_CLIENT_H_
+#define GPULINT_KUBE_KUBE_CLIENT_H_
 
 #include <memory>
 #include <string>
 #include <string_view>
+
+#include "kube/exec_credential.h"
+#include "kube/https_client.h"
 
 namespace gpulint {
 
@@ -22,25 +23,22 @@ struct KubeEndpoint {
   std::string token;
   std::string token_file;  // re-read on every connection: projected tokens rotate
   std::string client_cert_pem, client_key_pem;
+  // A kubeconfig user's exec plugin: its credential, asked for by every
+  // client made, replaces the token and client pair above.
+  std::shared_ptr<ExecCredentials> exec;
 };
 
-// KUBERNETES_SERVICE_HOST/PORT and /var/run/secrets/kubernetes.io/serviceaccount
-// (`sa_dir` in tests).
-bool InClusterEndpoint(const std::string& sa_dir, KubeEndpoint* out, std::string* error);
-inline constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
-
-// The current context of a kubeconfig: server, certificate-authority(-data),
-// insecure-skip-tls-verify, token, tokenFile, client-certificate(-data) and
-// client-key(-data). Relative file names are relative to the kubeconfig.
-bool KubeconfigEndpoint(const std::string& path, KubeEndpoint* out, std::string* error);
+// Reads a credential or CA file of at most 1 MiB.
+bool ReadCredentialFile(const std::string& path, std::string* out, std::string* error);
 
 // "https://host:port/path" -> host, port, path. Only https is accepted.
 bool ParseServerUrl(const std::string& url, KubeEndpoint* out, std::string* error);
 
 // A client for `ep`, configured to trust only its CA (never the system store
-// when a CA is given). Null with *error when the CA or client pair is unusable.
-// The token is read now (token_file wins when set).
-std::unique_ptr<httplib::SSLClient> MakeKubeClient(const KubeEndpoint& ep, std::string* error);
+// when a CA is given). Null with *error when the CA or client pair is unusable,
+// or the exec plugin fails. The token is read now (token_file wins when set;
+// an exec plugin's credential over both).
+std::unique_ptr<HttpsClient> MakeKubeClient(const KubeEndpoint& ep, std::string* error);
 
 // `s` percent-encoded for a URL's query or path segment: every byte but
 // letters, digits and -_.~ (RFC 3986's unreserved characters).
@@ -61,13 +59,17 @@ inline constexpr const char* kJsonPatchType = "application/json-patch+json";
 // PATCH `path` with `body` of `content_type`: an RFC 6902 JSON patch
 // (kJsonPatchType), as `kubectl patch --type=json` sends, or a server-side
 // apply ("application/apply-patch+yaml").
-KubeResponse Patch(httplib::SSLClient& client, const std::string& path, const std::string& body,
+KubeResponse Patch(HttpsClient& client, const std::string& path, const std::string& body,
                    const char* content_type);
-inline KubeResponse JsonPatch(httplib::SSLClient& client, const std::string& path,
+inline KubeResponse JsonPatch(HttpsClient& client, const std::string& path,
                               const std::string& patch) {
   return Patch(client, path, patch, kJsonPatchType);
 }
+// GET (a small document: discovery) and DELETE `path`; `body` is cut as
+// KubeResponse says only for DELETE.
+KubeResponse Get(HttpsClient& client, const std::string& path, size_t max_body);
+KubeResponse Delete(HttpsClient& client, const std::string& path);
 
 }  // namespace gpulint
 
-#endif  // GPULINT_WEBHOOK_KUBE_KUBE_CLIENT_H_
+#endif  // GPULINT_KUBE_KUBE_CLIENT_H_

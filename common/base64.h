@@ -1,8 +1,8 @@
 // Standard base64 (RFC 4648, with padding), through OpenSSL's EVP block codec:
 // the `patch` of an AdmissionReview, a webhook configuration's `caBundle`, a
 // kubeconfig's `*-data` fields.
-#ifndef GPULINT_WEBHOOK_SUPPORT_BASE64_H_
-#define GPULINT_WEBHOOK_SUPPORT_BASE64_H_
+#ifndef GPULINT_COMMON_BASE64_H_
+#define GPULINT_COMMON_BASE64_H_
 
 #include <string>
 #include <string_view>
@@ -18,4 +18,4 @@ bool Base64Decode(std::string_view in, std::string* out);
 
 }  // namespace gpulint
 
-#endif  // GPULINT_WEBHOOK_SUPPORT_BASE64_H_
+#endif  // GPULINT_COMMON_BASE64_H_

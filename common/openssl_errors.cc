@@ -1,4 +1,4 @@
-#include "webhook/support/openssl_errors.h"
+#include "common/openssl_errors.h"
 
 #include <openssl/err.h>
 

@@ -1,4 +1,4 @@
-#include "webhook/support/base64.h"
+#include "common/base64.h"
 
 #include <openssl/evp.h>
 

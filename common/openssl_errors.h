@@ -1,7 +1,7 @@
 // OpenSSL's error queue, read for a message: the server's TLS context and the
 // API server client both say why OpenSSL refused their keys and certificates.
-#ifndef GPULINT_WEBHOOK_SUPPORT_OPENSSL_ERRORS_H_
-#define GPULINT_WEBHOOK_SUPPORT_OPENSSL_ERRORS_H_
+#ifndef GPULINT_COMMON_OPENSSL_ERRORS_H_
+#define GPULINT_COMMON_OPENSSL_ERRORS_H_
 
 #include <string>
 
@@ -12,4 +12,4 @@ std::string OpenSslErrors();
 
 }  // namespace gpulint
 
-#endif  // GPULINT_WEBHOOK_SUPPORT_OPENSSL_ERRORS_H_
+#endif  // GPULINT_COMMON_OPENSSL_ERRORS_H_

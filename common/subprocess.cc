@@ -1,4 +1,4 @@
-#include "lint/input/subprocess.h"
+#include "common/subprocess.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,13 +53,27 @@ bool Drain(int fd, size_t max, std::string* out, bool* over) {
   return true;
 }
 
+// This process's environment with `env` set over it.
+std::vector<std::string> Environment(const std::vector<std::string>& env) {
+  std::vector<std::string> out;
+  auto name = [](std::string_view entry) { return entry.substr(0, entry.find('=')); };
+  for (char** e = environ; *e != nullptr; ++e) {
+    std::string_view entry(*e);
+    bool replaced = std::any_of(env.begin(), env.end(),
+                                [&](const std::string& x) { return name(x) == name(entry); });
+    if (!replaced) out.emplace_back(entry);
+  }
+  out.insert(out.end(), env.begin(), env.end());
+  return out;
+}
+
 }  // namespace
 
 std::string ToolRun::FailureText(const ToolLimits& limits) const {
   if (timed_out) {
     auto ms = limits.timeout.count();
-    return "no answer in " + (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s"
-                                              : std::to_string(ms) + " ms");
+    return "no answer in " +
+           (ms % 1000 == 0 ? std::to_string(ms / 1000) + " s" : std::to_string(ms) + " ms");
   }
   if (too_much_output) {
     return "more than " + std::to_string(limits.max_stdout >> 20) + " MiB of output";
@@ -85,7 +99,7 @@ std::string FindOnPath(std::string_view name) {
 }
 
 bool RunTool(const std::vector<std::string>& argv, const ToolLimits& limits, ToolRun* run,
-             std::string* error) {
+             std::string* error, const std::vector<std::string>& env) {
   // The tool's stdin is a pipe with no writer, which reads as empty, as
   // /dev/null would: a root with no /dev (an empty chroot) runs tools too.
   Pipe in, out, err;
@@ -107,8 +121,16 @@ bool RunTool(const std::vector<std::string>& argv, const ToolLimits& limits, Too
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
+  std::vector<std::string> environment;
+  std::vector<char*> envp;
+  if (!env.empty()) {
+    environment = Environment(env);
+    for (std::string& e : environment) envp.push_back(e.data());
+    envp.push_back(nullptr);
+  }
   pid_t pid = 0;
-  int rc = posix_spawn(&pid, args[0], &actions, &attr, args.data(), environ);
+  int rc =
+      posix_spawn(&pid, args[0], &actions, &attr, args.data(), env.empty() ? environ : envp.data());
   posix_spawn_file_actions_destroy(&actions);
   posix_spawnattr_destroy(&attr);
   if (rc != 0) {

@@ -1,0 +1,216 @@
+// The rules about GPUs and limits in CEL: each as its engine/rules/ file says
+// it, with the same words.
+#include "engine/vap/cel_quantity.h"
+#include "engine/vap/cel_rule_builder.h"
+
+namespace gpulint::cel {
+namespace {
+
+// IsExtendedResource (engine/cluster/inventory.h) of a name expression.
+std::string Extended(const std::string& name, Names* n) {
+  std::string d = n->Next("d");
+  return Fill("($n.contains('/') && $body)",
+              {{"n", name},
+               {"body", Let(d, name + ".substring(0, " + name + ".indexOf('/'))",
+                            "!(" + d + " == 'kubernetes.io' || (size(" + d + ") > 14 && " + d +
+                                ".endsWith('.kubernetes.io'))) && !" + name + ".substring(" + name +
+                                ".indexOf('/') + 1).startsWith('requests')")}});
+}
+
+}  // namespace
+
+std::string GpuLimitMissing(const Builder& b) {
+  Names* n = b.names();
+  const Policy& policy = b.policy();
+  std::string c = n->Next("c"), o = n->Next("o");
+  std::string rm = n->Next("rm"), what = n->Next("what");
+  std::string p = PodOf(c);
+  std::string gpu = policy.gpu_resources.empty() ? "GPU" : policy.gpu_resources.front();
+  // CpuPartOfGpuWorkload: another pod holds GPUs in the same image.
+  std::string skip = Fill(
+      "!$p.partial && !$p.agent && !$p.assigns && !$c.gpu && !$c.nvd && $c.cuda && !$c.agentImage "
+      "&& !$c.claims && !(!$p.gpu && variables.containers.exists($o, $o.pod != $c.pod && $o.gpu && "
+      "$o.image == $c.image))",
+      {{"c", c}, {"p", p}, {"o", o}});
+  std::string init_of_gpu_image = Fill(
+      "($c.role == 'initContainer' && variables.containers.exists($o, $o.pod == $c.pod && "
+      "$o.path != $c.path && $o.gpu && $o.image == $c.image))",
+      {{"c", c}, {"o", o}});
+  std::string findings = Fill(
+      "$p.reach != '' && !$init ? $error : $p.reach != '' ? $init_warning : $warning",
+      {{"p", p},
+       {"init", init_of_gpu_image},
+       {"error", Builder::Find(b.Default(), c + ".path",
+                               what + " + ' and ' + " + p + ".reach + " + rm + " + " +
+                                   Str(", but sets no " + gpu +
+                                       " limit: on a GPU node it sees every GPU, including GPUs "
+                                       "allocated to other pods"))},
+       {"init_warning",
+        Builder::Find(b.Sev(Severity::kWarning), c + ".path",
+                      what + " + " +
+                          Str(", the image of a GPU container of its pod, and sets no " + gpu +
+                              " limit: while it runs, before the others start, it sees every GPU "
+                              "of the node, including GPUs allocated to other pods"))},
+       {"warning",
+        Builder::Find(b.Sev(Severity::kWarning), c + ".path",
+                      what + " + " + rm + " + " +
+                          Str(" and sets no " + gpu +
+                              " limit: if it lands on a GPU node (one that is not tainted), it "
+                              "sees every GPU there, including GPUs allocated to other pods; "
+                              "nothing in the pod says where it runs"))}});
+  std::string per_container =
+      Let(rm,
+          "'alpha.kubernetes.io/nvidia-gpu' in " + c +
+              ".lm ? ' (alpha.kubernetes.io/nvidia-gpu was removed in Kubernetes 1.11)' : ''",
+          Let(what, Label(c) + " + ' runs a CUDA image (' + " + c + ".image + ')'", findings));
+  return b.Collect("variables.containers.filter(" + c + ", " + skip + ").map(" + c + ", " +
+                   per_container + ")");
+}
+
+std::string GpuVisibilityBypass(const Builder& b) {
+  Names* n = b.names();
+  std::string c = n->Next("c"), i = n->Next("i"), e = n->Next("e"), q = n->Next("q");
+  std::string v = n->Next("v"), k = n->Next("k");
+  std::string p = PodOf(c);
+  std::string privileged_path = c + ".path + '.securityContext.privileged'";
+  std::string privileged = Fill(
+      "($c.privileged && ($c.gpu || $p.reach != '') ? [$c.gpu ? $holds : $reach] : [])",
+      {{"c", c},
+       {"p", p},
+       {"holds", Builder::Find(b.Sev(Severity::kWarning), privileged_path,
+                               Label(c) + " + " +
+                                   Str(" holds GPUs and is privileged: it sees every GPU device of "
+                                       "its node (/dev/nvidia*, /dev/dri, /dev/kfd), not only the "
+                                       "ones it was given, and can use the other pods' GPUs; "
+                                       "grant the capabilities it needs (IPC_LOCK for RDMA) "
+                                       "instead"))},
+       {"reach", Builder::Find(b.Sev(Severity::kWarning), privileged_path,
+                               Label(c) + " + ' is privileged and ' + " + p + ".reach + " +
+                                   Str(": a privileged container sees every /dev/nvidia* device "
+                                       "whatever its GPU limit"))}});
+  // An env entry: its value's text, or the first key of its valueFrom.
+  std::string value = Field(e, "value"), from = Field(e, "valueFrom");
+  std::string has_value = "('value' in " + e + " && type(" + value + ") != map && type(" + value +
+                          ") != list && " + ScalarText(value) + " != '')";
+  std::string has_from =
+      "('valueFrom' in " + e + " && type(" + from + ") == map && size(" + from + ") > 0)";
+  std::string name = StringAt(e, "name");
+  std::string set = "(" + has_value + " ? '=' + " + ScalarText(value) + " : ' from ' + " + from +
+                    ".map(" + k + ", " + k + ").min())";
+  std::string at = c + ".path + '.env[' + string(" + i + ") + ']' + (" + has_value +
+                   " ? '.value' : '.valueFrom')";
+  std::string msg =
+      Label(c) + " + ' sets ' + " + name + " + " + set +
+      " + ' by hand with no GPU limit: it chooses GPUs the scheduler did not give it'";
+  std::string env_entry = Fill(
+      "type($e) == map && $name in ['NVIDIA_VISIBLE_DEVICES', 'CUDA_VISIBLE_DEVICES'] && "
+      "($has_value ? !($text in ['void', 'none']) : $has_from)",
+      {{"e", e},
+       {"name", name},
+       {"has_value", has_value},
+       {"text", ScalarText(value)},
+       {"has_from", has_from}});
+  std::string env = Fill(
+      "(!$c.gpu && 'env' in $c.c && type($c.c.env) == list ? $c.c.env.transformList($i, $e, "
+      "$match, $p.reach != '' && !$c.agentImage ? $error : $warning) : [])",
+      {{"c", c},
+       {"i", i},
+       {"e", e},
+       {"match", env_entry},
+       {"p", p},
+       {"error", Builder::Find(b.Default(), at, msg + " + ', and ' + " + p + ".reach")},
+       {"warning", Builder::Find(b.Sev(Severity::kWarning), at, msg)}});
+  std::string volumes = Field(q + ".spec", "volumes");
+  std::string device = ScalarText(Field(Field(v, "hostPath"), "path"));
+  std::string host_paths = Fill(
+      "($has && type($vols) == list ? $vols.transformList($i, $v, $hp && ($device in ['/dev', "
+      "'/dev/'] || $device.startsWith('/dev/nvidia') || $device.startsWith('/dev/dri') || "
+      "$device.startsWith('/dev/kfd')), $find) : [])",
+      {{"has", HasField(q + ".spec", "volumes")},
+       {"vols", volumes},
+       {"i", i},
+       {"v", v},
+       {"hp",
+        "(" + HasField(v, "hostPath") + " && " + HasField(Field(v, "hostPath"), "path") + ")"},
+       {"device", device},
+       {"find", Builder::Find(b.Sev(Severity::kWarning),
+                              q + ".path + '.volumes[' + string(" + i + ") + '].hostPath.path'",
+                              "'hostPath volume ' + " + device +
+                                  " + ' mounts GPU device nodes directly, bypassing the device "
+                                  "plugin'")}});
+  return b.Collect("variables.containers.filter(" + c + ", !" + p + ".agent).map(" + c + ", " +
+                   privileged + " + " + env + ").flatten() + variables.pods.filter(" + q + ", !" +
+                   q + ".agent).map(" + q + ", " + host_paths + ").flatten()");
+}
+
+std::string MemoryLimitMissing(const Builder& b) {
+  std::string c = b.names()->Next("c"), p = PodOf(c);
+  return b.Collect(
+      "variables.containers.filter(" + c + ", !" + p + ".partial && !" + p + ".memLimit && " + c +
+      ".gpu && !" + c + ".memLimit).map(" + c + ", " +
+      Builder::Find(b.Default(), c + ".resPath + '.limits'",
+                    Label(c) +
+                        " + ' uses GPUs but sets no memory limit; the driver\\'s host memory is "
+                        "not charged to the pod, so an unbounded container can hang the node'") +
+      ")");
+}
+
+std::string LimitsMissingOnGpuNode(const Builder& b) {
+  Names* n = b.names();
+  std::string c = n->Next("c"), m = n->Next("m"), p = PodOf(c);
+  std::string missing = Fill(
+      "(!$c.memLimit && !$p.memLimit && !$c.gpu ? ['memory'] : []) + (!$c.cpuLimit && !$p.cpuLimit "
+      "? ['CPU'] : [])",
+      {{"c", c}, {"p", p}});
+  std::string find = Builder::Find(
+      b.Default(), c + ".resPath + '.limits'",
+      Label(c) + " + ' sets no ' + " + m + "[0] + (size(" + m + ") > 1 ? ' or ' + " + m +
+          "[1] : '') + ' limit, and ' + " + p +
+          ".reach + ': an unbounded container on a GPU node takes what the GPU pods and their "
+          "driver need'");
+  return b.Collect("variables.containers.filter(" + c + ", !" + p + ".partial && !" + p +
+                   ".agent && " + p + ".reach != '').map(" + c + ", " +
+                   Let(m, missing, "size(" + m + ") > 0 ? [" + find + "] : []") + ").flatten()");
+}
+
+std::string GpuRequestLimitMismatch(const Builder& b) {
+  Names* n = b.names();
+  std::string e = n->Next("e"), r = n->Next("r"), lim = n->Next("lim");
+  std::string c = ContainerOf(r);
+  std::string no_limit = Builder::Find(
+      b.Default(), r + ".path",
+      Label(c) + " + ': ' + " + r + ".name + ' is requested (' + " + DescribeCount(r, n) +
+          " + ') with no limit; extended resources need limits equal to requests, the API server "
+          "rejects this pod'");
+  std::string differs = Builder::Find(
+      b.Default(), r + ".path",
+      Label(c) + " + ': ' + " + r + ".name + ' requests ' + " + DescribeCount(r, n) +
+          " + ' but limits ' + " + DescribeCount(lim, n) +
+          " + '; extended resources cannot be overcommitted, the API server rejects this pod'");
+  std::string limit = Entry(r + ".name", c + ".lm[" + r + ".name]", "''", "true", "", n);
+  std::string per_request =
+      "!(" + r + ".name in " + c + ".lm) ? [" + no_limit + "] : " +
+      Let(lim, limit,
+          lim + ".valid && " + lim + ".q.compareTo(" + r + ".q) != 0 ? [" + differs + "] : []");
+  return b.Collect(
+      Judged(e, e + ".list == 'requests' && " + Extended(e + ".name", n), r, r + ".valid", n) +
+      ".map(" + r + ", " + per_request + ").flatten()");
+}
+
+std::string GpuFractional(const Builder& b) {
+  Names* n = b.names();
+  std::string e = n->Next("e"), f = n->Next("f");
+  return b.Collect(
+      Judged(e, e + ".c >= 0 && " + e + ".name in variables.gpus", f,
+             f + ".valid && !(" + Whole(f + ".q", n) + ")", n) +
+      ".map(" + f + ", " +
+      Builder::Find(b.Default(), f + ".path",
+                    Label(ContainerOf(f)) + " + ': ' + " + f + ".name + ' ' + " +
+                        DescribeCount(f, n) + " + " +
+                        Str(" is not a whole number; GPUs are allocated whole (share one with MPS "
+                            "or time-slicing replicas, or size memory with " +
+                            b.policy().vram_resource + ")")) +
+      ")");
+}
+
+}  // namespace gpulint::cel

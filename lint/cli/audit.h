@@ -1,0 +1,153 @@
+// `gpulint audit` without the API server: the objects a cluster lists go in
+// one at a time (nodes, then workloads, then pods), a report comes out. The
+// command (audit_command.cc) reads the cluster into it (audit_source.cc) and
+// writes the report (audit_output.cc, audit_policy_report.cc). Internal to
+// lint/.
+//
+// Workloads are judged with the webhook's Evaluate against the live node
+// inventory, grouped as the webhook groups it. A pod owned by a controller is
+// reported once, under its top owner in the cluster (the Deployment, not its
+// ReplicaSet and pods; engine/base/owners.h); a bound pod is judged on its own
+// node (spec.nodeName), as an in-place resize is. Each node's bound pods are
+// summed as the scheduler counts them (audit_nodes.cc).
+#ifndef GPULINT_LINT_CLI_AUDIT_H_
+#define GPULINT_LINT_CLI_AUDIT_H_
+
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "engine/base/finding.h"
+#include "engine/base/owners.h"
+#include "engine/base/value.h"
+#include "engine/cluster/inventory.h"
+#include "engine/policy/policy.h"
+#include "engine/rules/rule.h"
+#include "engine/workload/workload.h"
+
+namespace gpulint {
+
+// What the webhook would do to a workload's next pod in one of its modes
+// (webhook/README.md, "Modes"): refuse it, admit it with warnings kubectl
+// prints, or admit it saying nothing.
+enum class Verdict { kAllow, kWarn, kDeny };
+const char* VerdictName(Verdict v);  // "allow", "warn", "deny"
+
+// The next pod a workload makes, as the webhook would see it: its pod
+// template judged against every node it could land on, and mutated.
+struct NextPod {
+  std::vector<Finding> findings;
+  std::vector<std::string> changes;  // what /mutate would change, in words
+  std::string patch;                 // that change as a JSON patch; "" for none
+  Verdict deny = Verdict::kAllow, warn = Verdict::kAllow, audit = Verdict::kAllow;
+};
+// The verdicts of each mode for `next`'s findings and changes.
+void SetVerdicts(NextPod* next);
+
+// A finding on running pods that the workload's template does not have (a
+// pod of an older revision, a pod on a node it no longer fits), once for
+// all the pods it was found on.
+struct RunningFinding {
+  Finding finding;  // as the first such pod was judged
+  size_t pods = 0;
+  std::string pod;   // the first such pod
+  std::string node;  // its node
+};
+
+struct WorkloadReport {
+  ObjectRef object;  // the top owner in the cluster, or a pod of its own
+  bool bare_pod = false;
+  size_t pods = 0;   // its running pods (and itself, for a bare pod)
+  size_t owned = 0;  // the objects reported under it (ReplicaSets, Jobs, pods)
+  NextPod next_pod;
+  std::vector<RunningFinding> running;
+  bool clean() const {
+    return next_pod.findings.empty() && next_pod.changes.empty() && running.empty();
+  }
+};
+
+// The pods bound to a node, summed as the scheduler counts them.
+struct NodeUsage {
+  size_t pods = 0;
+  ResourceList requests;  // PodInfo::FitRequest: init containers, sidecars, overhead, pod level
+  ResourceList limits;    // PodInfo::EffectiveLimit, plus overhead where a limit is set
+  size_t pods_without_memory_limit = 0;
+  int64_t gpu_replicas = 0;  // of the policy's GPU resources, requested
+  Quantity vram;             // declared (the VRAM resource or annotation), else the replica's share
+  void Add(const PodInfo& pod, const NodeClass& node, const Policy& policy);
+};
+
+struct NodeReport {
+  NodeClass node;
+  NodeUsage usage;
+  std::vector<Finding> findings;
+};
+// The findings on a node whose pods use `usage` (audit_nodes.cc).
+std::vector<Finding> NodeFindings(const NodeClass& node, const NodeUsage& usage,
+                                  const Policy& policy);
+// The node checks' metadata, for SARIF and the help: node-memory-requests,
+// node-memory-limits, node-vram-not-advertised, node-gpu-sharing.
+const std::vector<const RuleInfo*>& NodeChecks();
+
+struct AuditReport {
+  std::vector<NodeReport> nodes;          // by name
+  std::vector<WorkloadReport> workloads;  // those with something to say, by namespace, name, kind
+  size_t workloads_judged = 0;            // top owners and bare pods, clean ones included
+  size_t pods = 0;                        // pods read (running, pending)
+  size_t pods_pending = 0;                // not bound to a node
+  size_t pods_on_unknown_nodes = 0;       // bound to a node not listed (judged on every node)
+  size_t objects = 0;                     // workload objects read
+};
+
+class ClusterAudit {
+ public:
+  explicit ClusterAudit(const Policy& policy) : policy_(policy) {}
+
+  // Nodes first: the inventory is built from them when the first workload
+  // or pod comes. With none (the list was refused), workloads are judged
+  // against the policy's node classes.
+  void AddNode(const Value& node, const std::string& source);
+  // Workload objects of the policy's workload table, before any pod.
+  void AddWorkload(const Value& object);
+  void AddPod(const Value& pod);
+  AuditReport Finish();
+
+  // Nodes that were not usable Nodes, with why.
+  const std::vector<Error>& node_errors() const { return node_errors_; }
+
+ private:
+  struct Record {
+    OwnedObject object;
+    WorkloadReport report;
+    bool folded = false;  // reported under its top owner
+  };
+  void Ready();  // builds the inventory once
+  Record* RecordOf(const OwnedObject& owner);
+  void AddRunning(const Finding& f, const std::string& pod, const std::string& node,
+                  WorkloadReport* report);
+
+  const Policy& policy_;
+  std::vector<NodeClass> node_list_;
+  struct Node {
+    NodeReport report;
+    // The node alone: a pod bound to it is judged there, and finding its node
+    // in the whole inventory would cost a look at every node, for every pod.
+    Inventory alone;
+  };
+  std::map<std::string, Node, std::less<>> nodes_;
+  std::vector<Error> node_errors_;
+  bool ready_ = false;
+  Inventory inventory_;
+  OwnerIndex owners_;
+  std::map<std::string, Record, std::less<>> records_;  // by "group/kind/namespace/name"
+  std::vector<WorkloadReport> bare_pods_;               // with something to say
+  size_t bare_pods_judged_ = 0;
+  AuditReport totals_;
+};
+
+}  // namespace gpulint
+
+#endif  // GPULINT_LINT_CLI_AUDIT_H_
