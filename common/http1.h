@@ -2,8 +2,8 @@
 // header fields, with names compared without case as HTTP has them, finding
 // where a head ends in the bytes read so far, reading its field lines, and a
 // Content-Length. The webhook's server reads requests with it
-// (webhook/net/http_message.h), the HTTPS client responses
-// (common/http1_response.h). No I/O here, so every rule is tested on strings.
+// (webhook/net/http_message.h), the API server client responses
+// (kube/https_client.cc). No I/O here, so every rule is tested on strings.
 #ifndef GPULINT_COMMON_HTTP1_H_
 #define GPULINT_COMMON_HTTP1_H_
 
@@ -42,6 +42,10 @@ class HttpHeaders {
 // ASCII letters compared without case: header names, and tokens in values
 // such as "close" or "chunked".
 bool EqualsIgnoreCase(std::string_view a, std::string_view b);
+
+// Whether the comma-separated list `list` (a Connection or Transfer-Encoding
+// value) holds `token`, compared without case.
+bool HasToken(std::string_view list, std::string_view token);
 
 // RFC 9110's token: one or more of letters, digits and !#$%&'*+-.^_`|~.
 bool IsToken(std::string_view s);

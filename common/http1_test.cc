@@ -81,5 +81,15 @@ TEST_CASE("Content-Length is digits only", "[http]") {
     CHECK_FALSE(ParseContentLength(bad, &n));
 }
 
+TEST_CASE("a token is found in a comma-separated list, without case", "[http]") {
+  CHECK(HasToken("close", "close"));
+  CHECK(HasToken("Keep-Alive, Close", "close"));
+  CHECK(HasToken("gzip ,\tchunked", "chunked"));
+  CHECK_FALSE(HasToken("", "close"));
+  CHECK_FALSE(HasToken("closed", "close"));
+  CHECK_FALSE(HasToken("not-chunked", "chunked"));
+  CHECK_FALSE(HasToken("keep-alive,", "close"));
+}
+
 }  // namespace
 }  // namespace gpulint

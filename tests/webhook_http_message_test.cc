@@ -67,6 +67,8 @@ TEST_CASE("which requests may leave body bytes behind, and which want to close",
   CHECK(MayHaveBody(head("GET / HTTP/1.1\r\nTransfer-Encoding: chunked\r\n")));
   CHECK_FALSE(WantsClose(head("GET / HTTP/1.1\r\n")));
   CHECK(WantsClose(head("GET / HTTP/1.1\r\nConnection: Close\r\n")));
+  // Connection is a list (RFC 9110, 7.6.1).
+  CHECK(WantsClose(head("GET / HTTP/1.1\r\nConnection: TE, close\r\n")));
   CHECK(WantsClose(head("GET / HTTP/1.0\r\n")));
   CHECK_FALSE(WantsClose(head("GET / HTTP/1.0\r\nConnection: keep-alive\r\n")));
 }

@@ -103,8 +103,8 @@ bool MayHaveBody(const HttpRequest& req) { return DecideFraming(req, UINT64_MAX)
 
 bool WantsClose(const HttpRequest& req) {
   std::string_view connection = req.headers.Get("Connection");
-  if (EqualsIgnoreCase(connection, "close")) return true;
-  return req.version == "HTTP/1.0" && !EqualsIgnoreCase(connection, "keep-alive");
+  if (HasToken(connection, "close")) return true;
+  return req.version == "HTTP/1.0" && !HasToken(connection, "keep-alive");
 }
 
 const char* StatusReason(int status) {
