@@ -65,7 +65,7 @@ TEST_CASE("flags: usage errors name the option and the help to read", "[flags]")
   CHECK(error == "unknown option '--bogus' (see 'gpulint-webhook --help')");
 }
 
-TEST_CASE("flags: a flag without a value may be repeated; one with a value may not", "[flags]") {
+TEST_CASE("flags: a flag without a value may be repeated, one with a value may not", "[flags]") {
   Result r = Parse({"-q", "--quiet"});
   REQUIRE(r.ok);
   CHECK(r.parsed.All("--quiet") == std::vector<std::string>{"", ""});

@@ -107,7 +107,7 @@ TEST_CASE("https client: a kept connection the server closed is opened again", "
   CHECK(body == "ok");
 }
 
-TEST_CASE("https client: a slow answer times out; Stop ends a stream at once", "[kube][https]") {
+TEST_CASE("https client: a slow answer times out, Stop ends a stream at once", "[kube][https]") {
   FakeKubeApi api;
   api.server().Get("/slow", [](const httplib::Request&, httplib::Response& res) {
     std::this_thread::sleep_for(std::chrono::seconds(3));

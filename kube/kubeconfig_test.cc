@@ -63,7 +63,7 @@ TEST_CASE("KUBECONFIG: files merged in order, the first to name an entry wins it
   CHECK(f.origin == "kubeconfig " + a_yaml + ":" + b_yaml + ", context prod");
 }
 
-TEST_CASE("KUBECONFIG: the first current-context set wins; --context picks another",
+TEST_CASE("KUBECONFIG: the first current-context set wins, --context picks another",
           "[kube][kubeconfig]") {
   TempDir dir;
   std::string one = dir.Write("one", Config("one", "u1", "    token: t1\n", "one"));
@@ -85,7 +85,7 @@ TEST_CASE("KUBECONFIG: the first current-context set wins; --context picks anoth
   CHECK(f.error == one + ":" + two + ": context \"three\" does not exist (--context)");
 }
 
-TEST_CASE("--kubeconfig alone, then KUBECONFIG, then ~/.kube/config", "[kube][kubeconfig]") {
+TEST_CASE("kubeconfig: --kubeconfig alone, then KUBECONFIG, then ~/.kube/config", "[kube][kubeconfig]") {
   TempDir home, dir;
   std::filesystem::create_directory(home.path() / ".kube");
   home.Write(".kube/config", Config("home", "u", "    token: t\n", "home"));

@@ -228,7 +228,7 @@ spec:
       limits: {memory: "512MiB"}
 )";
 
-TEST_CASE("binary: fix --write rewrites files in place; a second run changes nothing",
+TEST_CASE("binary: fix --write rewrites files in place, a second run changes nothing",
           "[cli][binary][fix]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml", kToolsPod);

@@ -225,7 +225,7 @@ TEST_CASE("hostile: /dev/zero, as a path and as stdin", "[hostile][lint]") {
         "[parse-error]\n");
 }
 
-TEST_CASE("hostile: a FIFO is read as a stream; one met in a directory is skipped",
+TEST_CASE("hostile: a FIFO is read as a stream, one met in a directory is skipped",
           "[hostile][lint]") {
   TempDir dir;
   std::string fifo = dir.Path("pipe.yaml");

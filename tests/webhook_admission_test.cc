@@ -196,7 +196,7 @@ TEST_CASE("DELETE and CONNECT and subresources pass untouched", "[webhook][admis
   }
 }
 
-TEST_CASE("a resize is the one subresource /validate judges; /mutate leaves it alone",
+TEST_CASE("a resize is the one subresource /validate judges, /mutate leaves it alone",
           "[webhook][admission]") {
   Json resize = Request("UPDATE", BadPod(), GoodPod());
   resize["subResource"] = "resize";
@@ -220,7 +220,7 @@ TEST_CASE("UPDATE is judged on the new object and not the old one", "[webhook][a
         false);
 }
 
-TEST_CASE("a denial names every error rule; warnings are capped and cut", "[webhook][admission]") {
+TEST_CASE("a denial names every error rule, warnings are capped and cut", "[webhook][admission]") {
   Json v = Answer(Endpoint::kValidate, Review(Request("CREATE", BadPod())));
   CHECK(v["allowed"] == false);
   CHECK(v["status"]["code"] == 403);
@@ -399,7 +399,7 @@ TEST_CASE("modes: deny refuses, warn and audit allow and say what deny would do"
   }
 }
 
-TEST_CASE("modes: only deny patches; warn shows the patch, audit records it",
+TEST_CASE("modes: only deny patches, warn shows the patch, audit records it",
           "[webhook][admission][mode]") {
   // A pod that tolerates the GPU taint without asking for a GPU: deny mode
   // hides the node's GPUs from it.

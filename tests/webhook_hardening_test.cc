@@ -59,7 +59,7 @@ TEST_CASE("a review of 2 MiB is read whole and judged", "[webhook][hardening]") 
   CHECK(answer["response"]["allowed"] == false);
 }
 
-TEST_CASE("a body just under the limit is read; one byte over is refused", "[webhook][hardening]") {
+TEST_CASE("a body just under the limit is read, one byte over is refused", "[webhook][hardening]") {
   TestServer s([](ServerOptions& o, const TempDir&) { o.max_body_bytes = 4096; });
   std::string body = Capture(16);
   REQUIRE(body.size() < 4096);

@@ -224,7 +224,7 @@ std::string GpuPodReview() {
           "limits":{"memory":"64Gi","nvidia.com/gpu":"1"}}}]}}}})";
 }
 
-TEST_CASE("a kubelet heartbeat publishes nothing; a taint publishes, and pods see it",
+TEST_CASE("a kubelet heartbeat publishes nothing, a taint publishes, and pods see it",
           "[webhook][node-watch]") {
   TestServer s;
   WebhookServer& server = s.server();

@@ -142,7 +142,7 @@ TEST_CASE("a certificate that expires while loaded is logged when it does", "[we
   CHECK(Metric(s.server(), "gpulint_webhook_certificate_expired") == "1");
 }
 
-TEST_CASE("the policy reloads on change; an invalid one is refused and the last good one kept",
+TEST_CASE("the policy reloads on change, an invalid one is refused and the last good one kept",
           "[webhook][reload]") {
   const std::string strict =
       "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nmetadata: {name: strict}\nspec: {}\n";

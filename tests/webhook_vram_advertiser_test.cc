@@ -228,7 +228,7 @@ const std::string kA100Patch =
 // after it would have been sent.
 void Settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
 
-TEST_CASE("each GPU node is patched once with its VRAM; right nodes and CPU nodes are left alone",
+TEST_CASE("each GPU node is patched once with its VRAM, right nodes and CPU nodes are left alone",
           "[webhook][vram]") {
   FakeNodeApi fake;
   fake.Put(GpuNode("a100-0", "8", "81920"));
@@ -268,7 +268,7 @@ TEST_CASE("each GPU node is patched once with its VRAM; right nodes and CPU node
   CHECK(advertised[0]["resource"] == "gpulint.io/vram");
 }
 
-TEST_CASE("a node re-registered or relabelled is patched again; garbage labels leave the value",
+TEST_CASE("a node re-registered or relabelled is patched again, garbage labels leave the value",
           "[webhook][vram]") {
   FakeNodeApi fake;
   fake.Put(GpuNode("a100-0", "8", "81920"));

@@ -71,7 +71,7 @@ std::string SummaryNodeByNode(const Placement& p, const std::vector<NodeClass>& 
   return out;
 }
 
-TEST_CASE("alike nodes are one group; hostnames and GFD timestamps do not part them", "[inventory]") {
+TEST_CASE("alike nodes are one group, hostnames and GFD timestamps do not part them", "[inventory]") {
   Inventory inv = BuildInventory(Policy(), Cluster());
   CHECK(inv.size() == 9);
   // cpu in a, cpu in b, gpu in a, gpu in b, and the canary gpu-4.

@@ -296,7 +296,7 @@ TEST_CASE("headroom: the annotation is created where the template keeps its meta
           value + "}]");
 }
 
-TEST_CASE("headroom is recorded per container, init containers included; no GPU, no headroom",
+TEST_CASE("headroom is recorded per container, init containers included, no GPU, no headroom",
           "[mutate][headroom][hide]") {
   std::string pod = R"(apiVersion: v1
 kind: Pod

@@ -142,7 +142,7 @@ TEST_CASE("Every suggested quantity parses", "[quantity]") {
   }
 }
 
-TEST_CASE("Negative quantities parse; refusing them is a rule's business", "[quantity]") {
+TEST_CASE("Negative quantities parse, refusing them is a rule's business", "[quantity]") {
   Quantity q;
   QuantityError error;
   REQUIRE(Quantity::Parse("-500Mi", &q, &error));

@@ -1,5 +1,9 @@
 // vram-exceeds-gpu: declared VRAM above what the pod's GPUs have (incident 2),
 // and a DRA claim asking its GPUs for more memory than they have.
+#include <iterator>
+#include <memory>
+#include <string>
+
 #include "engine/base/path.h"
 #include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
@@ -55,9 +59,9 @@ void CheckContainer(const PodInfo& pod, const ContainerInfo& c, const Policy& po
   out.Report(at, path,
              ContainerLabel(c) + " declares " + DescribeBytes(vram) + " of VRAM but " +
                  std::to_string(gpus) + " GPU" + (gpus == 1 ? "" : "s") + " on node \"" +
-                 std::string(best->name) + "\"" + share + (gpus == 1 ? " gives" : " give") + " at most " +
-                 FormatBytes(best_vram) + " (" +
-                 gpu.vram_per_gpu->Canonical() + " per GPU)");
+                 std::string(best->name) + "\"" + share + (gpus == 1 ? " gives" : " give") +
+                 " at most " + FormatBytes(best_vram) + " (" + gpu.vram_per_gpu->Canonical() +
+                 " per GPU)");
 }
 
 // The entry of the container's resources.claims that names `claim`, and its path.
@@ -73,39 +77,87 @@ const Value* ClaimEntry(const ContainerInfo& c, const std::string& claim, std::s
   return nullptr;
 }
 
-// DRA: a GPU claim that asks each of its devices for more memory
-// (capacity.requests.memory, DRA's consumable capacity) than any GPU of the
-// pod's candidate nodes has. The scheduler cannot allocate it, and the pod
-// stays Pending for good ("cannot allocate all claims"). A GPU's memory is
-// the node's (nvidia.com/gpu.memory, or its node class's); nodes that do not
-// say are not compared.
-void CheckClaims(const PodInfo& pod, const ContainerInfo& c, Reporter& out) {
+// The memory a DRA request asks of each device (capacity.requests.memory);
+// false when it asks none, or in a form that is no quantity.
+bool MemoryAsked(const DeviceRequest& r, Quantity* asked) {
+  for (const auto& [resource, text] : r.capacity) {
+    QuantityError bad;
+    if (resource == "memory" && Quantity::Parse(text, asked, &bad)) return true;
+  }
+  return false;
+}
+
+// The one of `nodes` whose GPUs have the most memory, when all have less than
+// `asked`; null when one has at least `asked`, or none says what its GPUs
+// have. A GPU's memory is the node's (nvidia.com/gpu.memory, or its node
+// class's).
+template <typename Nodes, typename ShapeOf>
+auto LargestIfNoneFits(const Nodes& nodes, ShapeOf shape_of, const Quantity& asked)
+    -> decltype(&*std::begin(nodes)) {
+  decltype(&*std::begin(nodes)) best = nullptr;
+  for (const auto& node : nodes) {
+    const NodeClass& shape = shape_of(node);
+    if (!shape.has_gpu() || !shape.gpu.vram_per_gpu) continue;
+    if (asked <= *shape.gpu.vram_per_gpu) return nullptr;
+    if (!best || *shape.gpu.vram_per_gpu > *shape_of(*best).gpu.vram_per_gpu) best = &node;
+  }
+  return best;
+}
+
+const NodeClass& GroupShape(const std::shared_ptr<const NodeGroup>& g) { return g->shape; }
+const NodeClass& CandidateShape(const Candidate& c) { return *c.node; }
+
+// Whether a request is judged at all: a GPU request with no alternatives (a
+// firstAvailable alternative after the first may still be allocated).
+bool Judged(const DeviceRequest& r, const Policy& policy) {
+  return r.other_classes.empty() && IsGpuRequest(r, policy.gpu_device_classes);
+}
+
+std::string AskedOfEach(const DeviceRequest& r, const Quantity& asked) {
+  return DescribeBytes(asked) + " of memory of each " + r.device_class + " device";
+}
+
+// DRA, a ResourceClaim or ResourceClaimTemplate on its own (the webhook
+// admits it before any pod uses it): a GPU request that asks each device for
+// more memory than the GPUs of every node in view have can never be
+// allocated, and every pod that uses it stays Pending.
+void CheckClaimObject(const ObjectContext& ctx, Reporter& out) {
+  for (const DeviceRequestAt& r : ClaimRequests(ctx.object)) {
+    Quantity asked;
+    if (!Judged(r.request, ctx.policy) || !MemoryAsked(r.request, &asked)) continue;
+    const auto* best = LargestIfNoneFits(ctx.inventory.groups, GroupShape, asked);
+    if (!best) continue;
+    const Value* capacity = r.node->Find("capacity");
+    const Value* requests = capacity ? capacity->Find("requests") : nullptr;
+    const Value* memory = requests ? requests->Find("memory") : nullptr;
+    out.Report(memory ? memory : r.node, memory ? r.path + ".capacity.requests.memory" : r.path,
+               "request \"" + r.request.name + "\" asks " + AskedOfEach(r.request, asked) +
+                   ", but the GPUs of node \"" + (*best)->members.front()->name + "\" have " +
+                   (*best)->shape.gpu.vram_per_gpu->Canonical() +
+                   " each, and no node's have more: the scheduler cannot allocate it, and "
+                   "every pod that uses it stays Pending");
+  }
+}
+
+// DRA, a pod's claims in view: one whose GPUs have more memory on some node,
+// but on none of the pod's candidates. (More than every node's is the
+// claim's own finding, CheckClaimObject.)
+void CheckClaims(const PodInfo& pod, const ContainerInfo& c, const ObjectContext& ctx,
+                 Reporter& out) {
   for (const ContainerInfo::GpuClaim& g : c.gpu_claims) {
-    for (const auto& [resource, text] : g.request.capacity) {
-      Quantity asked;
-      QuantityError bad;
-      if (resource != "memory" || !Quantity::Parse(text, &asked, &bad)) continue;
-      const Candidate* best = nullptr;
-      for (const Candidate& candidate : pod.candidates) {
-        const NodeClass* node = candidate.node;
-        if (!node->has_gpu() || !node->gpu.vram_per_gpu) continue;
-        if (asked <= *node->gpu.vram_per_gpu) {
-          best = nullptr;
-          break;
-        }
-        if (!best || *node->gpu.vram_per_gpu > *best->node->gpu.vram_per_gpu) best = &candidate;
-      }
-      if (!best) continue;  // fits on one, or no candidate says what its GPUs have
-      std::string path;
-      const Value* at = ClaimEntry(c, g.claim, &path);
-      out.Report(at ? at : c.node, at ? path : c.path,
-                 ContainerLabel(c) + " asks, through DRA claim \"" + g.claim + "\", " +
-                     DescribeBytes(asked) + " of memory of each " + g.request.device_class +
-                     " device, but the GPUs of node \"" + std::string(best->name) + "\" have " +
-                     best->node->gpu.vram_per_gpu->Canonical() +
-                     " each, and no candidate node's have more: the scheduler cannot allocate "
-                     "the claim, and the pod stays Pending");
-    }
+    Quantity asked;
+    if (!Judged(g.request, ctx.policy) || !MemoryAsked(g.request, &asked)) continue;
+    const Candidate* best = LargestIfNoneFits(pod.candidates, CandidateShape, asked);
+    if (!best || LargestIfNoneFits(ctx.inventory.groups, GroupShape, asked)) continue;
+    std::string path;
+    const Value* at = ClaimEntry(c, g.claim, &path);
+    out.Report(at ? at : c.node, at ? path : c.path,
+               ContainerLabel(c) + " asks, through DRA claim \"" + g.claim + "\", " +
+                   AskedOfEach(g.request, asked) + ", but the GPUs of node \"" +
+                   std::string(best->name) + "\" have " +
+                   best->node->gpu.vram_per_gpu->Canonical() +
+                   " each, and no candidate node's have more: the scheduler cannot allocate "
+                   "the claim, and the pod stays Pending");
   }
 }
 
@@ -113,9 +165,10 @@ void Check(const ObjectContext& ctx, Reporter& out) {
   for (const PodInfo& pod : ctx.pods) {
     for (const ContainerInfo& c : pod.containers) {
       CheckContainer(pod, c, ctx.policy, out);
-      CheckClaims(pod, c, out);
+      CheckClaims(pod, c, ctx, out);
     }
   }
+  CheckClaimObject(ctx, out);
 }
 
 }  // namespace
@@ -125,7 +178,9 @@ extern const Rule kVramExceedsGpuRule = {
      "The scheduler does not see GPU memory. A container that needs more VRAM than its GPUs have "
      "crashes at start and restarts forever (CrashLoopBackOff) instead of staying Pending: the "
      "fifth 12 GB model on a 48 GB card crashed in a loop while CPU and RAM still fit. On shared "
-     "GPUs every replica shares one card's memory.",
+     "GPUs every replica shares one card's memory. A DRA claim or claim template that asks each "
+     "GPU for more memory than any node's GPUs have is refused where it is written: no pod that "
+     "uses it could ever be scheduled.",
      "Request more GPUs, a node class with larger GPUs, or lower the declared VRAM (the "
      "gpulint.io/vram annotation or resource, or a DRA claim's capacity.requests.memory) to the "
      "measured peak.",

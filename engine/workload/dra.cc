@@ -1,5 +1,7 @@
 #include "engine/workload/dra.h"
 
+#include <algorithm>
+
 #include "engine/base/objects.h"
 
 namespace gpulint {
@@ -27,52 +29,72 @@ DeviceRequest ReadExact(const Value& v, std::string name) {
   return r;
 }
 
-std::vector<DeviceRequest> ReadRequests(const Value* devices) {
-  std::vector<DeviceRequest> out;
+std::string_view ClaimKind(const Value& object) {
+  if (!object.is_mapping() || ApiGroupOf(object.StringAt("apiVersion")) != "resource.k8s.io")
+    return {};
+  std::string_view kind = object.StringAt("kind");
+  return kind == "ResourceClaim" || kind == "ResourceClaimTemplate" ? kind : std::string_view();
+}
+
+bool Contains(const std::vector<std::string>& list, std::string_view key) {
+  return std::find(list.begin(), list.end(), key) != list.end();
+}
+
+}  // namespace
+
+bool IsGpuRequest(const DeviceRequest& request, const std::vector<std::string>& gpu_classes) {
+  if (Contains(gpu_classes, request.device_class)) return true;
+  for (const std::string& other : request.other_classes)
+    if (Contains(gpu_classes, other)) return true;
+  return false;
+}
+
+std::vector<DeviceRequestAt> ClaimRequests(const Value& object, bool* is_claim) {
+  std::vector<DeviceRequestAt> out;
+  std::string_view kind = ClaimKind(object);
+  if (is_claim) *is_claim = !kind.empty();
+  const Value* spec = kind.empty() ? nullptr : object.Find("spec");
+  std::string path = "spec";
+  if (spec && kind == "ResourceClaimTemplate") spec = spec->Find("spec"), path = "spec.spec";
+  const Value* devices = spec ? spec->Find("devices") : nullptr;
   const Value* requests = devices ? devices->Find("requests") : nullptr;
   if (!requests || !requests->is_sequence()) return out;
-  for (const Value& item : requests->items()) {
+  path += ".devices.requests";
+  for (size_t i = 0; i < requests->items().size(); ++i) {
+    const Value& item = requests->items()[i];
     if (!item.is_mapping()) continue;
     std::string name(item.StringAt("name"));
+    std::string at = path + "[" + std::to_string(i) + "]";
     if (const Value* exactly = item.Find("exactly"); exactly && exactly->is_mapping()) {
-      out.push_back(ReadExact(*exactly, name));
+      out.push_back({ReadExact(*exactly, name), exactly, at + ".exactly"});
     } else if (const Value* first = item.Find("firstAvailable"); first && first->is_sequence()) {
-      DeviceRequest r;
-      for (const Value& alt : first->items()) {
+      DeviceRequestAt r;
+      for (size_t j = 0; j < first->items().size(); ++j) {
+        const Value& alt = first->items()[j];
         if (!alt.is_mapping()) continue;
-        if (r.device_class.empty())
-          r = ReadExact(alt, name);
+        if (r.request.device_class.empty())
+          r = {ReadExact(alt, name), &alt, at + ".firstAvailable[" + std::to_string(j) + "]"};
         else
-          r.other_classes.emplace_back(alt.StringAt("deviceClassName"));
+          r.request.other_classes.emplace_back(alt.StringAt("deviceClassName"));
       }
-      if (!r.device_class.empty()) out.push_back(std::move(r));
+      if (!r.request.device_class.empty()) out.push_back(std::move(r));
     } else {
-      out.push_back(ReadExact(item, name));  // v1beta1
+      out.push_back({ReadExact(item, name), &item, at});  // v1beta1
     }
   }
   return out;
 }
 
-}  // namespace
-
 bool DeviceClaims::Add(const Value& object) {
-  if (!object.is_mapping() || ApiGroupOf(object.StringAt("apiVersion")) != "resource.k8s.io")
-    return false;
-  std::string_view kind = object.StringAt("kind");
-  const Value* spec = object.Find("spec");
-  if (!spec || !spec->is_mapping()) return false;
+  bool is_claim = false;
+  std::vector<DeviceRequestAt> found = ClaimRequests(object, &is_claim);
+  if (!is_claim) return false;
+  std::vector<DeviceRequest> requests;
+  for (DeviceRequestAt& r : found) requests.push_back(std::move(r.request));
   ObjectRef ref = RefOf(object);
   Key key{ref.namespace_name, ref.name};
-  if (kind == "ResourceClaimTemplate") {
-    const Value* claim_spec = spec->Find("spec");
-    templates_[key] = ReadRequests(claim_spec ? claim_spec->Find("devices") : nullptr);
-    return true;
-  }
-  if (kind == "ResourceClaim") {
-    claims_[key] = ReadRequests(spec->Find("devices"));
-    return true;
-  }
-  return false;
+  (object.StringAt("kind") == "ResourceClaim" ? claims_ : templates_)[key] = std::move(requests);
+  return true;
 }
 
 const std::vector<DeviceRequest>* DeviceClaims::Template(std::string_view ns,

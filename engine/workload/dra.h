@@ -4,6 +4,7 @@
 #ifndef GPULINT_ENGINE_WORKLOAD_DRA_H_
 #define GPULINT_ENGINE_WORKLOAD_DRA_H_
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -31,6 +32,24 @@ struct DeviceRequest {
   // after the first, which this entry describes.
   std::vector<std::string> other_classes;
 };
+
+// Whether a request (or, for firstAvailable, any of its alternatives) asks
+// for a device of one of `gpu_classes` (the policy's gpuDeviceClasses).
+bool IsGpuRequest(const DeviceRequest& request, const std::vector<std::string>& gpu_classes);
+
+// One request of a claim as it sits in the manifest: the mapping that holds
+// its deviceClassName and capacity (v1's `exactly`, the first firstAvailable
+// alternative, or a v1beta1 request) and that mapping's path in the object.
+struct DeviceRequestAt {
+  DeviceRequest request;
+  const Value* node = nullptr;
+  std::string path;  // spec.spec.devices.requests[0].exactly
+};
+
+// The device requests of a ResourceClaim (spec.devices) or a
+// ResourceClaimTemplate (spec.spec.devices) of resource.k8s.io, any version;
+// empty, and *is_claim false, for any other object.
+std::vector<DeviceRequestAt> ClaimRequests(const Value& object, bool* is_claim = nullptr);
 
 // The ResourceClaims and ResourceClaimTemplates seen so far, by namespace and
 // name. Objects are read one at a time (a file's documents in order), so a

@@ -90,7 +90,7 @@ TEST_CASE("a privileged or /dev-mounting DaemonSet pod is an agent",
   CHECK(Reason(pod) == "it is a privileged DaemonSet pod");
 }
 
-TEST_CASE("agentImages stays an extension point; a pod that asks for GPUs is never an agent",
+TEST_CASE("agentImages stays an extension point, a pod that asks for GPUs is never an agent",
           "[node-agent]") {
   std::string exporter =
       Agent("      containers: [{name: e, image: example.com/acme-exporter:2}]\n");

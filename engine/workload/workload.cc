@@ -100,15 +100,6 @@ bool Contains(const std::vector<std::string>& list, std::string_view key) {
   return std::find(list.begin(), list.end(), key) != list.end();
 }
 
-// Whether a request (or, for firstAvailable, any of its alternatives) asks
-// for a device of a GPU class.
-bool IsGpuRequest(const DeviceRequest& r, const Policy& policy) {
-  if (Contains(policy.gpu_device_classes, r.device_class)) return true;
-  for (const std::string& other : r.other_classes)
-    if (Contains(policy.gpu_device_classes, other)) return true;
-  return false;
-}
-
 // The names of the pod's claims that `c` uses, each with the one request it
 // names ("" for all of the claim's requests; a firstAvailable subrequest
 // "gpu/a100" counts as its request "gpu").
@@ -144,7 +135,7 @@ void ResolveClaims(const Value& spec, std::string_view ns, const Policy& policy,
         used = true;
         if (!requests) continue;
         for (const DeviceRequest& r : *requests)
-          if ((request.empty() || r.name == request) && IsGpuRequest(r, policy))
+          if ((request.empty() || r.name == request) && IsGpuRequest(r, policy.gpu_device_classes))
             c.gpu_claims.push_back({name, r});
       }
     }

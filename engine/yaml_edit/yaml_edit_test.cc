@@ -32,7 +32,7 @@ std::string Edit(std::string_view text, const std::vector<PatchOp>& ops) {
   return "error: " + error.ToString();
 }
 
-TEST_CASE("yaml edit: a replaced scalar keeps its quoting; the rest stays byte for byte",
+TEST_CASE("yaml edit: a replaced scalar keeps its quoting, the rest stays byte for byte",
           "[yaml-edit]") {
   const std::string text =
       "# keep me\n"

@@ -133,7 +133,7 @@ TEST_CASE("audit: a bound pod is judged on its own node, its next pod on every n
                                           "insufficient memory: node \"small\"") == 0);
 }
 
-TEST_CASE("audit: a pod of its own is a workload; finished pods are left out", "[audit]") {
+TEST_CASE("audit: a pod of its own is a workload, finished pods are left out", "[audit]") {
   ClusterAudit audit(DefaultPolicy());
   audit.AddNode(Node("gpu-1", "503Gi", 4), "api-server");
   std::string gpu = "{limits: {nvidia.com/gpu: 1}}";

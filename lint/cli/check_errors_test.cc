@@ -293,7 +293,7 @@ TEST_CASE("a PATH with no manifest: the messages, and --allow-empty makes them w
                         "gpulint: 0 errors, 0 warnings in 1 object (2 files); policy: built-in\n");
 }
 
-TEST_CASE("check -: empty stdin is an error, allowed with --allow-empty; no PATH at all too",
+TEST_CASE("check -: empty stdin is an error, allowed with --allow-empty, no PATH at all too",
           "[cli][input-error]") {
   TempDir dir;
   std::string empty = dir.Write("empty.yaml", "");

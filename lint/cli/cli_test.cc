@@ -160,7 +160,7 @@ spec:
       limits: {memory: 32Gi, nvidia.com/gpu: 1}
 )";
 
-TEST_CASE("the summary counts objects not checked; --strict makes them errors", "[cli]") {
+TEST_CASE("the summary counts objects not checked, --strict makes them errors", "[cli]") {
   TempDir dir;
   std::string unknown = dir.Write("server.yaml", kUnknownGpuKind);
   std::string pod = dir.Write("pod.yaml", kWarningOnlyPod);
@@ -275,7 +275,7 @@ TEST_CASE("JSON output with no findings is still a complete document", "[cli][js
                                   "checked": 0, "notChecked": 0, "policy": "built-in", "policies": ["built-in"]}})"));
 }
 
-TEST_CASE("a broken middle document is a parse-error; the others are still checked", "[cli]") {
+TEST_CASE("a broken middle document is a parse-error, the others are still checked", "[cli]") {
   TempDir dir;
   std::string text = Named(kFractionalPod, "first") + "---\n" +
                      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: [unclosed\n" + "---\n" +

@@ -243,7 +243,7 @@ spec:
       value: void
 )";
 
-TEST_CASE("fix: prints the fixed manifest and exits 1; --write writes it; then 0", "[cli][fix]") {
+TEST_CASE("fix: prints the fixed manifest and exits 1, --write writes it, then 0", "[cli][fix]") {
   TempDir dir;
   std::string pod = dir.Write("pod.yaml", kHidePod);
   REQUIRE(chmod(pod.c_str(), 0604) == 0);
@@ -296,7 +296,7 @@ TEST_CASE("fix: stdin, several files, directories", "[cli][fix]") {
   CHECK(dir.Read("k8s/cm.json") == R"({"apiVersion": "v1", "kind": "ConfigMap"})");
 }
 
-TEST_CASE("fix: a broken document is reported and left alone; the rest is fixed", "[cli][fix]") {
+TEST_CASE("fix: a broken document is reported and left alone, the rest is fixed", "[cli][fix]") {
   TempDir dir;
   std::string text = std::string(kHidePod) + "---\nkind: Pod\nmetadata: {name: [x}\n";
   std::string path = dir.Write("two.yaml", text);

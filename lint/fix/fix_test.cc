@@ -377,7 +377,7 @@ TEST_CASE("fix: hiding GPUs turned off in the policy is left, and said so", "[fi
         }) == 1);
 }
 
-TEST_CASE("fix: a change through an alias is refused; the document is left as it was", "[fix]") {
+TEST_CASE("fix: a change through an alias is refused, the document is left as it was", "[fix]") {
   const std::string text = R"(apiVersion: v1
 kind: Pod
 metadata: {name: p}

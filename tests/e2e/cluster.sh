@@ -1,36 +1,44 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034  # globals set here are read by run.sh and exported to the scenarios
-# Sourced by run.sh: the tools and control-plane binaries, certificates made
-# by openssl, etcd + kube-apiserver + kube-scheduler + kube-controller-manager
-# on free loopback ports, the webhook installed from the rendered chart, and
-# hollow GPU nodes. Every process started here is recorded and stopped by
-# cluster_down (run.sh's EXIT trap); each is also started with a parent-death
-# signal, so none outlives run.sh even when run.sh itself is killed.
+# Sourced by run.sh (and tests/vap/run.sh, for etcd and kube-apiserver alone):
+# the tools and control-plane binaries, certificates made by openssl, etcd +
+# kube-apiserver + kube-scheduler + kube-controller-manager on free loopback
+# ports, the webhook installed from the rendered chart, and hollow GPU nodes.
+# Every process started here is recorded and stopped by cluster_down (run.sh's
+# EXIT trap); each is also started with a parent-death signal, so none
+# outlives run.sh even when run.sh itself is killed.
 
 # The tools and control-plane assets: tests/e2e/assets.sh.
 source "$(dirname "${BASH_SOURCE[0]}")/assets.sh"
 
 # ---- a run ---------------------------------------------------------------------
 
-# cluster_prepare: what a run needs before its cluster starts (run.sh, and
-# bench/admission_latency.sh): no proxy between loopback ports, the binaries
-# under test (WEBHOOK, GPULINT, CHART), the Kubernetes version
-# (GPULINT_K8S_VERSION, default the oldest of K8S_VERSIONS) with its binaries
-# and a kubectl for it, the tools checked, and a fresh temporary directory
-# E2E_TMP that holds the admin KUBECONFIG.
+# cluster_prepare [--control-plane]: what a run needs before its cluster
+# starts (run.sh, bench/admission_latency.sh, tests/vap/run.sh): no proxy
+# between loopback ports, the Kubernetes version (GPULINT_K8S_VERSION, default
+# the oldest of K8S_VERSIONS) with its binaries, the tools checked, and a
+# fresh temporary directory E2E_TMP that holds the admin KUBECONFIG. Without
+# --control-plane, also the binaries under test (WEBHOOK, GPULINT, CHART),
+# helm and a kubectl for the version; with it, only what control_plane_up
+# needs.
 cluster_prepare() {
+  local webhook=true
+  [[ ${1:-} == --control-plane ]] && webhook=false
   unset http_proxy https_proxy HTTP_PROXY HTTPS_PROXY all_proxy ALL_PROXY
-  WEBHOOK=${GPULINT_WEBHOOK:-$ROOT/build/webhook/gpulint-webhook}
-  GPULINT=${GPULINT_BINARY:-$ROOT/build/gpulint}
-  CHART=${GPULINT_E2E_CHART:-$ROOT/charts/gpulint-webhook}
-  E2E_CHART_VALUES=(--set mode=deny)
   K8S_WANT=${GPULINT_K8S_VERSION:-${K8S_VERSIONS[0]}}
   [[ " ${K8S_VERSIONS[*]} " == *" $K8S_WANT "* ]] ||
     missing_tool "GPULINT_K8S_VERSION=$K8S_WANT: the suite runs Kubernetes ${K8S_VERSIONS[*]}"
   K8S_MINOR=${K8S_WANT#1.}
   check_tools
+  if $webhook; then
+    WEBHOOK=${GPULINT_WEBHOOK:-$ROOT/build/webhook/gpulint-webhook}
+    GPULINT=${GPULINT_BINARY:-$ROOT/build/gpulint}
+    CHART=${GPULINT_E2E_CHART:-$ROOT/charts/gpulint-webhook}
+    E2E_CHART_VALUES=(--set mode=deny)
+    check_webhook_tools
+  fi
   prepare_assets
-  find_kubectl
+  if $webhook; then find_kubectl; fi
   remove_stale_dirs
   E2E_TMP=$(mktemp -d "${TMPDIR:-/tmp}/gpulint-e2e.XXXXXX")
   echo $$ >"$E2E_TMP/owner.pid"
@@ -43,9 +51,9 @@ cluster_cleanup() {
   cluster_down
   [[ -n ${ETCD_DATA:-} ]] && rm -rf "$ETCD_DATA"
   if [[ ${GPULINT_E2E_KEEP:-} == 1 ]]; then
-    echo "e2e: logs and certificates kept in $E2E_TMP"
+    echo "$SUITE_NAME: logs and certificates kept in $E2E_TMP"
   else
-    (($1 == 0)) || echo "e2e: rerun with GPULINT_E2E_KEEP=1 to keep every log (kube-apiserver, webhook, ...)"
+    (($1 == 0)) || echo "$SUITE_NAME: rerun with GPULINT_E2E_KEEP=1 to keep every log (kube-apiserver, webhook, ...)"
     rm -rf "$E2E_TMP"
   fi
 }
@@ -101,30 +109,29 @@ free_port() {
 
 # ---- certificates ------------------------------------------------------------
 
-# leaf NAME SUBJECT EXTENSIONS: pki/NAME.crt and pki/NAME.key, signed by the CA.
+# leaf NAME SUBJECT server|client [SUBJECT-ALT-NAMES]: pki/NAME.crt and
+# pki/NAME.key, signed by the CA. Each component's is made where it starts, so
+# that a control plane alone (tests/vap) makes no more than it needs.
 leaf() {
   local d=$E2E_TMP/pki
   openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "$2" \
     -keyout "$d/$1.key" -out "$d/$1.csr" 2>/dev/null
-  printf '%b\n' "$3" >"$d/$1.ext"
+  printf 'extendedKeyUsage=%sAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n%s\n' \
+    "$3" "${4:+subjectAltName=$4}" >"$d/$1.ext"
   openssl x509 -req -in "$d/$1.csr" -CA "$d/ca.crt" -CAkey "$d/ca.key" \
     -set_serial "0x$(openssl rand -hex 8)" -days 2 -extfile "$d/$1.ext" -out "$d/$1.crt" 2>/dev/null
 }
 
+# make_certs: the CA, the API server's serving certificate, the admin's client
+# certificate and the service-account key.
 make_certs() {
   local d=$E2E_TMP/pki
   mkdir -p "$d"
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
     -subj "/CN=gpulint-e2e-ca" -keyout "$d/ca.key" -out "$d/ca.crt" 2>/dev/null
-  local server='extendedKeyUsage=serverAuth\nkeyUsage=critical,digitalSignature,keyEncipherment'
-  local client='extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment'
-  leaf apiserver /CN=kube-apiserver \
-    "$server\nsubjectAltName=IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc"
-  leaf admin "/O=system:masters/CN=gpulint-e2e-admin" "$client"
-  leaf scheduler /CN=system:kube-scheduler "$client"
-  leaf controller-manager /CN=system:kube-controller-manager "$client"
-  # The webhook's serving certificate: the configurations' caBundle is ca.crt.
-  leaf webhook /CN=gpulint-webhook "$server\nsubjectAltName=IP:127.0.0.1,DNS:localhost"
+  leaf apiserver /CN=kube-apiserver server \
+    IP:127.0.0.1,IP:10.0.0.1,DNS:localhost,DNS:kubernetes,DNS:kubernetes.default,DNS:kubernetes.default.svc
+  leaf admin "/O=system:masters/CN=gpulint-e2e-admin" client
   openssl genpkey -algorithm RSA -pkeyopt rsa_keygen_bits:2048 -out "$d/sa.key" 2>/dev/null
   openssl pkey -in "$d/sa.key" -pubout -out "$d/sa.pub" 2>/dev/null
 }
@@ -152,7 +159,7 @@ client_cert_user() { echo "{client-certificate: \"$E2E_TMP/pki/$1.crt\", client-
 # ---- the control plane ---------------------------------------------------------
 
 die_with_log() {  # die_with_log MESSAGE LOG...
-  echo "FAIL e2e: $1" >&2
+  echo "FAIL $SUITE_NAME: $1" >&2
   shift
   local log
   for log in "$@"; do
@@ -178,13 +185,16 @@ start_etcd() {
     die_with_log "etcd did not become healthy within 20 s" etcd
 }
 
+# Flags added to kube-apiserver's on every start (tests/vap's).
+APISERVER_FLAGS=()
+
 # start_apiserver [EXTRA-ADMISSION-PLUGINS]: the API server on APISERVER_PORT
 # (picked on the first start, kept on restarts so every kubeconfig still
 # works), against the same etcd.
 start_apiserver() {
   local plugins=${1:-}
   APISERVER_PORT=${APISERVER_PORT:-$(free_port)}
-  local d=$E2E_TMP/pki args=()
+  local d=$E2E_TMP/pki args=("${APISERVER_FLAGS[@]}")
   [[ -n $plugins ]] && args+=("--enable-admission-plugins=$plugins")
   mkdir -p "$E2E_TMP/apiserver"
   echo "=== kube-apiserver start ${plugins:+(--enable-admission-plugins=$plugins)}" >>"$E2E_TMP/logs/kube-apiserver.log"
@@ -209,6 +219,7 @@ restart_apiserver() {
 }
 
 start_scheduler() {
+  leaf scheduler /CN=system:kube-scheduler client
   kubeconfig "$E2E_TMP/scheduler.kubeconfig" "$(client_cert_user scheduler)"
   start_daemon kube-scheduler "$K8S_BIN/kube-scheduler" --kubeconfig="$E2E_TMP/scheduler.kubeconfig" \
     --secure-port=0 --leader-elect=false --profiling=false
@@ -216,6 +227,7 @@ start_scheduler() {
 
 start_controller_manager() {
   local d=$E2E_TMP/pki
+  leaf controller-manager /CN=system:kube-controller-manager client
   kubeconfig "$E2E_TMP/controller-manager.kubeconfig" "$(client_cert_user controller-manager)"
   start_daemon kube-controller-manager "$K8S_BIN/kube-controller-manager" \
     --kubeconfig="$E2E_TMP/controller-manager.kubeconfig" --secure-port=0 --leader-elect=false \
@@ -226,13 +238,21 @@ start_controller_manager() {
     --use-service-account-credentials=true
 }
 
-cluster_up() {
+# control_plane_up: certificates, etcd and kube-apiserver, and the admin
+# KUBECONFIG; all tests/vap needs.
+control_plane_up() {
   mkdir -p "$E2E_TMP/logs"
   make_certs
   start_etcd
   APISERVER_PORT=$(free_port)
   kubeconfig "$KUBECONFIG" "$(client_cert_user admin)"
   start_apiserver
+}
+
+cluster_up() {
+  control_plane_up
+  # The webhook's serving certificate: the configurations' caBundle is ca.crt.
+  leaf webhook /CN=gpulint-webhook server IP:127.0.0.1,DNS:localhost
   start_scheduler
   start_controller_manager
   # The controller manager is working once it has made the default

@@ -1,11 +1,13 @@
-"""The API server side of tests/vap: its resources, permissive CRDs for the
-kinds it does not serve, and objects sent through server-side dry-run,
-concurrently."""
+"""The API server side of tests/vap: requests to it as the cluster admin, its
+resources, permissive CRDs for the kinds it does not serve, and objects sent
+through server-side dry-run, concurrently."""
 import collections
 import concurrent.futures
+import http.client
 import json
 import queue
 import re
+import ssl
 import time
 import urllib.parse
 
@@ -23,24 +25,41 @@ def namespace_of(obj):
     return ns if isinstance(ns, str) and DNS_LABEL.match(ns) else STAND_IN_NAMESPACE
 
 
-def run(argv, **kw):
-    return subprocess.run(argv, check=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE, **kw)
-
-
-def load_yaml_stream(gpulint_documents, path):
-    """The objects of a YAML file (the exported policies), read by gpulint's loader."""
-    out = run([gpulint_documents, path]).stdout.decode()
-    return [json.loads(line)["object"] for line in out.splitlines()]
-
-
 class Cluster:
-    def __init__(self, plane):
-        self.plane = plane
+    """The API server at URL (https://HOST:PORT), as the client certificate's
+    user: the cluster admin that tests/vap/run.sh made."""
+
+    def __init__(self, url, ca, cert, key):
+        u = urllib.parse.urlsplit(url)
+        if u.scheme != "https" or not u.hostname or not u.port:
+            raise ValueError("not an https://HOST:PORT URL: %s" % url)
+        self.host, self.port = u.hostname, u.port
+        self.context = ssl.create_default_context(cafile=ca)
+        self.context.load_cert_chain(cert, key)
         self.resources = {}  # (apiVersion, kind) -> (plural, namespaced)
         self.groups = set()
 
+    def connection(self):
+        return http.client.HTTPSConnection(self.host, self.port, context=self.context, timeout=30)
+
     def request(self, method, path, body=None, conn=None):
-        return self.plane.request(method, path, body, conn)
+        """(status, parsed JSON or text, warnings) of one request, on conn or a new connection."""
+        c = conn or self.connection()
+        headers = {"Accept": "application/json"}
+        if body is not None:
+            headers["Content-Type"] = "application/json"
+            if not isinstance(body, (bytes, str)):
+                body = json.dumps(body)
+        c.request(method, path, body=body, headers=headers)
+        r = c.getresponse()
+        data = r.read().decode("utf-8", "replace")
+        warnings = [parse_warning(w) for w in r.headers.get_all("Warning") or []]
+        if conn is None:
+            c.close()
+        try:
+            return r.status, json.loads(data), warnings
+        except ValueError:
+            return r.status, data, warnings
 
     def discover(self):
         self.resources.clear()
@@ -119,6 +138,21 @@ def crds_for(documents, cluster):
     return crds
 
 
+def parse_warning(header):
+    """The text of a Warning header: 299 - "text" (RFC 7234, as the API server writes it)."""
+    prefix = '299 - "'
+    if header.startswith(prefix) and header.endswith('"'):
+        text = header[len(prefix):-1]
+        out, i = [], 0
+        while i < len(text):
+            if text[i] == "\\" and i + 1 < len(text):
+                i += 1
+            out.append(text[i])
+            i += 1
+        return "".join(out)
+    return header
+
+
 def wait(what, seconds, ready):
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
@@ -169,7 +203,7 @@ def send(cluster, doc, conns):
                                                  prepared(obj), conn)
     except Exception:  # a dropped keep-alive connection: once more on a new one
         conn.close()
-        conn = cluster.plane.connection()
+        conn = cluster.connection()
         status, body, warnings = cluster.request("POST", path + "?dryRun=All&fieldValidation=Ignore",
                                                  prepared(obj), conn)
     finally:
@@ -180,7 +214,7 @@ def send(cluster, doc, conns):
 def send_all(cluster, docs):
     conns = queue.Queue()
     for _ in range(WORKERS):
-        conns.put(cluster.plane.connection())
+        conns.put(cluster.connection())
     with concurrent.futures.ThreadPoolExecutor(WORKERS) as pool:
         results = list(pool.map(lambda d: send(cluster, d, conns), docs))
     while not conns.empty():

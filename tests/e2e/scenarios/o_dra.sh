@@ -9,9 +9,10 @@
 # nodes, counts the claim's GPU for every rule (a trainer with no memory
 # limit is memory-limit-missing, naming the claim); the webhook, which sees
 # the Deployment alone, says that it cannot tell (dra-claim-unresolved).
-# A claim asking each GPU for 100Gi of memory: gpulint check denies it
-# (vram-exceeds-gpu: the nodes' GPUs have 80Gi), and the scheduler cannot
-# allocate it: the pod stays Pending.
+# A claim template asking each GPU for 100Gi of memory: gpulint check and
+# the webhook deny it (vram-exceeds-gpu: no node's GPUs have more than 80Gi);
+# admitted in warn mode, the scheduler cannot allocate it: the pod stays
+# Pending.
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 new_namespace e2e-o
@@ -108,15 +109,29 @@ grep -q 'warning: container "trainer" uses GPUs (DRA claim "gpu": 1 gpu.nvidia.c
     'warning: container "trainer" uses GPUs (DRA claim "gpu": 1 gpu.nvidia.com device) but sets no memory limit; ...' "$OUT"
 note "gpulint check counts the claim's GPU: $(grep -o 'warning: container "trainer" uses GPUs.*' <<<"$OUT" | cut -c1-160)"
 
-# 100Gi of each GPU's memory: more than the A100s have.
+# 100Gi of each GPU's memory: more than the A100s, the largest GPUs of the
+# cluster, have. The claim is the template's: gpulint check and the webhook
+# judge it where it is written, against every node.
 { template huge-gpu 100Gi; deployment huge huge-gpu 1; } >"$E2E_TMP/o-huge.yaml"
+huge_msg='request "gpu" asks 100Gi \([0-9]* B = [0-9.]* GB = 100 GiB\) of memory of each gpu.nvidia.com device, but the GPUs of node "dra-a100-[01]" have 80Gi each, and no node.s have more: the scheduler cannot allocate it'
 check "$E2E_TMP/o-huge.yaml"
-((RC == 1)) && grep -q 'error: container "trainer" asks, through DRA claim "gpu", 100Gi ([0-9]* B = [0-9.]* GB = 100 GiB) of memory of each gpu.nvidia.com device, but the GPUs of node "dra-a100-[01]" have 80Gi each' <<<"$OUT" ||
-  fail "gpulint check does not deny a claim asking more memory than the GPUs have" \
-    'exit status 1; error: container "trainer" asks, through DRA claim "gpu", 100Gi (...) of memory of each gpu.nvidia.com device, but the GPUs of node "dra-a100-N" have 80Gi each, ...' "$OUT"
+((RC == 1)) && grep -Eq ":11:[0-9]+: error: $huge_msg" <<<"$OUT" ||
+  fail "gpulint check does not deny a claim template asking more memory than the GPUs have" \
+    'exit status 1; o-huge.yaml:11:...: error: request "gpu" asks 100Gi (...) of memory of each gpu.nvidia.com device, but the GPUs of node "dra-a100-N" have 80Gi each, and no node'"'"'s have more: ...' "$OUT"
 note "gpulint check: $(grep -o 'error: .*' <<<"$OUT" | cut -c1-200)"
+template huge-gpu 100Gi | kc apply -f -
+expect_denied "a claim template asking each GPU for more memory than any node's GPUs have"
+expect_denial "the webhook does not say why the template is denied" \
+  "vram-exceeds-gpu \(spec\.spec\.devices\.requests\[0\]\.exactly\.capacity\.requests\.memory\): $huge_msg"
+note "the webhook: $(denial | cut -c1-200)"
+# In warn mode it is admitted with a warning, and the scheduler bears it out.
+kc label namespace "$NS" gpulint.io/mode=warn
+expect_ok "label namespace $NS gpulint.io/mode=warn"
+sleep 1  # the API server reads namespace labels through its informer
 kc apply -f "$E2E_TMP/o-huge.yaml"
-expect_ok "the same through the webhook, which cannot see the template"
+expect_ok "the template and its Deployment in warn mode"
+grep -Eq "^Warning: gpulint would deny: vram-exceeds-gpu .*$huge_msg" <<<"$OUT" ||
+  fail "warn mode does not warn about the template" "Warning: gpulint would deny: vram-exceeds-gpu ..." "$OUT"
 wait_created app=huge 1 30
 pod=$(pods_json app=huge | jq -r '.items[0].metadata.name')
 msg=$(wait_unschedulable "$pod" '^0/[0-9]+ nodes are available: .*[0-9]+ cannot allocate all claims' 30)

@@ -162,6 +162,11 @@ grep -q "^  Deployment $NS/trainer (1 pod)$" <<<"$text" &&
   grep -q '^    its next pod: deny mode deny, warn mode warn, audit mode allow$' <<<"$text" &&
   grep -q "^  Node $NODE: 4 pods; " <<<"$text" ||
   fail "the text report lacks the node or the Deployment" "Node $NODE, Deployment $NS/trainer" "$text"
+# What the docs show of it is what it prints.
+for doc in docs/audit.md README.md; do
+  why=$(python3 "$ROOT/tests/e2e/excerpt.py" "$ROOT/$doc" "<!-- audit example" <<<"$text" 2>&1) ||
+    fail "$doc's audit example is not what gpulint audit prints" "$why" "$text"
+done
 
 # --- without list on nodes: said, and the rest reported ----------------------
 audit_json "$BLIND"
