@@ -1,7 +1,7 @@
 # How the shipped binaries (gpulint, gpulint-webhook) link; the tests, the
 # benchmarks and the fuzz targets link as CMake does by default.
 #
-#   gpulint_shipped_binary(<target> [NEEDS_SHARED <library> <why>])
+#   gpulint_shipped_binary(<target>)
 #
 # Static (GPULINT_STATIC): one file that runs on any x86-64 Linux (kernel 3.2
 # or later), in an empty root or a `FROM scratch` image, whatever glibc the
@@ -9,21 +9,21 @@
 # on bookworm, a binary linked against its glibc 2.36 needs 2.34 or later
 # (RHEL 8 and Ubuntu 20.04 have older), and Debian has no older sysroot to
 # build against; the costs are measured in bench/RESULTS.md ("Static
-# binaries"). What a static glibc cannot do, gpulint does not need: it loads
-# no NSS module and no locale but C, and calls no getpwnam or iconv;
-# posix_spawn (helm, kubectl) is a system call. A TLS client (a future `gpulint
-# audit`) can link static too: libssl.a and libcrypto.a are in Debian, and a
-# static glibc resolves names through /etc/hosts and DNS without a module (the
-# files and dns modules are in libc since glibc 2.34; the link warns about
-# getaddrinfo all the same). Its CA store must then be named (the
-# kubeconfig's CA, or SSL_CERT_FILE): OpenSSL's default, /usr/lib/ssl, is
-# Debian's path. Static PIE (-static-pie): loaded at a random address, as the
+# binaries"). What a static glibc cannot do, neither binary needs: they load
+# no NSS module and no locale but C, and call no getpwnam or iconv;
+# posix_spawn (helm, kubectl) is a system call. Their TLS (the API server
+# client of kube/, the webhook's server) links libssl.a and libcrypto.a, and
+# their HTTP/1.1 is their own (common/http1.h): Debian ships cpp-httplib only
+# as a shared library. A static glibc resolves names through /etc/hosts and
+# DNS without a module (the files and dns modules are in libc since glibc
+# 2.34; the link warns about getaddrinfo, and OpenSSL's unused dlopen and
+# gethostbyname, all the same). Where no CA is configured (a kubeconfig
+# without one) OpenSSL trusts SSL_CERT_FILE's, else its compiled-in store,
+# /usr/lib/ssl, which is Debian's path: the image sets SSL_CERT_FILE
+# (Dockerfile; tests/portable_test.sh checks it in an empty root). Static PIE (-static-pie): loaded at a random address, as the
 # dynamic build is (Debian's compilers make position-independent code). Every
 # library is linked by the name the layers give (-lyaml), so the linker takes
 # its archive (libyaml.a, libre2.a, libtcmalloc_minimal.a).
-#
-# NEEDS_SHARED: the target links <library>, which Debian ships only as a
-# shared library; it stays dynamic, and configuring says so.
 #
 # tcmalloc (GPULINT_TCMALLOC): both binaries build and free a tree of small
 # nodes per document or review. It takes 12% off the CPU time of `gpulint
@@ -36,7 +36,6 @@ option(GPULINT_STATIC "Link gpulint and gpulint-webhook fully static" ON)
 option(GPULINT_TCMALLOC "Link gpulint and gpulint-webhook with tcmalloc_minimal" ON)
 
 function(gpulint_shipped_binary target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "NEEDS_SHARED")
   if(GPULINT_SANITIZE OR GPULINT_FUZZ)
     return()
   endif()
@@ -44,16 +43,9 @@ function(gpulint_shipped_binary target)
     pkg_check_modules(TCMALLOC REQUIRED libtcmalloc_minimal)
     target_link_libraries(${target} PRIVATE ${TCMALLOC_LIBRARIES})
   endif()
-  set(static ${GPULINT_STATIC})
-  if(GPULINT_STATIC AND arg_NEEDS_SHARED)
-    list(POP_FRONT arg_NEEDS_SHARED library)
-    string(JOIN " " why ${arg_NEEDS_SHARED})
-    message(STATUS "${target} is linked dynamically: ${library} is only a shared library (${why})")
-    set(static OFF)
-  endif()
-  if(static)
+  if(GPULINT_STATIC)
     target_link_options(${target} PRIVATE -static-pie)
   endif()
   # Read by the tests that check the binaries (tests/CMakeLists.txt).
-  set_target_properties(${target} PROPERTIES GPULINT_STATIC ${static})
+  set_target_properties(${target} PROPERTIES GPULINT_STATIC ${GPULINT_STATIC})
 endfunction()

@@ -1,5 +1,5 @@
-// libFuzzer target: the webhook server's HTTP/1.1 framing (http_message.h),
-// which sees every byte a client sends before any check of ours.
+// libFuzzer target: the webhook server's HTTP/1.1 framing (http_message.h and
+// common/http1.h), which sees every byte a client sends before any check of ours.
 //
 // Properties, beyond "no crash, no sanitizer report":
 //  - FindHeadEnd over the bytes arriving in two parts finds the same end as
@@ -26,7 +26,7 @@ namespace {
 }
 
 void CheckHead(std::string_view head, std::string_view input) {
-  httplib::Request req;
+  gpulint::HttpRequest req;
   std::string why;
   int status = gpulint::ParseHead(head, &req, &why);
   if (status != 0) {
@@ -48,8 +48,8 @@ void CheckHead(std::string_view head, std::string_view input) {
                            value.back() == ' ' || value.back() == '\t'))
       Fail("header value not trimmed", input);
   }
-  httplib::Response res;
-  res.set_content("body\r\n\r\n", "text/plain");
+  gpulint::HttpResponse res;
+  res.SetContent("body\r\n\r\n", "text/plain");
   std::string out;
   gpulint::WriteResponse(req, res, gpulint::KeepAlive{false, 30, 1000}, &out);
   size_t end = out.find("\r\n\r\n");

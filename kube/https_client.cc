@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "common/http1.h"
 #include "common/openssl_errors.h"
 
 namespace gpulint {
@@ -33,19 +34,6 @@ bool IsIp(const std::string& host) {
 void SetTimeout(int fd, int option, int seconds) {
   timeval tv{seconds, 0};
   setsockopt(fd, SOL_SOCKET, option, &tv, sizeof tv);
-}
-
-std::string Lower(std::string_view s) {
-  std::string out(s);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
-std::string_view Trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
-    s.remove_suffix(1);
-  return s;
 }
 
 }  // namespace
@@ -251,8 +239,8 @@ HttpResult HttpsClient::Attempt(const std::string& request, const StatusSink& on
     }
     sent += static_cast<size_t>(n);
   }
-  size_t head_end;
-  while ((head_end = in_.find("\r\n\r\n")) == std::string::npos) {
+  size_t head_end, scanned = 0;
+  while ((head_end = FindHeadEnd(in_, &scanned)) == 0) {
     if (in_.size() > kMaxHeadBytes) {
       r.error = "the answer's head is larger than 64 KiB";
       Close();
@@ -266,31 +254,32 @@ HttpResult HttpsClient::Attempt(const std::string& request, const StatusSink& on
     }
   }
   *nothing_came = false;
+  // The head's syntax is the server's too (common/http1.h).
   std::string_view head(in_.data(), head_end);
-  size_t line_end = head.find("\r\n");
-  std::string_view status_line = head.substr(0, line_end);
+  size_t pos = head.find_first_not_of("\r\n");
+  std::string_view status_line = NextLine(head, &pos);
+  HttpHeaders headers;
+  std::string why;
   if (status_line.substr(0, 5) != "HTTP/" || status_line.size() < 12) {
     r.error = "not an HTTP answer";
+  } else if (!ParseFieldLines(head, &pos, &headers, &why)) {
+    r.error = "the answer's " + why;
+  }
+  uint64_t length = 0;
+  bool has_length = headers.Has("Content-Length");
+  if (r.error.empty() && has_length &&
+      (!ParseContentLength(headers.Get("Content-Length"), &length) || length > LLONG_MAX)) {
+    r.error = "the answer's Content-Length " + QuotedForMessage(headers.Get("Content-Length")) +
+              " is not a number";
+  }
+  if (!r.error.empty()) {
     Close();
     return r;
   }
   int status = std::atoi(std::string(status_line.substr(9, 3)).c_str());
-  bool chunked = false, close_after = false;
-  long long length = -1;
-  for (size_t at = line_end; at != std::string_view::npos && at < head.size();) {
-    size_t next = head.find("\r\n", at + 2);
-    std::string_view field =
-        head.substr(at + 2, next == std::string_view::npos ? next : next - at - 2);
-    at = next;
-    size_t colon = field.find(':');
-    if (colon == std::string_view::npos) continue;
-    std::string name = Lower(Trim(field.substr(0, colon)));
-    std::string value = Lower(Trim(field.substr(colon + 1)));
-    if (name == "content-length") length = std::strtoll(value.c_str(), nullptr, 10);
-    if (name == "transfer-encoding") chunked = value.find("chunked") != std::string::npos;
-    if (name == "connection") close_after = value.find("close") != std::string::npos;
-  }
-  in_.erase(0, head_end + 4);
+  bool chunked = HasToken(headers.Get("Transfer-Encoding"), "chunked");
+  bool close_after = HasToken(headers.Get("Connection"), "close");
+  in_.erase(0, head_end);
   r.status = status;
   bool no_body =
       status / 100 == 1 || status == 204 || status == 304 || request.compare(0, 5, "HEAD ") == 0;
@@ -300,7 +289,8 @@ HttpResult HttpsClient::Attempt(const std::string& request, const StatusSink& on
       return r;
     }
     bool canceled = false;
-    if (!ReadBody(chunked, length, on_body, &r.error, &canceled)) {
+    if (!ReadBody(chunked, has_length ? static_cast<long long>(length) : -1, on_body, &r.error,
+                  &canceled)) {
       if (canceled) r.error = "canceled";
       Close();
       return r;
@@ -308,7 +298,7 @@ HttpResult HttpsClient::Attempt(const std::string& request, const StatusSink& on
   } else if (on_status) {
     on_status(status);
   }
-  if (close_after || (!chunked && length < 0 && !no_body)) Close();
+  if (close_after || (!chunked && !has_length && !no_body)) Close();
   return r;
 }
 

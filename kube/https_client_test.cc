@@ -74,6 +74,22 @@ TEST_CASE("https client: lengths, chunks, errors and headers", "[kube][https]") 
   CHECK(requests == 2);
 }
 
+TEST_CASE("https client: an answer whose Content-Length is not a number is an error",
+          "[kube][https]") {
+  FakeKubeApi api;
+  api.server().Get("/bad-length", [](const httplib::Request&, httplib::Response& res) {
+    res.set_header("Content-Length", "12x");
+    res.set_content("0123456789ab", "text/plain");
+  });
+  api.Listen();
+  auto client = ClientOf(api);
+  std::string body;
+  HttpResult r = GetBody(*client, "/bad-length", &body);
+  CHECK(r.status == 0);
+  CHECK(r.error == "the answer's Content-Length \"12x\" is not a number");
+  CHECK(body.empty());
+}
+
 TEST_CASE("https client: a kept connection the server closed is opened again", "[kube][https]") {
   FakeKubeApi api;
   api.server().set_keep_alive_timeout(1);

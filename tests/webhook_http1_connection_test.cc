@@ -20,20 +20,20 @@ class RecordingHandler : public HttpHandler {
   std::vector<BodyFraming> framings;
   std::vector<std::string> bodies;
 
-  bool Admit(const httplib::Request& head, const PeerInfo& peer, const BodyFraming& framing,
-             httplib::Response& res) override {
+  bool Admit(const HttpRequest& head, const PeerInfo& peer, const BodyFraming& framing,
+             HttpResponse& res) override {
     admitted_paths.push_back(head.path);
     framings.push_back(framing);
     if (!admit) {
       res.status = 404;
-      res.set_content("no\n", "text/plain");
+      res.SetContent("no\n", "text/plain");
     }
     return admit;
   }
-  void Serve(const httplib::Request& req, httplib::Response& res) override {
+  void Serve(const HttpRequest& req, HttpResponse& res) override {
     if (throw_in_serve) throw std::runtime_error("boom");
     bodies.push_back(req.body);
-    res.set_content("got " + req.body + "\n", "text/plain");
+    res.SetContent("got " + req.body + "\n", "text/plain");
   }
 };
 
@@ -52,7 +52,7 @@ struct Fixture {
 };
 
 BodyFraming Framing(const std::string& head, uint64_t max = 100) {
-  httplib::Request req;
+  HttpRequest req;
   std::string why;
   REQUIRE(ParseHead(head + "\r\n", &req, &why) == 0);
   return DecideFraming(req, max);

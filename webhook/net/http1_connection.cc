@@ -10,10 +10,10 @@ constexpr std::string_view kContinue = "HTTP/1.1 100 Continue\r\n\r\n";
 const PeerInfo kNobody;  // for a connection that has no peer to tell of
 
 // What a handler that threw gets answered with.
-httplib::Response InternalError() {
-  httplib::Response res;
+HttpResponse InternalError() {
+  HttpResponse res;
   res.status = 500;
-  res.set_content("internal error\n", kText);
+  res.SetContent("internal error\n", kText);
   return res;
 }
 
@@ -39,7 +39,7 @@ ConsumerStep Http1Connection::TakeHead(std::string_view plaintext, bool stopping
   if (plaintext.empty()) return {ConnectionNext::kAwaitRequest};
   size_t end = FindHeadEnd(plaintext, &scanned_);
   if (end == 0 && plaintext.size() < limits_.max_header_bytes) return {ConnectionNext::kRead};
-  req_ = httplib::Request();
+  req_ = HttpRequest();
   scanned_ = 0;
   if (end == 0 || end > limits_.max_header_bytes) {
     Refuse(431, "request line and headers are over the limit of " +
@@ -53,7 +53,7 @@ ConsumerStep Http1Connection::TakeHead(std::string_view plaintext, bool stopping
     return {ConnectionNext::kWrite, end};
   }
   BodyFraming framing = DecideFraming(req_, limits_.max_body_bytes);
-  httplib::Response res;
+  HttpResponse res;
   bool admitted = false;
   try {
     admitted = handler_.Admit(req_, peer_ ? *peer_ : kNobody, framing, res);
@@ -70,7 +70,7 @@ ConsumerStep Http1Connection::TakeHead(std::string_view plaintext, bool stopping
   }
   body_length_ = framing.length;
   state_ = State::kBody;
-  if (body_length_ > plaintext.size() - end && req_.get_header_value("Expect") == "100-continue") {
+  if (body_length_ > plaintext.size() - end && req_.headers.Get("Expect") == "100-continue") {
     out->append(kContinue);
     return {ConnectionNext::kWrite, end};
   }
@@ -83,7 +83,7 @@ ConsumerStep Http1Connection::TakeBody(std::string_view rest, size_t consumed, b
   if (rest.size() < body_length_)
     return {ConnectionNext::kRead, consumed, body_length_ - rest.size()};
   req_.body.assign(rest.data(), body_length_);
-  httplib::Response res;
+  HttpResponse res;
   try {
     handler_.Serve(req_, res);
   } catch (...) {
@@ -95,13 +95,13 @@ ConsumerStep Http1Connection::TakeBody(std::string_view rest, size_t consumed, b
 
 void Http1Connection::Refuse(int status, const std::string& why, bool stopping,
                              std::string* out) {
-  httplib::Response res;
+  HttpResponse res;
   res.status = status;
-  res.set_content(why + "\n", kText);
+  res.SetContent(why + "\n", kText);
   Answer(res, true, stopping, out);  // what follows the head cannot be trusted to frame
 }
 
-void Http1Connection::Answer(const httplib::Response& res, bool unread, bool stopping,
+void Http1Connection::Answer(const HttpResponse& res, bool unread, bool stopping,
                              std::string* out) {
   ++served_;
   KeepAlive keep_alive;

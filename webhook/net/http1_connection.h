@@ -16,8 +16,6 @@
 #ifndef GPULINT_WEBHOOK_NET_HTTP1_CONNECTION_H_
 #define GPULINT_WEBHOOK_NET_HTTP1_CONNECTION_H_
 
-#include <httplib.h>
-
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
@@ -52,7 +50,7 @@ class Http1Connection : public PlaintextConsumer {
                         std::string* out);
   // Queues the final answer to the current request. `unread`: bytes of it
   // may follow, so the connection lingers and closes.
-  void Answer(const httplib::Response& res, bool unread, bool stopping, std::string* out);
+  void Answer(const HttpResponse& res, bool unread, bool stopping, std::string* out);
   void Refuse(int status, const std::string& why, bool stopping, std::string* out);
 
   const Http1Limits limits_;
@@ -62,7 +60,7 @@ class Http1Connection : public PlaintextConsumer {
   size_t scanned_ = 0;  // FindHeadEnd's progress over the current head
   uint64_t body_length_ = 0;
   size_t served_ = 0;
-  httplib::Request req_;  // from its head to its answer
+  HttpRequest req_;  // from its head to its answer
 };
 
 }  // namespace gpulint

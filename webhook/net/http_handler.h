@@ -4,8 +4,6 @@
 #ifndef GPULINT_WEBHOOK_NET_HTTP_HANDLER_H_
 #define GPULINT_WEBHOOK_NET_HTTP_HANDLER_H_
 
-#include <httplib.h>
-
 #include "webhook/net/http_message.h"
 #include "webhook/net/peer_info.h"
 
@@ -20,10 +18,10 @@ class HttpHandler {
   // 404 for a path that does not exist); the HTTP layer never reads a body it
   // cannot frame, whatever this returns.
   // `peer`: who the connection is from (its client certificate).
-  virtual bool Admit(const httplib::Request& head, const PeerInfo& peer, const BodyFraming& framing,
-                     httplib::Response& res) = 0;
+  virtual bool Admit(const HttpRequest& head, const PeerInfo& peer, const BodyFraming& framing,
+                     HttpResponse& res) = 0;
   // The whole request is in.
-  virtual void Serve(const httplib::Request& req, httplib::Response& res) = 0;
+  virtual void Serve(const HttpRequest& req, HttpResponse& res) = 0;
 };
 
 }  // namespace gpulint

@@ -11,9 +11,6 @@
 namespace gpulint {
 namespace {
 
-using httplib::Request;
-using httplib::Response;
-
 constexpr const char* kText = "text/plain; charset=utf-8";
 
 std::string Lower(std::string_view s) {
@@ -32,21 +29,21 @@ std::vector<std::string> Unique(const std::vector<std::string>& items) {
 
 // Why a review's head is refused once its framing is known: its status and
 // message, or 0 when the body may be read.
-int CheckReviewHead(const Request& req, const BodyFraming& framing, std::string* why) {
+int CheckReviewHead(const HttpRequest& req, const BodyFraming& framing, std::string* why) {
   if (framing.refused()) {
     *why = framing.why;
     return framing.status;
   }
-  for (size_t i = 0, n = req.get_header_value_count("Content-Encoding"); i < n; ++i) {
-    std::string enc = Lower(req.get_header_value("Content-Encoding", i));
+  for (size_t i = 0, n = req.headers.Count("Content-Encoding"); i < n; ++i) {
+    std::string enc = Lower(req.headers.Get("Content-Encoding", i));
     if (!enc.empty() && enc != "identity") {
       *why = "Content-Encoding " + QuotedForMessage(enc) +
              " is not accepted: send the body uncompressed";
       return 415;
     }
   }
-  std::string type = req.get_header_value("Content-Type");
-  if (Lower(TrimBlanks(std::string_view(type).substr(0, type.find(';')))) != "application/json") {
+  std::string_view type = req.headers.Get("Content-Type");
+  if (Lower(TrimBlanks(type.substr(0, type.find(';')))) != "application/json") {
     *why = "Content-Type must be application/json, not " + QuotedForMessage(type);
     return 415;
   }
@@ -83,8 +80,8 @@ Router::Router(const SnapshotStore& store, ServerStatus& status, Metrics& metric
 
 // Refuses, before the body is read, what is not a review this server takes.
 // Returns false with `res` filled when it refuses.
-bool Router::Admit(const Request& req, const PeerInfo& peer, const BodyFraming& framing,
-                   Response& res) {
+bool Router::Admit(const HttpRequest& req, const PeerInfo& peer, const BodyFraming& framing,
+                   HttpResponse& res) {
   const std::string& path = req.path;
   Endpoint endpoint;
   Mode mode;
@@ -93,7 +90,7 @@ bool Router::Admit(const Request& req, const PeerInfo& peer, const BodyFraming& 
   // A refused body stays unread, and the transport closes its connection.
   auto refuse = [&](int status, std::string message) {
     res.status = status;
-    res.set_content(message + "\n", kText);
+    res.SetContent(message + "\n", kText);
     metrics_.CountRejection(path, status);
     return false;
   };
@@ -103,7 +100,7 @@ bool Router::Admit(const Request& req, const PeerInfo& peer, const BodyFraming& 
                   "/audit, /warn and /deny below it), /healthz, /readyz and /metrics");
   std::string allowed = review ? "POST" : "GET";
   if (req.method != allowed && !(probe && req.method == "HEAD")) {
-    res.set_header("Allow", review ? "POST" : "GET, HEAD");
+    res.headers.Set("Allow", review ? "POST" : "GET, HEAD");
     return refuse(405, "method " + QuotedForMessage(req.method) + " is not allowed on " + path +
                            ": use " + allowed);
   }
@@ -116,7 +113,7 @@ bool Router::Admit(const Request& req, const PeerInfo& peer, const BodyFraming& 
 }
 
 // Admit has checked the method and path.
-void Router::Serve(const Request& req, Response& res) {
+void Router::Serve(const HttpRequest& req, HttpResponse& res) {
   const std::string& path = req.path;
   Endpoint endpoint;
   Mode mode;
@@ -124,30 +121,30 @@ void Router::Serve(const Request& req, Response& res) {
     if (ReviewPath(path, &endpoint, &mode)) {
       ServeReview(endpoint, mode, req, res);
     } else if (path == "/healthz") {
-      res.set_content("ok\n", kText);
+      res.SetContent("ok\n", kText);
     } else if (path == "/readyz") {
       std::string why = status_.NotReadyReason(), note;
       if (why.empty() && !store_.policy_loaded()) note = " (not enforcing: no valid policy loaded)";
       res.status = why.empty() ? 200 : 503;
-      res.set_content(why.empty() ? "ok" + note + "\n" : "not ready: " + why + "\n", kText);
+      res.SetContent(why.empty() ? "ok" + note + "\n" : "not ready: " + why + "\n", kText);
     } else if (path == "/metrics") {
       status_.RefreshMetrics();
-      res.set_content(metrics_.Render(), "text/plain; version=0.0.4; charset=utf-8");
+      res.SetContent(metrics_.Render(), "text/plain; version=0.0.4; charset=utf-8");
     }
   } catch (const std::exception&) {
-    res = Response();
+    res = HttpResponse();
     res.status = 500;
-    res.set_content("internal error\n", kText);
+    res.SetContent("internal error\n", kText);
     LogLine("error", "exception in handler").Add("path", path).Emit(log_);
   }
 }
 
-void Router::ServeReview(Endpoint endpoint, Mode mode, const Request& req, Response& res) {
+void Router::ServeReview(Endpoint endpoint, Mode mode, const HttpRequest& req, HttpResponse& res) {
   auto start = std::chrono::steady_clock::now();
   ReviewResult result = HandleReview(endpoint, req.body, store_.Current(), mode);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   res.status = result.http_status;
-  res.set_content(result.body, result.content_type.c_str());
+  res.SetContent(result.body, result.content_type);
   LogDecision(endpoint, result, seconds);
 }
 

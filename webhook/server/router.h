@@ -32,13 +32,12 @@ class Router : public HttpHandler {
   Router(const SnapshotStore& store, ServerStatus& status, Metrics& metrics, LogSink log,
          bool client_certificate);
 
-  bool Admit(const httplib::Request& req, const PeerInfo& peer, const BodyFraming& framing,
-             httplib::Response& res) override;
-  void Serve(const httplib::Request& req, httplib::Response& res) override;
+  bool Admit(const HttpRequest& req, const PeerInfo& peer, const BodyFraming& framing,
+             HttpResponse& res) override;
+  void Serve(const HttpRequest& req, HttpResponse& res) override;
 
  private:
-  void ServeReview(Endpoint endpoint, Mode mode, const httplib::Request& req,
-                   httplib::Response& res);
+  void ServeReview(Endpoint endpoint, Mode mode, const HttpRequest& req, HttpResponse& res);
   void LogDecision(Endpoint endpoint, const ReviewResult& result, double seconds);
 
   const SnapshotStore& store_;

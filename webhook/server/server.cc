@@ -127,9 +127,10 @@ void WebhookServer::Wait() {
   stop_cv_.wait(lock, [this] { return stopped_ || !http_; });
 }
 
-// When the process runs out of descriptors, httplib's accept loop retries
-// quietly every millisecond and new connections wait in the listen backlog
-// (or time out) without a word: say so, once per episode, with the limit.
+// When the process runs out of descriptors, the accepting loop pauses and
+// retries quietly (tls_event_loop.cc) and new connections wait in the listen
+// backlog (or time out) without a word: say so, once per episode, with the
+// limit.
 void WebhookServer::CheckOpenFiles() {
   int probe = ::fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 0);
   bool exhausted = probe < 0 && errno == EMFILE;
