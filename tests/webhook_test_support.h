@@ -144,6 +144,9 @@ inline std::unique_ptr<httplib::SSLClient> ClientFor(int port, const std::string
   client->set_connection_timeout(10);
   client->set_read_timeout(30);
   client->set_keep_alive(true);
+  // A request's head and body go out as two writes: without this, the body
+  // waits on the server's delayed ACK (40 ms a request).
+  client->set_tcp_nodelay(true);
   return client;
 }
 
