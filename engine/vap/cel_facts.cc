@@ -60,16 +60,17 @@ std::string VolumeEntries(Names* names) {
       VolumeEntry("emptyDir.sizeLimit", size_limit, v + ".p + '.emptyDir.sizeLimit'") +
       "] : []) + (" + ephemeral.cond + " ? " + ClaimEntries(ephemeral.value, ephemeral.path) +
       " : [])";
+  // In statements of their own: the names they take are drawn in order.
+  std::string templates =
+      Expand("object", PathExpr::Literal(""), {"spec", "volumeClaimTemplates", "*", "spec"}, names);
+  std::string volumes = Expand(p + ".spec", PathExpr(p + ".path"), {"volumes", "*"}, names);
   return "(object.kind == 'PersistentVolumeClaim' && object.apiVersion == 'v1' && " +
          HasField("object", "spec") + " ? " +
          ClaimEntries(Field("object", "spec"), PathExpr::Literal("spec")) + " : []) + " +
-         "(size(variables.pods1) > 0 ? " +
-         Expand("object", PathExpr::Literal(""), {"spec", "volumeClaimTemplates", "*", "spec"},
-                names) +
-         ".map(" + x + ", " + ClaimEntries(x + ".v", PathExpr(x + ".p")) + ").flatten() : []) + " +
-         "variables.pods1.map(" + p + ", " +
-         Expand(p + ".spec", PathExpr(p + ".path"), {"volumes", "*"}, names) + ".filter(" + v +
-         ", type(" + vv + ") == map).map(" + v + ", " + volume + ").flatten()).flatten()";
+         "(size(variables.pods1) > 0 ? " + templates + ".map(" + x + ", " +
+         ClaimEntries(x + ".v", PathExpr(x + ".p")) + ").flatten() : []) + " +
+         "variables.pods1.map(" + p + ", " + volumes + ".filter(" + v + ", type(" + vv +
+         ") == map).map(" + v + ", " + volume + ").flatten()).flatten()";
 }
 
 // A container's facts (ContainerInfo), `j` its index.
@@ -240,12 +241,15 @@ std::string PodFacts(const Policy& policy, const std::string& p, const std::stri
       "['labels', 'annotations'].exists($m, $m in $p.meta && type($p.meta[$m]) == map && "
       "$keys.exists($k, $k in $p.meta[$m]))",
       {{"m", m}, {"p", p}, {"k", k}, {"keys", StrList(policy.gpu_assignment_pod_keys)}});
+  // In statements of their own: the names they take are drawn in order.
+  std::string agent = Agent(policy, cs, g, hp, names);
+  std::string reach = Reach(policy, spec, g, names);
   std::string record = "{'path': " + p + ".path, 'meta': " + p + ".meta, 'own': " + p +
                        ".own, 'spec': " + spec + ", 'partial': " + p +
                        ".partial, 'memLimit': dyn(" + pod_limit("memory") + "), 'cpuLimit': dyn(" +
                        pod_limit("cpu") + "), 'containers': dyn(" + cs + "), 'gpu': dyn(" + g +
-                       "), 'agent': dyn(" + Agent(policy, cs, g, hp, names) + "), 'reach': dyn(" +
-                       Reach(policy, spec, g, names) + "), 'assigns': dyn(" + assigns + ")}";
+                       "), 'agent': dyn(" + agent + "), 'reach': dyn(" + reach +
+                       "), 'assigns': dyn(" + assigns + ")}";
   return Let(cs, "variables.containers.filter(" + c + ", " + c + ".pod == " + i + ")",
              Let(g, cs + ".exists(" + c + ", " + c + ".gpu)", Let(hp, host_paths, record)));
 }

@@ -273,12 +273,13 @@ std::string ReadPod(const std::string& p, Names* names) {
   std::string spec = p + ".spec";
   std::string init_role =
       "(" + StringAt(x + ".v", "restartPolicy") + " == 'Always' ? 'sidecar' : 'initContainer')";
+  // In statements of their own: the names they take are drawn in order.
+  std::string init = Expand(spec, PathExpr(p + ".path"), {"initContainers", "*"}, names);
+  std::string apps = Expand(spec, PathExpr(p + ".path"), {"containers", "*"}, names);
   std::string containers =
-      Expand(spec, PathExpr(p + ".path"), {"initContainers", "*"}, names) + ".filter(" + x +
-      ", type(" + x + ".v) == map).map(" + x + ", " +
-      Container(x + ".v", x + ".p", init_role, "'resources'", false) + ") + " +
-      Expand(spec, PathExpr(p + ".path"), {"containers", "*"}, names) + ".filter(" + y + ", type(" +
-      y + ".v) == map).map(" + y + ", " +
+      init + ".filter(" + x + ", type(" + x + ".v) == map).map(" + x + ", " +
+      Container(x + ".v", x + ".p", init_role, "'resources'", false) + ") + " + apps + ".filter(" +
+      y + ", type(" + y + ".v) == map).map(" + y + ", " +
       Container(y + ".v", y + ".p", "'container'", "'resources'", false) + ") + " + p +
       ".found.map(" + f + ", " +
       Container(f + ".c", f + ".path", "'container'", "variables.w.res", true) + ")";

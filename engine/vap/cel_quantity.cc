@@ -181,17 +181,24 @@ std::string Entry(std::string_view name_expr, std::string_view value_expr,
 
 std::string Whole(std::string_view q_expr, Names* names) { return WholeOf(q_expr, names); }
 
+// Each call that takes `names` in a statement of its own: the order in which
+// C++ evaluates a call's arguments, or the operands of +, is the compiler's,
+// and the names (so the output) would differ between compilers.
+
 std::string ExactDecimal(std::string_view q_expr, Names* names) {
   std::string p = names->Next("p");
-  return Let(p, Parts(q_expr, names), ExactFromParts(p, names));
+  std::string parts = Parts(q_expr, names);
+  std::string exact = ExactFromParts(p, names);
+  return Let(p, parts, exact);
 }
 
 std::string FormatBytes(std::string_view q_expr, Names* names) {
   std::string p = names->Next("p");
-  return Let(p, Parts(q_expr, names),
-             ExactFromParts(p, names) + " + ' B' + (" + p + ".ok ? " +
-                 InLargestUnit(p, kDecimalSizes, kDecimalNames, names) + " + " +
-                 InLargestUnit(p, kBinarySizes, kBinaryNames, names) + " : '')");
+  std::string parts = Parts(q_expr, names);
+  std::string exact = ExactFromParts(p, names);
+  std::string decimal = InLargestUnit(p, kDecimalSizes, kDecimalNames, names);
+  std::string binary = InLargestUnit(p, kBinarySizes, kBinaryNames, names);
+  return Let(p, parts, exact + " + ' B' + (" + p + ".ok ? " + decimal + " + " + binary + " : '')");
 }
 
 std::string DescribeCount(std::string_view entry_expr, Names* names) {
@@ -203,7 +210,8 @@ std::string DescribeCount(std::string_view entry_expr, Names* names) {
       "($p.neg ? '-' : '') + string($p.n * 1000 + $p.F / 1000000) + "
       "($e.text.matches('[eE][+-]?[0-9]+$') ? 'e-3' : 'm')",
       {{"p", p}, {"e", e}});
-  return Let(p, Parts(e + ".q", names),
+  std::string parts = Parts(e + ".q", names);
+  return Let(p, parts,
              Fill("($whole || !$p.ok || $p.n >= 9000000000000000 ? $exact : $canonical + ' (' + "
                   "$exact + ')')",
                   {{"whole", Whole(e + ".q", names)},

@@ -182,10 +182,13 @@ std::string GpuRequestLimitMismatch(const Builder& b) {
       Label(c) + " + ': ' + " + r + ".name + ' is requested (' + " + DescribeCount(r, n) +
           " + ') with no limit; extended resources need limits equal to requests, the API server "
           "rejects this pod'");
+  // In statements of their own: the names they take are drawn in order.
+  std::string requests = DescribeCount(r, n);
+  std::string limits = DescribeCount(lim, n);
   std::string differs = Builder::Find(
       b.Default(), r + ".path",
-      Label(c) + " + ': ' + " + r + ".name + ' requests ' + " + DescribeCount(r, n) +
-          " + ' but limits ' + " + DescribeCount(lim, n) +
+      Label(c) + " + ': ' + " + r + ".name + ' requests ' + " + requests + " + ' but limits ' + " +
+          limits +
           " + '; extended resources cannot be overcommitted, the API server rejects this pod'");
   std::string limit = Entry(r + ".name", c + ".lm[" + r + ".name]", "''", "true", "", n);
   std::string per_request =
@@ -200,13 +203,15 @@ std::string GpuRequestLimitMismatch(const Builder& b) {
 std::string GpuFractional(const Builder& b) {
   Names* n = b.names();
   std::string e = n->Next("e"), f = n->Next("f");
+  // In statements of their own: the names they take are drawn in order.
+  std::string whole = Whole(f + ".q", n);
+  std::string judged = Judged(e, e + ".c >= 0 && " + e + ".name in variables.gpus", f,
+                              f + ".valid && !(" + whole + ")", n);
+  std::string count = DescribeCount(f, n);
   return b.Collect(
-      Judged(e, e + ".c >= 0 && " + e + ".name in variables.gpus", f,
-             f + ".valid && !(" + Whole(f + ".q", n) + ")", n) +
-      ".map(" + f + ", " +
+      judged + ".map(" + f + ", " +
       Builder::Find(b.Default(), f + ".path",
-                    Label(ContainerOf(f)) + " + ': ' + " + f + ".name + ' ' + " +
-                        DescribeCount(f, n) + " + " +
+                    Label(ContainerOf(f)) + " + ': ' + " + f + ".name + ' ' + " + count + " + " +
                         Str(" is not a whole number; GPUs are allocated whole (share one with MPS "
                             "or time-slicing replicas, or size memory with " +
                             b.policy().vram_resource + ")")) +

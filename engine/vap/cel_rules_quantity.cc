@@ -21,15 +21,17 @@ std::string QuantityCpuUnits(const Builder& b) {
            text + ".endsWith(" + x + "))";
   };
   std::string milli = "quantity(" + num + " + 'm')";
-  std::string find = Builder::Find(
-      b.Default(), f + ".path",
-      Label(ContainerOf(f)) + " + ': cpu ' + " + f + ".text + ' is ' + " +
-          ExactDecimal(f + ".q", n) + " + ' cores (\"' + " + s + " + '\" is ' + " +
-          std::string(kMeaning) + "[" + s +
-          "] + '); no node has that many, so the pod never schedules' + ((" + s + " == 'Mi' || " +
-          s + " == 'M') && isQuantity(" + num + " + 'm') ? '; did you mean ' + " + num +
-          " + 'm (' + " + ExactDecimal(milli, n) +
-          " + ' cores)?' : '; cpu counts cores: 2 is two cores, 500m half of one')");
+  // In statements of their own: the names they take are drawn in order.
+  std::string cores = ExactDecimal(f + ".q", n);
+  std::string milli_cores = ExactDecimal(milli, n);
+  std::string find =
+      Builder::Find(b.Default(), f + ".path",
+                    Label(ContainerOf(f)) + " + ': cpu ' + " + f + ".text + ' is ' + " + cores +
+                        " + ' cores (\"' + " + s + " + '\" is ' + " + std::string(kMeaning) + "[" +
+                        s + "] + '); no node has that many, so the pod never schedules' + ((" + s +
+                        " == 'Mi' || " + s + " == 'M') && isQuantity(" + num +
+                        " + 'm') ? '; did you mean ' + " + num + " + 'm (' + " + milli_cores +
+                        " + ' cores)?' : '; cpu counts cores: 2 is two cores, 500m half of one')");
   std::string per_entry =
       Let(s, suffixes(f + ".text") + "[0]",
           Let(num, f + ".text.substring(0, size(" + f + ".text) - size(" + s + "))", find));
@@ -58,11 +60,14 @@ std::string QuantityMilliMemory(const Builder& b) {
   std::string keep = f + ".valid && (" + last(f + ".text") + " in ['m', 'u', 'n'] || !(" +
                      Whole(f + ".q", n) + "))";
   std::string mi = "quantity(" + num + " + 'Mi')", m = "quantity(" + num + " + 'M')";
-  std::string milli = Let(num, f + ".text.substring(0, size(" + f + ".text) - 1)",
-                          "isQuantity(" + num + " + 'Mi') && isQuantity(" + num +
-                              " + 'M') ? ' (\"m\" is milli, 1/1000); did you mean ' + " + num +
-                              " + 'Mi (' + " + FormatBytes(mi, n) + " + ') or ' + " + num +
-                              " + 'M (' + " + FormatBytes(m, n) + " + ')?' : ''");
+  // In statements of their own: the names they take are drawn in order.
+  std::string mi_bytes = FormatBytes(mi, n);
+  std::string m_bytes = FormatBytes(m, n);
+  std::string milli =
+      Let(num, f + ".text.substring(0, size(" + f + ".text) - 1)",
+          "isQuantity(" + num + " + 'Mi') && isQuantity(" + num +
+              " + 'M') ? ' (\"m\" is milli, 1/1000); did you mean ' + " + num + " + 'Mi (' + " +
+              mi_bytes + " + ') or ' + " + num + " + 'M (' + " + m_bytes + " + ')?' : ''");
   std::string find =
       Let(sfx, last(f + ".text"),
           Builder::Find(b.Default(), f + ".path",
