@@ -79,6 +79,30 @@ expect "a values file (-f) reaches helm" 0 \
   "gpulint: 0 errors, 0 warnings in 2 objects (1 file); policy: built-in" \
   "$both" check --fail-on warning -f "$chart/values-limited.yaml" "$chart"
 
+# helm renders a chart a second time only to place what is shown at a
+# template line: findings, and for JUnit every object (its testcases).
+mkdir "$tmp/counted"
+printf '#!/bin/sh\necho run >>"%s"\nexec "%s" "$@"\n' "$tmp/helm-runs" "$helm" >"$tmp/counted/helm"
+chmod +x "$tmp/counted/helm"
+# helm_runs WANT NAME ARGS...: gpulint ARGS... runs helm WANT times.
+helm_runs() {
+  local want=$1 name=$2 got=0
+  shift 2
+  rm -f "$tmp/helm-runs"
+  (cd "$src" && PATH=$tmp/counted:$tmp/kubectl "$gpulint" "$@" >/dev/null 2>&1) || true
+  [ ! -f "$tmp/helm-runs" ] || got=$(wc -l <"$tmp/helm-runs")
+  if [ "$got" -eq "$want" ]; then
+    echo "ok: $name"
+  else
+    echo "FAIL: $name: helm ran $got times, not $want" >&2
+    failures=$((failures + 1))
+  fi
+}
+helm_runs 1 "a chart with nothing to say is rendered once" check -f "$chart/values-limited.yaml" "$chart"
+helm_runs 2 "a chart with a finding is rendered again to place it" check "$chart"
+helm_runs 2 "JUnit places every object: rendered again" \
+  check --format junit -f "$chart/values-limited.yaml" "$chart"
+
 expect "files of a chart, as pre-commit passes them, render it once" 0 "$finding
 gpulint: 0 errors, 1 warning in 2 objects (1 file); policy: built-in" \
   "$both" check "$chart/templates/deployment.yaml" "$chart/templates/service.yaml" \

@@ -36,17 +36,14 @@ std::string_view ClaimKind(const Value& object) {
   return kind == "ResourceClaim" || kind == "ResourceClaimTemplate" ? kind : std::string_view();
 }
 
-bool Contains(const std::vector<std::string>& list, std::string_view key) {
-  return std::find(list.begin(), list.end(), key) != list.end();
-}
-
 }  // namespace
 
 bool IsGpuRequest(const DeviceRequest& request, const std::vector<std::string>& gpu_classes) {
-  if (Contains(gpu_classes, request.device_class)) return true;
-  for (const std::string& other : request.other_classes)
-    if (Contains(gpu_classes, other)) return true;
-  return false;
+  auto gpu = [&](std::string_view c) {
+    return std::find(gpu_classes.begin(), gpu_classes.end(), c) != gpu_classes.end();
+  };
+  return gpu(request.device_class) ||
+         std::any_of(request.other_classes.begin(), request.other_classes.end(), gpu);
 }
 
 std::vector<DeviceRequestAt> ClaimRequests(const Value& object, bool* is_claim) {

@@ -302,6 +302,7 @@ class CheckRun {
   bool CheckFile(const InputFile& input, const PolicySetup& setup, FileSink& out, size_t* documents,
                  Error* error) const {
     const Policy& policy = *setup.policy;
+    const bool places_every_object = writer_->PlacesEveryObject();
     DeviceClaims claims;  // DRA claims and templates seen so far in this file
     SourceSink sink = [&](Document&& doc, const RenderedDocument* rendered) {
       if (doc.ok && doc.root.is_null()) return true;  // empty, e.g. a trailing "---"
@@ -331,7 +332,7 @@ class CheckRun {
             Evaluate(object, file, policy, setup.inventory, &claims, &coverage);
         std::string object_file = file;
         Mark object_mark = object.mark();
-        if (rendered) {
+        if (rendered && (!findings.empty() || places_every_object)) {
           std::string unused;
           rendered->Place(&object_file, &object_mark, &unused);
         }

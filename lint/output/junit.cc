@@ -114,6 +114,8 @@ class JunitWriter : public BufferedWriter {
     cases_.push_back(TestCase{TestCaseName(object, mark), file, mark.line, {}, {}, {}});
   }
 
+  bool PlacesEveryObject() const override { return true; }
+
   void Add(const Finding& f) override {
     if (cases_.empty()) BeginObject(f.object, f.file, f.mark);
     TestCase& c = cases_.back();

@@ -59,6 +59,11 @@ class FindingWriter {
   // An object is evaluated, or a document could not be read (`object` empty);
   // its findings follow (JUnit: a testcase per object).
   virtual void BeginObject(const ObjectRef& object, const std::string& file, Mark mark) {}
+  // Whether BeginObject's file and mark are used for an object with no
+  // finding too (JUnit's testcases). When not, a chart's objects without
+  // findings are not placed on their template lines, which takes helm a
+  // second render (lint/input/render.h).
+  virtual bool PlacesEveryObject() const { return false; }
   virtual void Add(const Finding& finding) = 0;
   // An input error: a file that cannot be read, a chart that does not
   // render, a policy that does not load. The run exits 2 and the document
