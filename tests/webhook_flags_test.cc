@@ -59,6 +59,15 @@ TEST_CASE("webhook flags: what is left out keeps its default", "[webhook][flags]
   CHECK_FALSE(r.flags.advertise_vram);
 }
 
+TEST_CASE("webhook flags: --version needs no other flag, as --help", "[webhook][flags]") {
+  Result r = Parse({"--version"});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK(r.flags.version);
+  CHECK_FALSE(r.flags.help);
+  CHECK_FALSE(Parse({"--cert", "c", "--key", "k"}).flags.version);
+}
+
 TEST_CASE("webhook flags: --help wins over everything after it", "[webhook][flags]") {
   for (const char* help : {"--help", "-h"}) {
     Result r = Parse({"--workers", "0", help, "--bogus", "stray"});

@@ -18,7 +18,7 @@ const std::vector<OptionSpec>& Specs() {
       {"--client-ca", "", true},   {"--policy", "", true},         {"--nodes", "", true},
       {"--kubeconfig", "", true},  {"--workers", "", true},        {"--drain-seconds", "", true},
       {"--in-cluster", "", false}, {"--advertise-vram", "", false}, {"--register", "", true},
-      {"--ca-bundle", "", true},
+      {"--ca-bundle", "", true},   {"--version", "", false},
   };
   return kSpecs;
 }
@@ -80,7 +80,8 @@ bool ParseWebhookFlags(const std::vector<std::string>& args, WebhookFlags* f,
   ParsedArgs parsed;
   if (!ParseArgs(args, kProgram, Specs(), false, ClosestWord, &parsed, error)) return false;
   f->help = parsed.help;
-  if (f->help) return true;
+  f->version = parsed.Has("--version");
+  if (f->help || f->version) return true;
   if (!parsed.positional.empty()) {
     *error = "unexpected argument '" + parsed.positional.front() +
              "' (gpulint-webhook takes only flags; see 'gpulint-webhook --help')";

@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "common/version.h"
 #include "kube/kubeconfig.h"
 #include "webhook/flags.h"
 #include "webhook/kube/node_watch.h"
@@ -79,6 +80,7 @@ Flags:
                       (default: one per CPU this process may run on)
   --drain-seconds N   after SIGTERM, serve N more seconds with /readyz at 503
                       before closing the listener (default 5)
+  --version           the version and the git commit it was built from
   --help              this text
 
 Try it by hand:
@@ -181,6 +183,10 @@ int main(int argc, char** argv) {
   }
   if (flags.help) {
     std::fputs(gpulint::kHelp, stdout);
+    return 0;
+  }
+  if (flags.version) {
+    std::printf("%s\n", gpulint::VersionLine("gpulint-webhook").c_str());
     return 0;
   }
   return gpulint::Run(std::move(flags));
