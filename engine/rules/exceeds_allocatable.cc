@@ -150,7 +150,7 @@ extern const Rule kExceedsAllocatableRule = {
      "reservation.",
      "Lower the request or limit below the available figure shown, or target a larger node class. "
      "Remember 500Gi is 536.9 GB: sizing in G instead of Gi frees 7%.",
-     RuleExample("exceeds-allocatable"), kWholeGpus},
+     RuleExample("exceeds-allocatable"), kWholeGpus, /*no_fix=*/nullptr, /*needs_nodes=*/true},
     Check,
 };
 

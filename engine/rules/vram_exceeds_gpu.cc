@@ -188,7 +188,7 @@ extern const Rule kVramExceedsGpuRule = {
      "Whole GPUs: the policy's gpuResources (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 and "
      "gpu.intel.com/xe by default), and the devices of a DRA claim of a GPU device class, whose "
      "memory the claim asks through capacity.requests.memory. A MIG slice or a sharing plugin's "
-     "share is GPU use, but not a whole GPU."},
+     "share is GPU use, but not a whole GPU.", /*no_fix=*/nullptr, /*needs_nodes=*/true},
     Check,
 };
 
