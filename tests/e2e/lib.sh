@@ -373,6 +373,16 @@ set_policy() {
 
 policy_reloaded_after() { (($(grep -c '"msg":"policy loaded"' "$WEBHOOK_LOG" || true) > $1)); }
 
+# restore_policy: the default policy back in the webhook's volume (a
+# scenario's at_exit after set_policy), waiting until it is loaded.
+restore_policy() {
+  local loaded
+  cmp -s "$DEFAULT_POLICY" "$POLICY_FILE" && return 0
+  loaded=$(grep -c '"msg":"policy loaded"' "$WEBHOOK_LOG" || true)
+  cp "$DEFAULT_POLICY" "$POLICY_FILE.new" && mv -f "$POLICY_FILE.new" "$POLICY_FILE"
+  wait_for 15 "the default policy reloaded" policy_reloaded_after "$loaded"
+}
+
 # registration_for_loopback FILE: the configurations of FILE (the chart's
 # registration ConfigMap) as JSON, each clientConfig.service replaced by this
 # webhook's URL on loopback with the service's path.
