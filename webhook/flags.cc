@@ -18,7 +18,8 @@ const std::vector<OptionSpec>& Specs() {
       {"--client-ca", "", true},   {"--policy", "", true},         {"--nodes", "", true},
       {"--kubeconfig", "", true},  {"--workers", "", true},        {"--drain-seconds", "", true},
       {"--in-cluster", "", false}, {"--advertise-vram", "", false}, {"--register", "", true},
-      {"--ca-bundle", "", true},   {"--version", "", false},       {"--watch-stale-after", "", true},
+      {"--ca-bundle", "", true},   {"--version", "", false},
+      {"--watch-stale-after", "", true},
   };
   return kSpecs;
 }
