@@ -15,6 +15,7 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
 #include "common/flags.h"
 #include "common/http1.h"
@@ -44,8 +45,11 @@ HttpsClient::~HttpsClient() {
 
 std::string HttpsClient::Scrub(std::string text) const {
   if (secret_.empty()) return text;
-  for (size_t at; (at = text.find(secret_)) != std::string::npos;)
-    text.replace(at, secret_.size(), "<redacted>");
+  // Searched on past each replacement: a token found inside "<redacted>" (a
+  // token "t", say) would otherwise be replaced again without end.
+  static constexpr std::string_view kRedacted = "<redacted>";
+  for (size_t at = 0; (at = text.find(secret_, at)) != std::string::npos; at += kRedacted.size())
+    text.replace(at, secret_.size(), kRedacted);
   return text;
 }
 

@@ -179,5 +179,25 @@ TEST_CASE("a server that echoes the token does not put it in a message", "[kube]
   CHECK(res.Describe().find("test-token") == std::string::npos);
 }
 
+TEST_CASE("a token that is part of <redacted> is redacted once, and the read ends", "[kube]") {
+  // A kubeconfig's token "t" (or "red", "act"): each replacement holds the
+  // token again, so the scrub searches on past what it wrote.
+  FakeKubeApi api;
+  api.server().Get("/echo", [](const httplib::Request& req, httplib::Response& res) {
+    res.status = 401;
+    res.set_content("{\"message\":\"" + req.get_header_value("Authorization") + " at t\"}",
+                    "application/json");
+  });
+  api.Listen();
+  KubeEndpoint ep = api.Endpoint();
+  ep.token = "t";
+  std::string error;
+  auto client = MakeKubeClient(ep, &error);
+  REQUIRE(client);
+  KubeResponse res = Get(*client, "/echo", 4096);
+  CHECK(res.status == 401);
+  CHECK(res.body == "{\"message\":\"Bearer <redacted> a<redacted> <redacted>\"}");
+}
+
 }  // namespace
 }  // namespace gpulint
