@@ -178,7 +178,7 @@ grep -qF '"allowed":false' <<<"$answer" && grep -qF gpu-request-limit-mismatch <
 # is in none of it, so the connection is refused as unverified, not for a
 # bundle it cannot read.
 printf '%s\n' 'apiVersion: v1' 'kind: Config' 'current-context: c' \
-  "clusters: [{name: c, cluster: {server: \"$url\"}}]" 'users: [{name: u, user: {token: t}}]' \
+  "clusters: [{name: c, cluster: {server: \"$url\"}}]" 'users: [{name: u, user: {token: image-test-token}}]' \
   'contexts: [{name: c, context: {cluster: c, user: u}}]' >"$root/tmp/kubeconfig"
 chmod 0644 "$root/tmp/kubeconfig"
 audit=$(env -i "${image_env[@]}" "${enter[@]}" gpulint audit --kubeconfig /tmp/kubeconfig 2>&1 || true)

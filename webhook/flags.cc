@@ -19,6 +19,7 @@ const std::vector<OptionSpec>& Specs() {
       {"--kubeconfig", "", true},  {"--workers", "", true},        {"--drain-seconds", "", true},
       {"--in-cluster", "", false}, {"--advertise-vram", "", false}, {"--register", "", true},
       {"--ca-bundle", "", true},   {"--version", "", false},
+      {"--watch-stale-after", "", true},
   };
   return kSpecs;
 }
@@ -59,6 +60,16 @@ bool ReadValues(const ParsedArgs& args, WebhookFlags* f, std::string* error) {
       return false;
     }
     f->server.drain = std::chrono::seconds(n);
+  }
+  if (args.Has("--watch-stale-after")) {
+    std::string value = args.Get("--watch-stale-after");
+    std::chrono::milliseconds d{};
+    if (!ParseDuration(value, &d) || d < std::chrono::seconds(1)) {
+      *error = "--watch-stale-after " + value +
+               ": expected a duration of at least 1s, such as 90s, 3m or 1h";
+      return false;
+    }
+    f->server.watch_stale_after = d;
   }
   f->server.tls.cert = args.Get("--cert");
   f->server.tls.key = args.Get("--key");

@@ -193,7 +193,7 @@ bool ApplyPolicyReports(const KubeEndpoint& endpoint, const ReportScope& scope,
       if (!meta) return;
       std::string ns(meta->StringAt("namespace"));
       std::string name(meta->StringAt("name"));
-      // Its own name and label only: another tool's report is none of its business.
+      // Its own name and label: the chart's role may delete no other report.
       if (name == kPolicyReportName && !written.count(ns)) stale.emplace_back(ns, name);
     });
     if (!listed.ok) {

@@ -5,9 +5,11 @@
 // their successor, openreports.io/v1alpha1 Reports and ClusterReports (Kyverno
 // 1.15 and later). Both hold the same results. Each run applies them by
 // server-side apply under fixed names and deletes the reports of earlier runs
-// it did not write again (found by their label), so they always say what the
-// last run saw. An audit of one namespace writes and deletes only that
-// namespace's report. Internal to lint/.
+// it did not write again (found by their label and name), so they always say
+// what the last run saw. An audit of one namespace writes and deletes only
+// that namespace's report. It touches no report of another name: the chart's
+// ClusterRole grants it those names alone, and its admission policy those
+// labelled as its own. Internal to lint/.
 #ifndef GPULINT_LINT_CLI_AUDIT_POLICY_REPORT_H_
 #define GPULINT_LINT_CLI_AUDIT_POLICY_REPORT_H_
 

@@ -60,8 +60,8 @@ TEST_CASE("the audit CronJob runs gpulint audit with the webhook's policy", "[ch
   const json& c = Container(r);
   CHECK(c["command"] == json::array({"gpulint"}));
   CHECK(c["args"] == json::parse(R"(["audit", "--policy=/etc/gpulint/policy/policy.yaml",
-      "--format=text", "--page-size=500", "--fail-on=none", "--policy-report",
-      "--report-format=wgpolicyk8s"])"));
+      "--format=text", "--page-size=500", "--fail-on=none", "--timeout=25m",
+      "--request-timeout=60s", "--policy-report", "--report-format=wgpolicyk8s"])"));
   CHECK(At(pod, "/volumes/0/configMap/name") == std::string(kRelease) + "-policy");
   CHECK(At(c, "/securityContext/readOnlyRootFilesystem") == true);
   // Its pods are no endpoints of the webhook's Service, nor counted by its
@@ -88,6 +88,11 @@ TEST_CASE("the audit writes OpenReports with audit.reportFormat, and may write o
   CHECK(Verbs(r, "openreports.io", "clusterreports") == V{"create", "delete", "list", "patch"});
   CHECK(Verbs(r, "wgpolicyk8s.io", "policyreports").empty());
   CHECK(Verbs(RenderAudit(), "openreports.io", "reports").empty());
+  // Written and deleted by their one name, as the wgpolicyk8s.io reports.
+  for (const json& rule : At(*FindObject(r, "ClusterRole", kAudit), "/rules")) {
+    if (!Contains(rule["apiGroups"], "openreports.io") || Contains(rule["verbs"], "list")) continue;
+    CHECK(rule["resourceNames"] == json::array({"gpulint-audit"}));
+  }
 }
 
 TEST_CASE("the audit's ClusterRole: list what it reads, and write only its reports",

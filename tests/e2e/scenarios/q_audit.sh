@@ -247,6 +247,7 @@ note "SARIF: $(jq '.runs[0].results | length' "$E2E_TMP/audit.sarif") results on
 # --- --policy-report: written, replaced, stale ones deleted ---------------------
 audit_json "$AUDITOR" --policy-report
 ((RC == 0)) || fail "audit --policy-report with the chart's ClusterRole: exit status $RC" "0" "$ERR"
+wg_found=$OUT
 kc get policyreports -A
 expect_ok "kubectl get policyreports -A"
 grep -Eq "^$NS +gpulint-audit +0 +[0-9]+ +[0-9]+ " <<<"$OUT" &&
@@ -268,6 +269,7 @@ k get clusterpolicyreport gpulint-audit -o json |
 # nothing on wgpolicyk8s.io.
 audit_json "$REPORTER" --policy-report --report-format openreports
 ((RC == 0)) || fail "audit --policy-report --report-format openreports with its role: exit status $RC" "0" "$ERR"
+open_found=$OUT
 grep -q '^kubectl gpulint: ClusterReport gpulint-audit written ([0-9]* results)$' <<<"$ERR" ||
   fail "the OpenReports run does not say it wrote the ClusterReport" "ClusterReport gpulint-audit written" "$ERR"
 kc get reports -A
@@ -276,20 +278,41 @@ grep -Eq "^$NS +gpulint-audit +0 +[0-9]+ +[0-9]+ " <<<"$OUT" &&
   grep -Eq '^e2e-q-other +gpulint-audit ' <<<"$OUT" ||
   fail "kubectl get reports -A does not show the reports" "gpulint-audit in $NS and e2e-q-other" "$OUT"
 note "OpenReports: $(grep gpulint-audit <<<"$OUT" | tr -s ' ' | paste -sd';')"
-# results_of KIND NAME [NAMESPACE]: its results without their timestamps, sorted.
+# Each report holds what its own run found in its namespace (the cluster-wide
+# one: the nodes and cluster-scoped objects), in both APIs. Compared with the
+# run's findings, not across the two runs: a node's status may change between
+# them (the VRAM advertiser retries), and so may a node's sums.
+# results_of KIND NAME [NAMESPACE]: its results' rule, message and object, sorted.
 results_of() {
-  k get "$1" "$2" ${3:+-n "$3"} -o json | jq -c '[.results[] | del(.timestamp)] | sort_by(.rule, .message)'
+  k get "$1" "$2" ${3:+-n "$3"} -o json |
+    jq -c '[.results[] | [.rule, .message, .resources[0].kind, .resources[0].name]] | sort'
+}
+# found_in RUN-JSON NAMESPACE: the same of the run's findings there.
+found_in() {
+  jq -c --arg ns "$2" '[.findings[] | select(.object.namespace == $ns)
+    | [.rule, .message, .object.kind, .object.name]] | sort' <<<"$1"
+}
+# holds WHAT FOUND REPORTED: fails when the report's results are not what was found.
+holds() {
+  [[ $2 != "[]" && $2 == "$3" ]] ||
+    fail "$1 does not hold its run's findings" "the same results" \
+      "$(diff <(jq . <<<"$2") <(jq . <<<"$3") | head -40)"
 }
 for ns in "$NS" e2e-q-other; do
-  [[ $(results_of reports.openreports.io gpulint-audit "$ns") == \
-    $(results_of policyreports.wgpolicyk8s.io gpulint-audit "$ns") ]] ||
-    fail "the Report of $ns does not hold the PolicyReport's results" "the same results" \
-      "$(results_of reports.openreports.io gpulint-audit "$ns" | cut -c1-1500)"
+  holds "the PolicyReport of $ns" "$(found_in "$wg_found" "$ns")" \
+    "$(results_of policyreports.wgpolicyk8s.io gpulint-audit "$ns")"
+  holds "the Report of $ns" "$(found_in "$open_found" "$ns")" \
+    "$(results_of reports.openreports.io gpulint-audit "$ns")"
 done
-[[ $(results_of clusterreports.openreports.io gpulint-audit) == \
-  $(results_of clusterpolicyreports.wgpolicyk8s.io gpulint-audit) ]] ||
-  fail "the ClusterReport does not hold the ClusterPolicyReport's results" "the same results" \
-    "$(results_of clusterreports.openreports.io gpulint-audit | cut -c1-1500)"
+holds "the ClusterPolicyReport" "$(found_in "$wg_found" "")" \
+  "$(results_of clusterpolicyreports.wgpolicyk8s.io gpulint-audit)"
+holds "the ClusterReport" "$(found_in "$open_found" "")" \
+  "$(results_of clusterreports.openreports.io gpulint-audit)"
+# And the same fields in each result, as the two APIs define them alike.
+fields_of() { k get "$1" gpulint-audit -n "$NS" -o json | jq -c '[.results[] | keys] | unique'; }
+[[ $(fields_of reports.openreports.io) == "$(fields_of policyreports.wgpolicyk8s.io)" ]] ||
+  fail "the Report's results have other fields than the PolicyReport's" "the same fields" \
+    "$(fields_of reports.openreports.io) vs $(fields_of policyreports.wgpolicyk8s.io)"
 k get report gpulint-audit -n "$NS" -o json |
   jq -e '.apiVersion == "openreports.io/v1alpha1" and .source == "gpulint"
     and .metadata.labels["app.kubernetes.io/managed-by"] == "gpulint"
