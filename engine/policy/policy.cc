@@ -103,6 +103,20 @@ bool Policy::ExemptObject(const Value& object) const {
   return metadata && ExemptNamespace(metadata->StringAt("namespace"));
 }
 
+bool Policy::UnifiedMemory(const NodeClass& node, std::string* why) const {
+  if (node.gpu.unified_memory) {
+    if (why) *why = "node class gpu.unifiedMemory";
+    return true;
+  }
+  for (std::string_view key : kUnifiedMemoryLabels) {
+    auto it = node.labels.find(std::string(key));
+    if (it == node.labels.end() || !unified_memory_gpus.Matches(it->second)) continue;
+    if (why) *why = std::string(key) + " " + it->second;
+    return true;
+  }
+  return false;
+}
+
 Quantity Policy::ReservedOn(const std::string& resource, const NodeClass& node) const {
   auto it = reserved.find(resource);
   if (it == reserved.end()) return Quantity();

@@ -147,6 +147,15 @@ constexpr Field kVramFields[] = {
         "annotation",
         "The annotation that asks for VRAM: <annotation> on the pod, "
         "<annotation>.<container> for one container, e.g. \"12Gi\"."),
+    QuantityField<&Policy::vram_model, &GpuMemoryModel::driver_reserved>(
+        "driverReservedPerGpu", QuantityBound::kNonNegative,
+        "What the driver reserves of each GPU's memory.total where the node does not say "
+        "(GPU Feature Discovery labels memory.total only; nvidia-smi's memory.reserved, read "
+        "by node-patch, replaces it). No pod gets it: the advertised VRAM leaves it out."),
+    QuantityField<&Policy::vram_model, &GpuMemoryModel::context>(
+        "contextPerGpu", QuantityBound::kNonNegative,
+        "What a process's CUDA context takes of each GPU it uses: the VRAM mutation requests "
+        "it on top of what a container declares, and vram-exceeds-gpu counts it."),
 };
 
 constexpr Field kReserveFields[] = {
@@ -222,6 +231,10 @@ constexpr Field kGpuFields[] = {
                             "How pods share a GPU: none (the default), time-slicing or mps."),
     Int<&GpuInfo::replicas>("replicas", 1, 1024,
                             "Slices per GPU. More than 1 needs time-slicing or mps."),
+    Bool<&GpuInfo::unified_memory>(
+        "unifiedMemory",
+        "The GPUs allocate from the node's own memory (Grace Hopper, GB10, MI300A), which no "
+        "memory cgroup counts: a GPU pod's declared VRAM counts against the node's memory."),
 };
 
 constexpr Field kNodeClassFields[] = {
@@ -306,6 +319,11 @@ constexpr Field kSpecFields[] = {
         "Headroom kept free on every node on top of kubelet's own, by resource (memory, cpu): "
         "fixed + percent of allocatable + perGpu × physical GPUs.",
         KeySet::kAny, "resource"),
+    PatternListField<&Policy::unified_memory_gpus>(
+        "unifiedMemoryGpus",
+        "RE2 patterns, matched anywhere in a node's GPU product label (nvidia.com/gpu.product, "
+        "amd.com/gpu.product-name), of GPUs whose memory is the node's own memory, which no "
+        "memory cgroup counts."),
     Section<Policy>("gpuNodes", kGpuNodeFields,
                     "How to tell, with no node inventory, that a pod can reach a GPU node."),
     Section<Policy>("otherGpuAssignments", kOtherGpuAssignmentFields,

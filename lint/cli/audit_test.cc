@@ -297,16 +297,16 @@ TEST_CASE("audit: a GPU node's VRAM not advertised, shared GPUs over-committed",
   const Finding* advertised = FindRule(plain.findings, "node-vram-not-advertised");
   REQUIRE(advertised);
   CHECK(advertised->message ==
-        "its 2 GPUs (Tesla-V100-SXM2-32GB) hold 68719476736 B = 68.7 GB = 64 GiB of VRAM, and it "
-        "does not advertise gpulint.io/vram while the policy's VRAM mutation is on: VRAM is not "
-        "scheduled on it");
+        "its 2 GPUs (Tesla-V100-SXM2-32GB) hold 67427631104 B = 67.4 GB = 62.8 GiB of VRAM for "
+        "pods, and it does not advertise gpulint.io/vram while the policy's VRAM mutation is on: "
+        "VRAM is not scheduled on it");
   CHECK(FindRule(shared.findings, "node-vram-not-advertised") == nullptr);
   const Finding* sharing = FindRule(shared.findings, "node-gpu-sharing");
   REQUIRE(sharing);
   CHECK(sharing->message ==
         "its pods declare 42949672960 B = 42.9 GB = 40 GiB of VRAM (a replica's share where they "
-        "declare none) on GPUs shared by time-slicing that hold 34359738368 B = 34.4 GB = 32 GiB: "
-        "8589934592 B = 8.6 GB = 8 GiB over");
+        "declare none) on GPUs shared by time-slicing that hold 33713815552 B = 33.7 GB = 31.4 GiB: "
+        "9235857408 B = 9.2 GB = 8.6 GiB over");
   CHECK(shared.usage.gpu_replicas == 2);
 }
 

@@ -17,10 +17,10 @@ bool NodeFault(int status) {
 
 }  // namespace
 
-VramAdvertiser::VramAdvertiser(KubeEndpoint endpoint, ResourceSource resource, LogSink log,
+VramAdvertiser::VramAdvertiser(KubeEndpoint endpoint, TargetSource target, LogSink log,
                                Metrics* metrics, Options options)
     : endpoint_(std::move(endpoint)),
-      resource_source_(std::move(resource)),
+      target_source_(std::move(target)),
       log_(std::move(log)),
       metrics_(metrics),
       options_(options) {}
@@ -30,10 +30,13 @@ VramAdvertiser::~VramAdvertiser() { Stop(); }
 void VramAdvertiser::Start() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    resource_ = resource_source_ ? resource_source_() : std::string();
+    target_ = target_source_ ? target_source_() : VramTarget{};
     Publish();
   }
-  LogLine("info", "advertising node VRAM").Add("resource", resource_).Emit(log_);
+  LogLine("info", "advertising node VRAM")
+      .Add("resource", target_.resource)
+      .Add("driver_reserved_per_gpu", target_.model.driver_reserved.Canonical())
+      .Emit(log_);
   loop_.Start([this] { Run(); });
 }
 
@@ -70,7 +73,7 @@ void VramAdvertiser::Listed(const std::set<std::string>& names) {
   Publish();
 }
 
-void VramAdvertiser::Plan(Node* node) { node->patch = VramPatch(node->facts, resource_); }
+void VramAdvertiser::Plan(Node* node) { node->patch = VramPatch(node->facts, target_); }
 
 void VramAdvertiser::Publish() {
   size_t advertised = 0, pending = 0, skipped = 0;
@@ -79,7 +82,7 @@ void VramAdvertiser::Publish() {
       ++skipped;
     else if (!node.patch.empty())
       ++pending;
-    else if (node.facts.vram && !resource_.empty())
+    else if (node.facts.Vram(target_.model) && !target_.resource.empty())
       ++advertised;
   }
   if (metrics_) metrics_->SetVramNodes(advertised, pending, skipped);
@@ -104,15 +107,22 @@ void VramAdvertiser::Run() {
 
 void VramAdvertiser::FollowPolicy() {
   // Asked outside mu_: the server takes its own lock to answer.
-  std::string resource = resource_source_ ? resource_source_() : std::string();
+  VramTarget target = target_source_ ? target_source_() : VramTarget{};
   std::lock_guard<std::mutex> lock(mu_);
-  if (resource == resource_) return;
+  if (target == target_) return;
   // The old resource stays on the nodes: it may be another tool's now.
-  LogLine("info", "advertising node VRAM under a new name")
-      .Add("resource", resource)
-      .Add("was", resource_)
-      .Emit(log_);
-  resource_ = resource;
+  if (target.resource != target_.resource)
+    LogLine("info", "advertising node VRAM under a new name")
+        .Add("resource", target.resource)
+        .Add("was", target_.resource)
+        .Emit(log_);
+  else
+    LogLine("info", "advertising node VRAM under a new driver reserve")
+        .Add("resource", target.resource)
+        .Add("driver_reserved_per_gpu", target.model.driver_reserved.Canonical())
+        .Add("was", target_.model.driver_reserved.Canonical())
+        .Emit(log_);
+  target_ = target;
   for (auto& [name, node] : nodes_) Plan(&node);
   Publish();
 }
@@ -130,7 +140,7 @@ bool VramAdvertiser::TakeDue(Work* work, Clock::time_point* wake) {
       *wake = std::min(*wake, node.not_before);
       continue;
     }
-    *work = Work{name, node.patch, node.facts.vram->Canonical(), resource_};
+    *work = Work{name, node.patch, node.facts.Vram(target_.model)->Canonical(), target_.resource};
     return true;
   }
   return false;
