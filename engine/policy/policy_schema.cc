@@ -226,7 +226,8 @@ constexpr Field kGpuFields[] = {
         "other."),
     QuantityField<&GpuInfo::vram_per_gpu>(
         "memoryPerGpu", QuantityBound::kPositive,
-        "VRAM per GPU: it sizes the VRAM mutation and the VRAM capacity patch."),
+        "VRAM per GPU, its memory.total (as GFD's nvidia.com/gpu.memory): less "
+        "vram.driverReservedPerGpu, it sizes the VRAM mutation and the VRAM capacity patch."),
     Enum<&GpuInfo::sharing>("sharing", kSharing,
                             "How pods share a GPU: none (the default), time-slicing or mps."),
     Int<&GpuInfo::replicas>("replicas", 1, 1024,

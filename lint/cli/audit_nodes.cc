@@ -106,25 +106,26 @@ std::string Pods(size_t n) { return std::to_string(n) + (n == 1 ? " pod" : " pod
 
 // The memory check for "requests" or "limits". On a unified-memory node the
 // GPU memory the pods declare is the node's memory too.
-void CheckMemory(const RuleInfo& rule, const char* what, Quantity sum, const NodeClass& node,
+void CheckMemory(const RuleInfo& rule, const char* what, const Quantity& sum, const NodeClass& node,
                  const NodeUsage& usage, const Policy& policy, std::vector<Finding>* out) {
   Quantity available = AvailableOn("memory", node, policy);
   std::string gpu_memory;
+  Quantity total = sum;
   if (!usage.gpu_memory.is_zero()) {
-    gpu_memory = " + " + Describe("memory", usage.gpu_memory, policy) +
-                 " of GPU memory they declare, which on this unified-memory GPU is the node's "
-                 "memory and no cgroup counts";
-    sum = Quantity::FromNano((sum + usage.gpu_memory).nano(), QuantityFormat::kBinarySI);
+    gpu_memory = " and " + Describe("memory", usage.gpu_memory, policy) +
+                 " of GPU memory they declare (on this unified-memory GPU the node's memory, "
+                 "which no cgroup counts)";
+    total = Quantity::FromNano((sum + usage.gpu_memory).nano(), QuantityFormat::kBinarySI);
   }
-  if (sum.sign() <= 0 || sum <= available) return;
+  if (total.sign() <= 0 || total <= available) return;
   auto alloc = node.allocatable.find("memory");
   Quantity allocatable = alloc == node.allocatable.end() ? Quantity() : alloc->second;
-  std::string percent = Percent(sum, allocatable);
+  std::string percent = Percent(total, allocatable);
   std::string message = std::string("memory ") + what + " of its " + Pods(usage.pods) + " " +
                         Describe("memory", sum, policy) + gpu_memory +
                         (percent.empty() ? "" : ", " + percent + " of allocatable,") + " > " +
                         AvailableArithmetic("memory", node, policy) + ": " +
-                        FormatBytes(sum - available) + " over";
+                        FormatBytes(total - available) + " over";
   if (std::string(what) == "limits" && usage.pods_without_memory_limit > 0)
     message += "; and " + Pods(usage.pods_without_memory_limit) + " with no memory limit at all";
   out->push_back(NodeFinding(rule, node, std::move(message), rule.severity));
