@@ -60,12 +60,15 @@ bool CountGpus(const ContainerInfo& c, const Policy& policy, int64_t* count) {
 // contexts included; a replica of a shared (MPS or time-sliced) GPU brings
 // its share, rounded down to a byte. Candidates whose GPUs (or replicas) are
 // fewer than the pod asks for cannot run it and do not count. Nothing when no
-// candidate has known VRAM.
+// candidate has known VRAM, or when one has unified memory: there a guess would
+// be taken from the node's memory, and would hide the missing declaration that
+// memory-limit-missing must see.
 std::optional<Quantity> VramFromNodes(const PodInfo& pod, const Policy& policy, int64_t gpus) {
   std::optional<Quantity> smallest;
   int64_t pod_gpus = pod.GpuCount(policy);
   for (const Candidate& candidate : pod.candidates) {
     const NodeClass* node = candidate.node;
+    if (node->has_gpu() && policy.UnifiedMemory(*node)) return std::nullopt;
     std::optional<Quantity> per_gpu = VramForPods(node->gpu, policy.vram_model);
     if (!node->has_gpu() || !per_gpu) continue;
     bool shared = node->gpu.sharing != GpuSharing::kNone && node->gpu.replicas > 1;

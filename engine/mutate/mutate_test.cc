@@ -193,6 +193,33 @@ TEST_CASE("VRAM from policy node classes: their unit system, shares rounded down
                  reserving, BuildInventory(reserving, {})) == VramPatch("46G"));
 }
 
+// On a unified-memory GPU the VRAM is the node's memory: a guess would take a
+// whole GPU's of it and hide the missing declaration (memory-limit-missing's
+// error); what the pod declares is still added.
+TEST_CASE("VRAM: nothing guessed toward a unified-memory GPU, a declaration still counts",
+          "[mutate][vram][nodes]") {
+  Policy policy = PolicyWith(R"(  nodeClasses:
+  - name: gh200
+    labels: {accel: gh200}
+    allocatable: {nvidia.com/gpu: 1, gpulint.io/vram: 97255Mi}
+    gpu: {count: 1, memoryPerGpu: 97871Mi, unifiedMemory: true}
+  - name: h200
+    labels: {accel: h200}
+    allocatable: {nvidia.com/gpu: 1, gpulint.io/vram: 143155Mi}
+    gpu: {count: 1, memoryPerGpu: 143771Mi}
+)");
+  Inventory inventory = BuildInventory(policy, {});
+  auto patch = [&](const std::string& placement, const std::string& annotations) {
+    return PatchFor(Yaml(GpuPod("{limits: {nvidia.com/gpu: 1}}", placement, annotations)), policy,
+                    inventory);
+  };
+  CHECK(patch("  nodeSelector: {accel: h200}\n", "") == VramPatch("143155Mi"));
+  CHECK(patch("  nodeSelector: {accel: gh200}\n", "") == "[]");
+  CHECK(patch("", "") == "[]");  // either: one of them is unified
+  CHECK(patch("  nodeSelector: {accel: gh200}\n", "{gpulint.io/vram: 64Gi}") ==
+        VramPatch("66157Mi"));  // 64Gi and a 621Mi context
+}
+
 std::string HeadroomAnnotationOp(std::string_view recorded) {
   std::string escaped;
   for (char ch : recorded) escaped += ch == '"' ? std::string("\\\"") : std::string(1, ch);
