@@ -56,6 +56,7 @@ void VramAdvertiser::NodeSeen(const Value& object, const NodeClass* node, const 
   // Its backoff stays: a node that keeps failing must not be retried on
   // every update of its status.
   n.facts = std::move(facts);
+  n.seen = ++seen_;
   Plan(&n);
   Publish();
   loop_.Wake();
@@ -140,7 +141,8 @@ bool VramAdvertiser::TakeDue(Work* work, Clock::time_point* wake) {
       *wake = std::min(*wake, node.not_before);
       continue;
     }
-    *work = Work{name, node.patch, node.facts.Vram(target_.model)->Canonical(), target_.resource};
+    *work = Work{name, node.patch, node.facts.Vram(target_.model)->Canonical(), target_.resource,
+                 node.seen};
     return true;
   }
   return false;
@@ -174,10 +176,14 @@ void VramAdvertiser::Done(const Work& work, const KubeResponse& response) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = nodes_.find(work.name);
   Node* node = it == nodes_.end() ? nullptr : &it->second;
+  // The watch brought the node again while the patch was out: what it said is
+  // newer than what the patch wrote, and may be a node made again by that
+  // name, without the resource, which must be patched again.
+  bool current = node && node->seen == work.seen;
   if (response.ok()) {
     server_failures_ = 0;
-    if (node) {
-      node->failures = 0;
+    if (node) node->failures = 0;
+    if (current) {
       // What the status says now, until the watch brings the node back: a
       // policy reload plans from it.
       NodeVramFacts& f = node->facts;
@@ -203,7 +209,7 @@ void VramAdvertiser::Done(const Work& work, const KubeResponse& response) {
     retry = backoff.After(++node->failures);
     node->not_before = now + retry;
     // Gone: the watch says so, and tells of a node made again by that name.
-    if (response.status == 404 && node->patch == work.patch) node->patch.clear();
+    if (response.status == 404 && current) node->patch.clear();
   }
   if (!NodeFault(response.status)) {
     retry = backoff.After(++server_failures_);

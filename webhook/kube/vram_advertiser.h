@@ -78,9 +78,11 @@ class VramAdvertiser : public NodeObserver {
     std::string patch;  // owed; "" when the status already says the VRAM
     int failures = 0;   // in a row, for this node's backoff
     Clock::time_point not_before;
+    uint64_t seen = 0;  // which observation (seen_) the facts are
   };
   struct Work {
     std::string name, patch, value, resource;
+    uint64_t seen = 0;  // the node's observation the patch was planned from
   };
 
   void Run();
@@ -103,6 +105,7 @@ class VramAdvertiser : public NodeObserver {
   VramTarget target_;
   Clock::time_point paused_until_;  // after a failure of the API server's
   int server_failures_ = 0;
+  uint64_t seen_ = 0;  // observations of nodes, counted: which one a patch was planned from
 
   std::atomic<uint64_t> patches_{0};
   LoopControl loop_;  // last: stopped first
