@@ -167,8 +167,9 @@ constexpr Field kReserveFields[] = {
         "to three decimals."),
     QuantityField<&Reserve::per_gpu>(
         "perGpu", QuantityBound::kNonNegative,
-        "An amount kept free per physical GPU on the node: host memory the driver takes "
-        "outside every cgroup."),
+        "An amount kept free per physical GPU on the node: host memory outside every pod's "
+        "cgroup (on a discrete NVIDIA GPU the driver's own: about 120 MiB per CUDA context and "
+        "1.2% of what a process pins, measured on an H200)."),
 };
 
 constexpr Field kGpuNodeFields[] = {
