@@ -81,7 +81,7 @@ TEST_CASE("admission bodies 01, 03, 06, 10, 11, 18 get the documented patches",
   // 11: GPUs without memory: nothing, unless the nodes give the VRAM.
   CHECK(patch("11-cronjob-create-mutate.json") == "[]");
   CHECK(patch("11-cronjob-create-mutate.json", IncidentNodes()) ==
-        VramPatch("1536Mi", "/spec/jobTemplate/spec/template/spec/containers/0"));
+        VramPatch("1546020454", "/spec/jobTemplate/spec/template/spec/containers/0"));
   // 18: no name, no annotations map.
   CHECK(
       patch("18-pod-create-by-replicaset-controller-mutate-noname.json") ==

@@ -297,17 +297,18 @@ TEST_CASE("binary: fix - prints to stdout, and --write refuses stdin", "[cli][bi
 TEST_CASE("binary: node-patch reads nvidia-smi on stdin", "[cli][binary][node-patch]") {
   TempDir dir;
   Options options;
-  options.stdin_path = gpulint::testing::SourceDir() + "/testdata/nvidia-smi/a100-sxm4-80gb-x8.csv";
-  Result r = RunBinary(dir, {"node-patch", "--node", "dgx-1"}, options);
+  options.stdin_path =
+      gpulint::testing::SourceDir() + "/testdata/gpu/h200/query-index-name-total-reserved.csv";
+  Result r = RunBinary(dir, {"node-patch", "--node", "h200-0"}, options);
   CHECK(r.rc == 0);
-  CHECK(r.out == R"([{"op":"add","path":"/status/capacity/gpulint.io~1vram","value":"640Gi"}])"
+  CHECK(r.out == R"([{"op":"add","path":"/status/capacity/gpulint.io~1vram","value":"143155Mi"}])"
                  "\n");
-  CHECK(r.err.find("kubectl patch node dgx-1 --subresource=status --type=json -p '[") !=
+  CHECK(r.err.find("kubectl patch node h200-0 --subresource=status --type=json -p '[") !=
         std::string::npos);
   options.stdin_path = dir.Write("bad.csv", "0, NVIDIA A100-SXM4-80GB, 81920\nGPU 1\n");
   Result bad = RunBinary(dir, {"node-patch"}, options);
   CHECK(bad.rc == 2);
-  CHECK(bad.err.rfind("gpulint: error: <stdin>:2:1: expected 3 comma-separated fields", 0) == 0);
+  CHECK(bad.err.rfind("gpulint: error: <stdin>:2:1: expected 4 comma-separated fields", 0) == 0);
 }
 
 TEST_CASE("binary: quantity", "[cli][binary][quantity]") {

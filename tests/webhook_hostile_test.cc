@@ -228,7 +228,8 @@ TEST_CASE("webhook hostile: patches escape '/' and '~' and create missing maps",
   }
   CHECK(escaped);
   Json patched = pod.patch(ops);
-  CHECK(patched["spec"]["containers"][0]["resources"]["limits"]["gpulint.io/vram"] == "12Gi");
+  // 12Gi and a CUDA context.
+  CHECK(patched["spec"]["containers"][0]["resources"]["limits"]["gpulint.io/vram"] == "12909Mi");
   CHECK(patched["metadata"]["annotations"]["a~b/c"] == "x");
 
   // No annotations at all: one op adds the whole map.

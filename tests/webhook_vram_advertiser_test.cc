@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "engine/json/json_parser.h"
+#include "engine/policy/policy_test_support.h"
 #include "engine/yaml/loader.h"
 #include "tests/webhook_fake_node_api.h"
 #include "tests/webhook_test_support.h"
@@ -19,6 +20,7 @@ namespace gpulint::webhook_test {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using policy_testing::Q;
 
 Json GpuNode(const std::string& name, const std::string& count, const std::string& mib) {
   Json resources = {{"cpu", "96"}, {"memory", "1056Gi"}, {"nvidia.com/gpu", count}};
@@ -79,6 +81,7 @@ TEST_CASE("the VRAM patch: GPU count × VRAM per GPU, only where the status diff
     Json node;
     std::string resource;
     std::string patch;
+    GpuMemoryModel model = {};
   };
   const std::vector<Case> cases = {
       {"8 × A100 80 GB, nothing advertised yet", a100, "gpulint.io/vram",
@@ -109,39 +112,51 @@ TEST_CASE("the VRAM patch: GPU count × VRAM per GPU, only where the status diff
       {"a CPU node", CpuNode("cpu-0"), "gpulint.io/vram", ""},
       {"GPUs without a memory label", no_memory, "gpulint.io/vram", ""},
       {"no policy loaded yet", a100, "", ""},
+      // The default policy's model: memory.total less the driver's 616Mi,
+      // an H200's measured reserve (testdata/gpu/h200).
+      {"the driver's reserve left out", a100, "gpulint.io/vram",
+       "[" + Add("capacity", "650432Mi") + "," + Add("allocatable", "650432Mi") + "]",
+       GpuMemoryModel{Q("616Mi"), Q("621Mi")}},
+      {"advertised before the reserve was known", With(a100, "640Gi", "640Gi"), "gpulint.io/vram",
+       "[" + Add("capacity", "650432Mi") + "," + Add("allocatable", "650432Mi") + "]",
+       GpuMemoryModel{Q("616Mi"), Q("621Mi")}},
   };
   for (const Case& c : cases) {
     INFO(c.what);
-    CHECK(VramPatch(FactsOf(c.node), c.resource) == c.patch);
+    CHECK(VramPatch(FactsOf(c.node), VramTarget{c.resource, c.model}) == c.patch);
   }
 }
 
 TEST_CASE("a node whose labels do not read gets no patch, and says why", "[webhook][vram]") {
   NodeVramFacts facts = FactsOf(GpuNode("bad-0", "1", "abc"));
   CHECK(facts.name == "bad-0");
-  CHECK_FALSE(facts.vram);
+  CHECK_FALSE(facts.gpu);
   CHECK(facts.problem ==
         "api-server: metadata.labels[\"nvidia.com/gpu.memory\"]: expected a whole number of at "
         "least 1, got \"abc\"");
-  CHECK(VramPatch(facts, "gpulint.io/vram").empty());
+  CHECK(VramPatch(facts, VramTarget{"gpulint.io/vram", {}}).empty());
 }
 
 class PolicyResource {
  public:
-  VramAdvertiser::ResourceSource Source() {
+  VramAdvertiser::TargetSource Source() {
     return [this] {
       std::lock_guard<std::mutex> lock(mu_);
-      return resource_;
+      return target_;
     };
   }
   void Set(const std::string& resource) {
     std::lock_guard<std::mutex> lock(mu_);
-    resource_ = resource;
+    target_.resource = resource;
+  }
+  void SetReserve(const Quantity& reserved) {
+    std::lock_guard<std::mutex> lock(mu_);
+    target_.model.driver_reserved = reserved;
   }
 
  private:
   std::mutex mu_;
-  std::string resource_ = "gpulint.io/vram";
+  VramTarget target_{"gpulint.io/vram", {}};
 };
 
 // The names of the nodes a watch holds usable, in order.
@@ -173,11 +188,11 @@ class NodeNames : public NodeSink {
 // A node watch feeding an advertiser, as gpulint-webhook --advertise-vram runs them.
 class Advertising {
  public:
-  explicit Advertising(FakeNodeApi& fake, VramAdvertiser::ResourceSource resource = {})
+  explicit Advertising(FakeNodeApi& fake, VramAdvertiser::TargetSource target = {})
       : watcher_(fake.api().Endpoint(), &inventory_, log_.Sink(), &metrics_, WatchOptions()),
         advertiser_(
             fake.api().Endpoint(),
-            resource ? resource : [] { return std::string("gpulint.io/vram"); }, log_.Sink(),
+            target ? target : [] { return VramTarget{"gpulint.io/vram", {}}; }, log_.Sink(),
             &metrics_, AdvertiserOptions()) {
     watcher_.SetObserver(&advertiser_);
     advertiser_.Start();
@@ -365,6 +380,14 @@ TEST_CASE("the policy's vram resource is followed when the policy reloads", "[we
   Json capacity = fake.Node("a100-0")["status"]["capacity"];
   CHECK(capacity["example.com/vram"] == "640Gi");
   CHECK(capacity["gpulint.io/vram"] == "640Gi");  // not ours to remove any more
+
+  // A reload that changes what the driver reserves changes the value owed.
+  Settle();
+  policy.SetReserve(Q("616Mi"));
+  REQUIRE(Eventually([&] { return fake.patches().size() == 3 && run.Nodes("advertised") == "1"; }));
+  CHECK(fake.patches()[2].body == "[" + Add("capacity", "650432Mi", "example.com~1vram") + "," +
+                                      Add("allocatable", "650432Mi", "example.com~1vram") + "]");
+  CHECK(run.log().Messages("advertising node VRAM under a new driver reserve").size() == 1);
 }
 
 TEST_CASE("a relist forgets the nodes it no longer holds", "[webhook][vram]") {
@@ -377,7 +400,7 @@ TEST_CASE("a relist forgets the nodes it no longer holds", "[webhook][vram]") {
   LogCapture log;
   Metrics metrics;
   VramAdvertiser advertiser(
-      nowhere, [] { return std::string("gpulint.io/vram"); }, log.Sink(), &metrics,
+      nowhere, [] { return VramTarget{"gpulint.io/vram", {}}; }, log.Sink(), &metrics,
       VramAdvertiser::Options{});
   advertiser.Start();
   auto see = [&](const Json& node) {

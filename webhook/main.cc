@@ -105,9 +105,11 @@ Exit status: 0 after SIGTERM or SIGINT, 1 when it cannot serve, 2 on a usage
 error.
 )";
 
-// The policy's vram resource, or "" while no policy has loaded.
-std::string VramResourceOf(const Snapshot& snapshot) {
-  return snapshot.policy ? snapshot.policy->vram_resource : std::string();
+// The policy's vram resource and GPU memory model, or no resource while no
+// policy has loaded.
+VramTarget VramTargetOf(const Snapshot& snapshot) {
+  if (!snapshot.policy) return VramTarget{};
+  return VramTarget{snapshot.policy->vram_resource, snapshot.policy->vram_model};
 }
 
 int Run(WebhookFlags flags) {
@@ -141,7 +143,7 @@ int Run(WebhookFlags flags) {
     server.AddWatch(&watcher->sync());
     if (flags.advertise_vram) {
       advertiser = std::make_unique<VramAdvertiser>(
-          endpoint, [&server] { return VramResourceOf(server.CurrentSnapshot()); }, StderrLogSink,
+          endpoint, [&server] { return VramTargetOf(server.CurrentSnapshot()); }, StderrLogSink,
           &server.metrics(), VramAdvertiser::Options{});
       watcher->SetObserver(advertiser.get());
       advertiser->Start();

@@ -24,6 +24,7 @@ constexpr std::string_view kMemoryLabel = "nvidia.com/gpu.memory";  // MiB per G
 constexpr std::string_view kReplicasLabel = "nvidia.com/gpu.replicas";
 constexpr std::string_view kSharingLabel = "nvidia.com/gpu.sharing-strategy";
 constexpr std::string_view kMpsCapableLabel = "nvidia.com/mps.capable";
+constexpr std::string_view kMigStrategyLabel = "nvidia.com/mig.strategy";
 
 // A whole number as Go's strconv.ParseInt(s, 10, 64) reads it.
 bool ParseInt64(std::string_view s, int64_t* out) {
@@ -85,6 +86,10 @@ bool ReadGpuLabels(StrictDecoder& d, const Value& labels, const ResourceList& ca
                       *Label(*node, kMemoryLabel) + "\"");
   if (mib > 0) gpu.vram_per_gpu = Quantity::FromInt(mib * 1024 * 1024, QuantityFormat::kBinarySI);
   gpu.sharing = SharingOf(*node, gpu.replicas);
+  // GFD's single MIG strategy: every nvidia.com/gpu is a slice, and the
+  // product names its profile.
+  const std::string* strategy = Label(*node, kMigStrategyLabel);
+  gpu.mig_slice = strategy && *strategy == "single" && gpu.model.find("-MIG-") != std::string::npos;
   gpu.count = -1;
   if (!ReadNumberLabel(d, labels, *node, kCountLabel, 0, &gpu.count)) return false;
   if (gpu.count >= 0) return true;
@@ -179,14 +184,6 @@ bool NodeClassFromNode(const Value& node, const std::string& file, NodeClass* ou
   if (!ok) return false;
   *out = std::move(c);
   return true;
-}
-
-std::optional<Quantity> AdvertisedVram(const NodeClass& node) {
-  if (!node.has_gpu() || !node.gpu.vram_per_gpu) return std::nullopt;
-  int64_t bytes = 0;
-  if (__builtin_mul_overflow(node.gpu.count, node.gpu.vram_per_gpu->Value(), &bytes))
-    return std::nullopt;
-  return Quantity::FromInt(bytes, QuantityFormat::kBinarySI);
 }
 
 Placement PlacementOf(const Value& pod_spec) {

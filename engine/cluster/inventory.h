@@ -28,9 +28,20 @@ const char* GpuSharingName(GpuSharing s);  // "none", "time-slicing", "mps"
 struct GpuInfo {
   std::string model;                    // nvidia.com/gpu.product
   int64_t count = 0;                    // physical GPUs
-  std::optional<Quantity> vram_per_gpu; // bytes; from nvidia.com/gpu.memory (MiB)
+  std::optional<Quantity> vram_per_gpu; // bytes: memory.total; from nvidia.com/gpu.memory (MiB)
+  // What the driver reserves of each, measured (nvidia-smi's memory.reserved);
+  // GFD labels do not say, and the policy's figure stands in
+  // (engine/cluster/gpu_memory.h).
+  std::optional<Quantity> reserved_per_gpu;
   GpuSharing sharing = GpuSharing::kNone;
   int64_t replicas = 1;                 // nvidia.com/gpu.replicas: slices per GPU
+  // Each "GPU" is a MIG slice (GFD's single strategy: nvidia.com/gpu is the
+  // slice, its product "...-MIG-1g.5gb" and its memory the slice's).
+  bool mig_slice = false;
+  // A node class says its GPUs' memory is the node's own memory (Grace
+  // Hopper, GB10, MI300A); real nodes are recognised by the policy's
+  // unifiedMemoryGpus (Policy::UnifiedMemory).
+  bool unified_memory = false;
 };
 
 using ResourceList = std::map<std::string, Quantity>;
@@ -51,12 +62,6 @@ struct NodeClass {
 // count, VRAM per GPU and sharing; allocatable gives the rest. Returns false
 // with *error (positioned) when the object is not a usable Node.
 bool NodeClassFromNode(const Value& node, const std::string& file, NodeClass* out, Error* error);
-
-// The VRAM a node advertises as the policy's vram resource: GPU count × VRAM
-// per GPU, in bytes (binary SI). Shared GPUs (time-slicing, MPS) count once:
-// replicas are slices of the same memory, which the resource counts. Nullopt
-// when the node has no GPU or no VRAM per GPU, or when the product overflows.
-std::optional<Quantity> AdvertisedVram(const NodeClass& node);
 
 // Labels that tell one node from the next and say nothing of its shape:
 // kubelet's kubernetes.io/hostname, GPU Feature Discovery's timestamp, a cloud

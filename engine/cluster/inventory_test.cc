@@ -410,58 +410,5 @@ TEST_CASE("Candidates on the recorded nodes", "[inventory]") {
   CHECK(names("nodeName: a100-80g-0") == Names{"a100-80g-0"});
 }
 
-TEST_CASE("AdvertisedVram: GPU count × VRAM per GPU, shared GPUs counted once", "[inventory]") {
-  struct Case {
-    const char* what;
-    const char* node;
-    std::optional<Quantity> vram;
-  };
-  for (const Case& c : std::vector<Case>{
-           {"8 whole GPUs", R"(metadata: {name: node-a, labels: {nvidia.com/gpu.count: "8",
-  nvidia.com/gpu.memory: "81920"}})",
-            Q("640Gi")},
-           // Incident 2: one RTX 8000; the resource counts bytes of the card.
-           {"one 48 GiB card", R"(metadata: {name: node-a, labels: {nvidia.com/gpu.count: "1",
-  nvidia.com/gpu.memory: "49152"}})",
-            Q("48Gi")},
-           {"time-sliced: replicas share one card's memory",
-            R"(metadata: {name: node-a, labels: {nvidia.com/gpu.count: "1", nvidia.com/gpu.replicas: "4",
-  nvidia.com/gpu.sharing-strategy: time-slicing, nvidia.com/gpu.memory: "23034"}})",
-            Q("23034Mi")},
-           {"MPS, count from capacity / replicas",
-            R"(metadata: {name: node-a, labels: {nvidia.com/gpu.replicas: "10",
-  nvidia.com/gpu.sharing-strategy: mps, nvidia.com/gpu.memory: "15360"}}
-status: {capacity: {nvidia.com/gpu: "20"}})",
-            Q("30Gi")},
-           {"no memory label", R"(metadata: {name: node-a, labels: {nvidia.com/gpu.count: "2"}})",
-            std::nullopt},
-           {"no GPU", R"(metadata: {name: node-a, labels: {nvidia.com/gpu.memory: "16384"}})",
-            std::nullopt},
-           {"zero GPUs", R"(metadata: {name: node-a, labels: {nvidia.com/gpu.count: "0",
-  nvidia.com/gpu.memory: "16384"}})",
-            std::nullopt},
-           {"a product past int64", R"(metadata: {name: node-a, labels: {
-  nvidia.com/gpu.count: "9000000000", nvidia.com/gpu.memory: "8000000"}})",
-            std::nullopt},
-       }) {
-    INFO(c.what);
-    NodeClass n;
-    Error error;
-    bool read = NodeClassFromNode(Yaml(c.node), "n.yaml", &n, &error);
-    INFO(error.ToString());
-    REQUIRE(read);
-    std::optional<Quantity> vram = AdvertisedVram(n);
-    CHECK(vram.has_value() == c.vram.has_value());
-    if (vram && c.vram) {
-      CHECK(*vram == *c.vram);
-      CHECK(vram->format() == QuantityFormat::kBinarySI);
-    }
-  }
-  NodeClass a100;
-  a100.gpu.count = 8;
-  a100.gpu.vram_per_gpu = Q("80Gi");
-  CHECK(AdvertisedVram(a100)->Canonical() == "640Gi");
-}
-
 }  // namespace
 }  // namespace gpulint

@@ -48,8 +48,12 @@ std::string KeyOf(const NodeClass& shape, const NodeMember& member) {
   Append(&key, std::to_string(gpu.count));
   Append(&key, gpu.vram_per_gpu ? "v" : "-");
   if (gpu.vram_per_gpu) AppendQuantity(&key, *gpu.vram_per_gpu);
+  Append(&key, gpu.reserved_per_gpu ? "r" : "-");
+  if (gpu.reserved_per_gpu) AppendQuantity(&key, *gpu.reserved_per_gpu);
   Append(&key, GpuSharingName(gpu.sharing));
   Append(&key, std::to_string(gpu.replicas));
+  Append(&key, gpu.mig_slice ? "mig" : "-");
+  Append(&key, gpu.unified_memory ? "unified" : "-");
   return key;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "engine/base/path.h"
+#include "engine/cluster/gpu_memory.h"
 #include "engine/rules/hide_gpus.h"
 #include "engine/rules/rule_util.h"
 #include "engine/workload/headroom_record.h"
@@ -53,23 +54,28 @@ bool CountGpus(const ContainerInfo& c, const Policy& policy, int64_t* count) {
   return true;
 }
 
-// VRAM that `gpus` GPUs surely give on every candidate node able to hold the
-// pod: whole GPUs each bring their memory; a replica of a shared (MPS or
-// time-sliced) GPU brings its share, vram / replicas rounded down to a byte.
-// Candidates whose GPUs (or replicas) are fewer than the pod asks for cannot
-// run it and do not count. Nothing when no candidate has known VRAM.
+// VRAM that `gpus` GPUs surely give pods on every candidate node able to hold
+// the pod: whole GPUs each bring their VRAM for pods (memory.total less what
+// the driver reserves, engine/cluster/gpu_memory.h), their processes'
+// contexts included; a replica of a shared (MPS or time-sliced) GPU brings
+// its share, rounded down to a byte. Candidates whose GPUs (or replicas) are
+// fewer than the pod asks for cannot run it and do not count. Nothing when no
+// candidate has known VRAM, or when one has unified memory: there a guess would
+// be taken from the node's memory, and would hide the missing declaration that
+// memory-limit-missing must see.
 std::optional<Quantity> VramFromNodes(const PodInfo& pod, const Policy& policy, int64_t gpus) {
   std::optional<Quantity> smallest;
   int64_t pod_gpus = pod.GpuCount(policy);
   for (const Candidate& candidate : pod.candidates) {
     const NodeClass* node = candidate.node;
-    if (!node->has_gpu() || !node->gpu.vram_per_gpu) continue;
+    if (node->has_gpu() && policy.UnifiedMemory(*node)) return std::nullopt;
+    std::optional<Quantity> per_gpu = VramForPods(node->gpu, policy.vram_model);
+    if (!node->has_gpu() || !per_gpu) continue;
     bool shared = node->gpu.sharing != GpuSharing::kNone && node->gpu.replicas > 1;
     int64_t slices = shared ? node->gpu.replicas : 1;
     if (pod_gpus > node->gpu.count * slices) continue;
     // In the unit system the node's VRAM is given in (GFD labels: MiB, binary).
-    const Quantity& per_gpu = *node->gpu.vram_per_gpu;
-    Quantity per_slice = Quantity::FromInt(per_gpu.Value() / slices, per_gpu.format());
+    Quantity per_slice = Quantity::FromInt(per_gpu->Value() / slices, per_gpu->format());
     Quantity vram = per_slice * gpus;
     if (!smallest || vram < *smallest) smallest = vram;
   }
@@ -94,13 +100,20 @@ bool VramAdvertised(const PodInfo& pod, const Policy& policy, Quantity* most) {
 }
 
 // The VRAM to add to a container, or nothing: what its annotations declare
-// (AnnotatedVram; an invalid one stops there, as a guess would hide the typo),
-// else, for a GPU container, the candidate nodes.
+// (AnnotatedVram; an invalid one stops there, as a guess would hide the typo)
+// plus a CUDA context per GPU, as the card will hold them; else, for a GPU
+// container, the candidate nodes. A MIG slice gets none: its memory is its
+// own (the hardware partitions it, and the device plugin hands each slice to
+// one container), so no other pod can take it, and vram-exceeds-gpu judges
+// the declaration against it.
 std::optional<Quantity> VramFor(const PodInfo& pod, const ContainerInfo& c, const Policy& policy,
                                 int64_t gpus) {
   if (c.Request(policy.vram_resource) || c.Limit(policy.vram_resource)) return std::nullopt;
-  if (std::optional<VramAnnotation> declared = AnnotatedVram(pod, c, policy, gpus))
-    return declared->valid ? std::optional<Quantity>(declared->quantity) : std::nullopt;
+  if (!MigSlicesOf(c).empty()) return std::nullopt;
+  if (std::optional<VramAnnotation> declared = AnnotatedVram(pod, c, policy, gpus)) {
+    if (!declared->valid) return std::nullopt;
+    return declared->quantity + policy.vram_model.context * gpus;
+  }
   if (gpus <= 0) return std::nullopt;
   return VramFromNodes(pod, policy, gpus);
 }

@@ -19,9 +19,13 @@ namespace gpulint {
 
 // The mutations the policy enables, for one object (not a List):
 //  - VRAM: every GPU container gets the policy's VRAM resource (bytes,
-//    requests = limits) from the container or pod annotation, else GPU count ×
-//    VRAM per GPU of its candidate node classes, else the per-replica share on
-//    shared GPUs.
+//    requests = limits) from the container or pod annotation plus a CUDA
+//    context per GPU (vram.contextPerGpu), else GPU count × what a GPU of its
+//    candidate nodes gives pods (memory.total less the driver's reserve,
+//    engine/cluster/gpu_memory.h), else the per-replica share on shared GPUs.
+//    MIG slices get none: a slice's memory is its own. Nothing is guessed
+//    toward a unified-memory GPU, whose VRAM is the node's memory: a guess
+//    would hide the missing declaration memory-limit-missing denies.
 //  - Headroom: GPU containers' memory request (and limit, where set) grows by the
 //    per-GPU headroom; an annotation records it so a second pass adds nothing.
 //  - Hide GPUs: containers with no GPU limit and no DRA claim (whose devices

@@ -12,7 +12,7 @@ namespace gpulint {
 namespace {
 
 using namespace mutate_testing;  // NOLINT: test helpers
-TEST_CASE("VRAM: the container's annotation, else the pod's, canonical in both lists",
+TEST_CASE("VRAM: the container's annotation, else the pod's, with a CUDA context per GPU",
           "[mutate][vram]") {
   std::string pod = R"(apiVersion: v1
 kind: Pod
@@ -29,10 +29,11 @@ spec:
     resources: {limits: {nvidia.com/gpu: 2}, requests: {nvidia.com/gpu: 2}}
 )";
   std::string expected =
-      R"([{"op":"add","path":"/spec/containers/0/resources/requests","value":{"gpulint.io/vram":"12G"}},)"
-      R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12G"},)"
-      R"({"op":"add","path":"/spec/containers/1/resources/requests/gpulint.io~1vram","value":"20Gi"},)"
-      R"({"op":"add","path":"/spec/containers/1/resources/limits/gpulint.io~1vram","value":"20Gi"}])";
+      // 12G and one 621Mi context (vram.contextPerGpu); 20Gi and two.
+      R"([{"op":"add","path":"/spec/containers/0/resources/requests","value":{"gpulint.io/vram":"12651165696"}},)"
+      R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12651165696"},)"
+      R"({"op":"add","path":"/spec/containers/1/resources/requests/gpulint.io~1vram","value":"21722Mi"},)"
+      R"({"op":"add","path":"/spec/containers/1/resources/limits/gpulint.io~1vram","value":"21722Mi"}])";
   // VRAM is requested only where nodes advertise it (testdata/nodes/incidents.yaml
   // does): with no node inventory the request could leave the pod Pending.
   CHECK(PatchFor(pod) == "[]");
@@ -70,7 +71,7 @@ TEST_CASE("VRAM: only toward nodes that advertise it", "[mutate][vram][nodes]") 
     if (n.name == "rtx8000-node") n.allocatable.erase("gpulint.io/vram");
   Inventory unadvertised = BuildInventory(DefaultPolicy(), nodes);
   std::string rtx = GpuPod("{limits: {nvidia.com/gpu: 1}}", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n");
-  CHECK(PatchFor(rtx, IncidentNodes()) == VramPatch("48Gi"));
+  CHECK(PatchFor(rtx, IncidentNodes()) == VramPatch("48536Mi"));
   CHECK(PatchFor(rtx, unadvertised) == "[]");
   // More than any candidate advertises: vram-exceeds-gpu denies it; the
   // mutation does not make it unschedulable on top.
@@ -105,6 +106,9 @@ spec:
   CHECK(PatchFor(two, IncidentNodes()).find("vram") == std::string::npos);
 }
 
+// Each GPU gives pods its memory.total less the 616Mi the driver reserves
+// (vram.driverReservedPerGpu): 32152Mi of a V100's 32Gi, 48536Mi of the RTX
+// 8000's 48Gi, 14744Mi of a T4's 15Gi.
 TEST_CASE("VRAM from the node inventory: the smallest candidate that can hold the pod",
           "[mutate][vram][nodes]") {
   const std::string tolerate =
@@ -116,29 +120,30 @@ TEST_CASE("VRAM from the node inventory: the smallest candidate that can hold th
     std::string vram;  // "" for no patch
   };
   const std::vector<Case> cases = {
-      {"V100 only: 2 × 32Gi", "  nodeSelector: {gpus: \"true\"}\n" + tolerate, 2, "64Gi"},
-      {"V100 only: 4 × 32Gi", "  nodeSelector: {gpus: \"true\"}\n" + tolerate, 4, "128Gi"},
-      {"RTX 8000: 48Gi", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n", 1, "48Gi"},
-      {"MPS: one replica is 15360Mi / 10", "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n",
-       1, "1536Mi"},
-      {"MPS: 3 replicas", "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 3, "4608Mi"},
-      {"MPS: all 10 replicas are the whole card",
-       "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 10, "15Gi"},
+      {"V100 only: 2 × 32152Mi", "  nodeSelector: {gpus: \"true\"}\n" + tolerate, 2, "64304Mi"},
+      {"V100 only: 4 × 32152Mi", "  nodeSelector: {gpus: \"true\"}\n" + tolerate, 4, "128608Mi"},
+      {"RTX 8000: 48536Mi", "  nodeSelector: {nvidia.com/gpu.product: Quadro-RTX-8000}\n", 1,
+       "48536Mi"},
+      {"MPS: one replica is 14744Mi / 10, rounded down to a byte",
+       "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 1, "1546020454"},
+      {"MPS: 3 replicas", "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 3, "4638061362"},
+      {"MPS: all 10 replicas are the whole card, but for the rounding",
+       "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 10, "15460204540"},
       {"MPS: 11 replicas fit no node", "  nodeSelector: {nvidia.com/mps.capable: \"true\"}\n", 11,
        ""},
-      {"no placement: RTX 8000 or an MPS replica, the smaller", "", 1, "1536Mi"},
+      {"no placement: RTX 8000 or an MPS replica, the smaller", "", 1, "1546020454"},
       {"V100 or T4, 2 GPUs: the single-GPU T4 cannot hold it",
        "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
        "{nodeSelectorTerms: [{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, "
        "values: [Tesla-V100-SXM2-32GB, Tesla-T4]}]}]}}}\n" +
            tolerate,
-       2, "64Gi"},
-      {"V100 or T4, 1 GPU: the T4's 15Gi",
+       2, "64304Mi"},
+      {"V100 or T4, 1 GPU: the T4's 14744Mi",
        "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
        "{nodeSelectorTerms: [{matchExpressions: [{key: nvidia.com/gpu.product, operator: In, "
        "values: [Tesla-V100-SXM2-32GB, Tesla-T4]}]}]}}}\n" +
            tolerate,
-       1, "15Gi"},
+       1, "14744Mi"},
       {"CPU nodes only", "  nodeSelector: {node-role: cpu}\n", 1, ""},
   };
   for (const Case& c : cases) {
@@ -152,7 +157,9 @@ TEST_CASE("VRAM from the node inventory: the smallest candidate that can hold th
 
 TEST_CASE("VRAM from policy node classes: their unit system, shares rounded down to a byte",
           "[mutate][vram][nodes]") {
-  Policy policy = PolicyWith(R"(  nodeClasses:
+  // With no driver reserve, to keep to the units; the reserve below.
+  Policy policy = PolicyWith(R"(  vram: {driverReservedPerGpu: "0"}
+  nodeClasses:
   - name: l4-2x
     labels: {accel: l4}
     allocatable: {nvidia.com/gpu: 2, gpulint.io/vram: 48G}
@@ -174,6 +181,43 @@ TEST_CASE("VRAM from policy node classes: their unit system, shares rounded down
   CHECK(patch("small", 1) == VramPatch("666666666"));
   CHECK(patch("small", 2) == VramPatch("1333333332"));
   CHECK(patch("small", 4) == "[]");
+  // A reserve in decimal units keeps the class's decimal units: 2 × (24G - 1G).
+  Policy reserving = PolicyWith(R"(  vram: {driverReservedPerGpu: 1G}
+  nodeClasses:
+  - name: l4-2x
+    labels: {accel: l4}
+    allocatable: {nvidia.com/gpu: 2, gpulint.io/vram: 46G}
+    gpu: {count: 2, memoryPerGpu: 24G}
+)");
+  CHECK(PatchFor(Yaml(GpuPod("{limits: {nvidia.com/gpu: 2}}", "  nodeSelector: {accel: l4}\n")),
+                 reserving, BuildInventory(reserving, {})) == VramPatch("46G"));
+}
+
+// On a unified-memory GPU the VRAM is the node's memory: a guess would take a
+// whole GPU's of it and hide the missing declaration (memory-limit-missing's
+// error); what the pod declares is still added.
+TEST_CASE("VRAM: nothing guessed toward a unified-memory GPU, a declaration still counts",
+          "[mutate][vram][nodes]") {
+  Policy policy = PolicyWith(R"(  nodeClasses:
+  - name: gh200
+    labels: {accel: gh200}
+    allocatable: {nvidia.com/gpu: 1, gpulint.io/vram: 97255Mi}
+    gpu: {count: 1, memoryPerGpu: 97871Mi, unifiedMemory: true}
+  - name: h200
+    labels: {accel: h200}
+    allocatable: {nvidia.com/gpu: 1, gpulint.io/vram: 143155Mi}
+    gpu: {count: 1, memoryPerGpu: 143771Mi}
+)");
+  Inventory inventory = BuildInventory(policy, {});
+  auto patch = [&](const std::string& placement, const std::string& annotations) {
+    return PatchFor(Yaml(GpuPod("{limits: {nvidia.com/gpu: 1}}", placement, annotations)), policy,
+                    inventory);
+  };
+  CHECK(patch("  nodeSelector: {accel: h200}\n", "") == VramPatch("143155Mi"));
+  CHECK(patch("  nodeSelector: {accel: gh200}\n", "") == "[]");
+  CHECK(patch("", "") == "[]");  // either: one of them is unified
+  CHECK(patch("  nodeSelector: {accel: gh200}\n", "{gpulint.io/vram: 64Gi}") ==
+        VramPatch("66157Mi"));  // 64Gi and a 621Mi context
 }
 
 std::string HeadroomAnnotationOp(std::string_view recorded) {
@@ -337,8 +381,8 @@ spec:
   - {name: side, image: busybox}
 )";
   const std::string vram =
-      R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
-      R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)";
+      R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12909Mi"},)"
+      R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12909Mi"},)";
   const std::string headroom =
       R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"2Gi"},)"
       R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"2Gi"},)";
@@ -351,14 +395,15 @@ spec:
     if (!ops.empty()) ops.pop_back();
     return "[" + ops + "]";
   };
-  // With nodes that advertise VRAM (the annotation is requested only there).
+  // With nodes that advertise VRAM (the annotation is requested only there),
+  // 12Gi and a 621Mi CUDA context.
   // VRAM and headroom edits to one container's lists come in one group.
   CHECK(
       PatchFor(pod, IncidentNodes()) ==
       patch(
-          R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12909Mi"},)"
           R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"2Gi"},)"
-          R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12909Mi"},)"
           R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"2Gi"},)" +
           hide + recorded));
   CHECK(PatchFor(Yaml(pod), PolicyWith("  mutations: {vram: false}\n"), IncidentNodes()) ==
@@ -368,9 +413,9 @@ spec:
   CHECK(
       PatchFor(Yaml(pod), PolicyWith("  mutations: {hideGpus: false}\n"), IncidentNodes()) ==
       patch(
-          R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"add","path":"/spec/containers/0/resources/requests/gpulint.io~1vram","value":"12909Mi"},)"
           R"({"op":"replace","path":"/spec/containers/0/resources/requests/memory","value":"2Gi"},)"
-          R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12Gi"},)"
+          R"({"op":"add","path":"/spec/containers/0/resources/limits/gpulint.io~1vram","value":"12909Mi"},)"
           R"({"op":"replace","path":"/spec/containers/0/resources/limits/memory","value":"2Gi"},)" +
           recorded));
   CHECK(PatchFor(Yaml(pod),
@@ -422,14 +467,14 @@ spec:
   CHECK(
       PatchFor(job, IncidentNodes()) ==
       R"([{"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/requests",)"
-      R"("value":{"gpulint.io/vram":"1536Mi"}},)"
-      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"1536Mi"},)"
+      R"("value":{"gpulint.io/vram":"1546020454"}},)"
+      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"1546020454"},)"
       R"({"op":"replace","path":"/spec/pytorchReplicaSpecs/Master/template/spec/containers/0/resources/limits/memory","value":"9Gi"},)"
       R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Master/template/metadata",)"
       R"("value":{"annotations":{"gpulint.io/headroom-added":"{\"pytorch\":{\"added\":\"1Gi\",\"limits\":\"8Gi\"}}"}}},)"
       R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/requests",)"
-      R"("value":{"gpulint.io/vram":"30Gi"}},)"
-      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"30Gi"}])");
+      R"("value":{"gpulint.io/vram":"31962Mi"}},)"
+      R"({"op":"add","path":"/spec/pytorchReplicaSpecs/Worker/template/spec/containers/0/resources/limits/gpulint.io~1vram","value":"31962Mi"}])");
 
   std::string cron = R"(apiVersion: batch/v1
 kind: CronJob
@@ -445,7 +490,7 @@ spec:
 )";
   CHECK(PatchFor(cron) == "[]");
   CHECK(PatchFor(cron, IncidentNodes()) ==
-        VramPatch("1536Mi", "/spec/jobTemplate/spec/template/spec/containers/0"));
+        VramPatch("1546020454", "/spec/jobTemplate/spec/template/spec/containers/0"));
 }
 
 TEST_CASE("a key with / or ~ in a template path is escaped in the pointer", "[mutate][workloads]") {

@@ -52,7 +52,7 @@ NodeVramFacts ReadNodeVramFacts(const Value& object, const NodeClass* node, cons
     facts.resource_version = std::string(meta->StringAt("resourceVersion"));
   }
   if (node)
-    facts.vram = AdvertisedVram(*node);
+    facts.gpu = node->gpu;
   else
     facts.problem = error.ToString();
   const Value* status = object.Find("status");
@@ -64,12 +64,18 @@ NodeVramFacts ReadNodeVramFacts(const Value& object, const NodeClass* node, cons
   return facts;
 }
 
-std::string VramPatch(const NodeVramFacts& facts, const std::string& resource) {
-  if (!facts.vram || resource.empty()) return "";
-  bool capacity_right = Says(facts.capacity, resource, *facts.vram);
-  bool allocatable_right = Says(facts.allocatable, resource, *facts.vram);
+std::optional<Quantity> NodeVramFacts::Vram(const GpuMemoryModel& model) const {
+  return gpu ? AdvertisedVram(*gpu, model) : std::nullopt;
+}
+
+std::string VramPatch(const NodeVramFacts& facts, const VramTarget& target) {
+  const std::string& resource = target.resource;
+  std::optional<Quantity> vram = facts.Vram(target.model);
+  if (!vram || resource.empty()) return "";
+  bool capacity_right = Says(facts.capacity, resource, *vram);
+  bool allocatable_right = Says(facts.allocatable, resource, *vram);
   if (capacity_right && allocatable_right) return "";
-  Value value = Value::String(facts.vram->Canonical());
+  Value value = Value::String(vram->Canonical());
   std::vector<PatchOp> ops;
   bool whole_map = false;
   if (!facts.has_status) {
@@ -85,7 +91,7 @@ std::string VramPatch(const NodeVramFacts& facts, const std::string& resource) {
       if (right) continue;
       std::string path = std::string("/status/") + field;
       if (*list) {
-        ops.push_back(AddNodeVramOp(field, resource, *facts.vram));
+        ops.push_back(AddNodeVramOp(field, resource, *vram));
       } else {
         ops.push_back(PatchOp{"add", path, MapOf(resource, value)});
         whole_map = true;

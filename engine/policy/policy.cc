@@ -103,6 +103,20 @@ bool Policy::ExemptObject(const Value& object) const {
   return metadata && ExemptNamespace(metadata->StringAt("namespace"));
 }
 
+bool Policy::UnifiedMemory(const NodeClass& node, std::string* why) const {
+  if (node.gpu.unified_memory) {
+    if (why) *why = "node class gpu.unifiedMemory";
+    return true;
+  }
+  for (std::string_view key : kUnifiedMemoryLabels) {
+    auto it = node.labels.find(std::string(key));
+    if (it == node.labels.end() || !unified_memory_gpus.Matches(it->second)) continue;
+    if (why) *why = std::string(key) + " " + it->second;
+    return true;
+  }
+  return false;
+}
+
 bool Policy::WaiverHonoured(std::string_view ns, std::string_view rule, Severity severity) const {
   if (severity != Severity::kError || ns.empty()) return true;
   auto listed = [](const std::vector<std::string>& names, std::string_view name) {

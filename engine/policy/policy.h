@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/base/finding.h"
+#include "engine/cluster/gpu_memory.h"
 #include "engine/cluster/inventory.h"
 #include "engine/quantity/quantity.h"
 
@@ -116,6 +117,10 @@ class Policy {
   std::string name;
   std::string vram_resource = "gpulint.io/vram";
   std::string vram_annotation = "gpulint.io/vram";
+  // What of a GPU's memory.total no pod gets (spec.vram.driverReservedPerGpu
+  // and contextPerGpu): one model for vram-exceeds-gpu, the VRAM mutation, the
+  // advertiser, node-patch and the audit (engine/cluster/gpu_memory.h).
+  GpuMemoryModel vram_model;
   std::string headroom_annotation = "gpulint.io/headroom-added";
   std::vector<std::string> gpu_resources = {"nvidia.com/gpu"};
   std::map<std::string, Reserve> reserved;  // by resource name: memory, cpu, ...
@@ -151,6 +156,11 @@ class Policy {
   // and MIG slices).
   std::vector<std::string> gpu_device_classes = {"gpu.nvidia.com", "mig.nvidia.com"};
 
+  // GPUs whose memory is the node's own memory (Grace Hopper, Grace
+  // Blackwell, GB10, MI300A): RE2 patterns matched anywhere in a node's GPU
+  // product label (kUnifiedMemoryLabels).
+  PatternList unified_memory_gpus;
+
   const WorkloadKind* FindWorkload(std::string_view api_version, std::string_view kind) const;
   // The effective setting for a rule (enabled, severity).
   bool RuleEnabled(std::string_view rule) const;
@@ -162,6 +172,11 @@ class Policy {
   bool ExemptNamespace(std::string_view ns) const;
   // The same for an object, by its metadata.namespace.
   bool ExemptObject(const Value& object) const;
+  // Whether `node`'s GPUs allocate from the node's own memory, which no
+  // memory cgroup counts: a node class that says so (gpu.unifiedMemory), or a
+  // GPU product label matching unifiedMemoryGpus. Says why in *why, for
+  // messages ("nvidia.com/gpu.product NVIDIA-GH200-480GB").
+  bool UnifiedMemory(const NodeClass& node, std::string* why = nullptr) const;
   // Whether an ignore annotation waives a finding of `rule` at `severity` on
   // an object in namespace `ns`: a warning or info always (silencing one
   // grants nothing); an error where waive_errors allows it, or when the
@@ -171,6 +186,11 @@ class Policy {
   // Headroom to keep on `node` for `resource`.
   Quantity ReservedOn(const std::string& resource, const NodeClass& node) const;
 };
+
+// The node labels that name a GPU product, which unifiedMemoryGpus is matched
+// against: GPU Feature Discovery's and AMD's node labeller's.
+inline constexpr std::string_view kUnifiedMemoryLabels[] = {"nvidia.com/gpu.product",
+                                                            "amd.com/gpu.product-name"};
 
 // A name a policy may use and a line about it.
 struct KeyName {

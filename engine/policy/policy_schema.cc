@@ -147,6 +147,15 @@ constexpr Field kVramFields[] = {
         "annotation",
         "The annotation that asks for VRAM: <annotation> on the pod, "
         "<annotation>.<container> for one container, e.g. \"12Gi\"."),
+    QuantityField<&Policy::vram_model, &GpuMemoryModel::driver_reserved>(
+        "driverReservedPerGpu", QuantityBound::kNonNegative,
+        "What the driver reserves of each GPU's memory.total where the node does not say "
+        "(GPU Feature Discovery labels memory.total only; nvidia-smi's memory.reserved, read "
+        "by node-patch, replaces it). No pod gets it: the advertised VRAM leaves it out."),
+    QuantityField<&Policy::vram_model, &GpuMemoryModel::context>(
+        "contextPerGpu", QuantityBound::kNonNegative,
+        "What a process's CUDA context takes of each GPU it uses: the VRAM mutation requests "
+        "it on top of what a container declares, and vram-exceeds-gpu counts it."),
 };
 
 constexpr Field kReserveFields[] = {
@@ -158,8 +167,9 @@ constexpr Field kReserveFields[] = {
         "to three decimals."),
     QuantityField<&Reserve::per_gpu>(
         "perGpu", QuantityBound::kNonNegative,
-        "An amount kept free per physical GPU on the node: host memory the driver takes "
-        "outside every cgroup."),
+        "An amount kept free per physical GPU on the node: host memory outside every pod's "
+        "cgroup (on a discrete NVIDIA GPU the driver's own: about 120 MiB per CUDA context and "
+        "1.2% of what a process pins, measured on an H200)."),
 };
 
 constexpr Field kGpuNodeFields[] = {
@@ -217,11 +227,16 @@ constexpr Field kGpuFields[] = {
         "other."),
     QuantityField<&GpuInfo::vram_per_gpu>(
         "memoryPerGpu", QuantityBound::kPositive,
-        "VRAM per GPU: it sizes the VRAM mutation and the VRAM capacity patch."),
+        "VRAM per GPU, its memory.total (as GFD's nvidia.com/gpu.memory): less "
+        "vram.driverReservedPerGpu, it sizes the VRAM mutation and the VRAM capacity patch."),
     Enum<&GpuInfo::sharing>("sharing", kSharing,
                             "How pods share a GPU: none (the default), time-slicing or mps."),
     Int<&GpuInfo::replicas>("replicas", 1, 1024,
                             "Slices per GPU. More than 1 needs time-slicing or mps."),
+    Bool<&GpuInfo::unified_memory>(
+        "unifiedMemory",
+        "The GPUs allocate from the node's own memory (Grace Hopper, GB10, MI300A), which no "
+        "memory cgroup counts: a GPU pod's declared VRAM counts against the node's memory."),
 };
 
 constexpr Field kNodeClassFields[] = {
@@ -320,6 +335,11 @@ constexpr Field kSpecFields[] = {
         "Headroom kept free on every node on top of kubelet's own, by resource (memory, cpu): "
         "fixed + percent of allocatable + perGpu × physical GPUs.",
         KeySet::kAny, "resource"),
+    PatternListField<&Policy::unified_memory_gpus>(
+        "unifiedMemoryGpus",
+        "RE2 patterns, matched anywhere in a node's GPU product label (nvidia.com/gpu.product, "
+        "amd.com/gpu.product-name), of GPUs whose memory is the node's own memory, which no "
+        "memory cgroup counts."),
     Section<Policy>("gpuNodes", kGpuNodeFields,
                     "How to tell, with no node inventory, that a pod can reach a GPU node."),
     Section<Policy>("otherGpuAssignments", kOtherGpuAssignmentFields,

@@ -15,34 +15,54 @@ struct Shortfall {
   std::string resource;
   std::string what;  // "request" or "limit"
   Quantity wanted;
+  Quantity gpu_memory;  // declared VRAM that a unified-memory node's memory holds too
 };
+
+// The VRAM a pod's GPU containers declare: on a GPU whose memory is the
+// node's own (Policy::UnifiedMemory), memory the node must hold beside the
+// pod's requests, and that no memory cgroup counts.
+Quantity DeclaredGpuMemory(const PodInfo& pod, const Policy& policy) {
+  Quantity total = Quantity::FromInt(0, QuantityFormat::kBinarySI);
+  for (const ContainerInfo& c : pod.containers)
+    if (c.UsesGpus(policy))
+      if (std::optional<VramDeclaration> vram = DeclaredVram(pod, c, policy))
+        total = total + vram->declared;
+  return total;
+}
 
 // Every resource of `pod` that does not fit on `node`, in name order, as the
 // scheduler's NodeResourcesFit finds them: a resource the node does not
 // advertise is 0 allocatable there (the scheduler's own rule), and the pod's
-// requests include spec.overhead. gpulint adds the reserve and the memory
-// limit.
+// requests include spec.overhead. gpulint adds the reserve, the memory limit
+// and, on a unified-memory GPU, the GPU memory the pod declares.
 std::vector<Shortfall> FindShortfalls(const PodInfo& pod, const NodeClass& node,
-                                      const Policy& policy,
-                                      const std::set<std::string>& resources) {
+                                      const Policy& policy, const std::set<std::string>& resources,
+                                      const Quantity& gpu_memory) {
   std::vector<Shortfall> out;
   for (const std::string& r : resources) {
     Quantity available = AvailableOn(r, node, policy);
     Quantity request = pod.FitRequest(r);
     Quantity limit = r == "memory" ? pod.EffectiveLimit(r) : Quantity();
-    if (request.sign() > 0 && request > available) {
-      out.push_back({r, "request", request});
-    } else if (limit > available) {
-      out.push_back({r, "limit", limit});
+    Quantity gpu = r == "memory" && !gpu_memory.is_zero() && node.has_gpu() &&
+                           policy.UnifiedMemory(node)
+                       ? gpu_memory
+                       : Quantity();
+    if ((request.sign() > 0 || gpu.sign() > 0) && request + gpu > available) {
+      out.push_back({r, "request", request, gpu});
+    } else if (limit + gpu > available) {
+      out.push_back({r, "limit", limit, gpu});
     }
   }
   return out;
 }
 
 std::string Explain(const Shortfall& s, const Candidate& candidate, const Policy& policy) {
+  std::string wanted = Describe(s.resource, s.wanted, policy);
+  if (!s.gpu_memory.is_zero())
+    wanted += " + GPU memory " + Describe(s.resource, s.gpu_memory, policy) +
+              " declared, which on this unified-memory GPU is the node's memory";
   return "node \"" + std::string(candidate.name) + "\": " + s.resource + " " + s.what + " " +
-         Describe(s.resource, s.wanted, policy) + " > " +
-         AvailableArithmetic(s.resource, *candidate.node, policy);
+         wanted + " > " + AvailableArithmetic(s.resource, *candidate.node, policy);
 }
 
 // Where to point: the pod-level entry that set the figure, else the first
@@ -112,13 +132,16 @@ void CheckPod(const PodInfo& pod, const ObjectContext& ctx, Reporter& out) {
   // nodes that advertise it, and vram-exceeds-gpu judges what is declared.
   // Judging it here would make a mutated pod read otherwise than its original.
   resources.erase(ctx.policy.vram_resource);
+  // GPU memory a unified-memory node's memory must hold: judged as memory.
+  Quantity gpu_memory = DeclaredGpuMemory(pod, ctx.policy);
+  if (!gpu_memory.is_zero()) resources.insert("memory");
   for (auto it = resources.begin(); it != resources.end();)
     it = Offered(ctx.inventory, *it) ? std::next(it) : resources.erase(it);
   std::vector<std::pair<const Candidate*, std::vector<Shortfall>>> misses;
   size_t nodes = 0;
   for (const Candidate& candidate : pod.candidates) {
     std::vector<Shortfall> shortfalls =
-        FindShortfalls(pod, *candidate.node, ctx.policy, resources);
+        FindShortfalls(pod, *candidate.node, ctx.policy, resources, gpu_memory);
     if (shortfalls.empty()) return;  // fits somewhere
     misses.push_back({&candidate, std::move(shortfalls)});
     nodes += candidate.count;
@@ -143,11 +166,13 @@ extern const Rule kExceedsAllocatableRule = {
      "Requests or the memory limit exceed allocatable minus reserved headroom",
      "A pod that requests (or may use, up to its memory limit) all of a node's allocatable memory "
      "leaves nothing for the OS, kubelet, daemon pods and the GPU driver: a job with memory: 500Gi "
-     "on a V100 node with 503.3 GiB hung the node instead of being OOM-killed. The NVIDIA driver "
-     "also takes host memory that no cgroup charges to any pod, more with every GPU it drives (on "
-     "one T4 node, 31 GB for an OpenGL renderer), so no pod's limit accounts for it. The policy "
-     "keeps headroom free (a percent of allocatable, and some per GPU) on top of kubelet's own "
-     "reservation.",
+     "on a V100 node with 503.3 GiB hung the node instead of being OOM-killed. Some host memory "
+     "escapes the pods' cgroups, so no pod's limit accounts for it: on a discrete NVIDIA GPU the "
+     "driver's, about 120 MiB per CUDA context and 1.2% of what a process pins (measured on an "
+     "H200), and through an OpenGL/EGL renderer far more (31 GB on one T4 node); the policy "
+     "keeps headroom free for it (a percent of allocatable, and some per GPU) on top of "
+     "kubelet's own reservation. On a unified-memory GPU (Grace Hopper, GB10, MI300A) the GPU's "
+     "memory is the node's memory: the VRAM a pod declares counts with its memory.",
      "Lower the request or limit below the available figure shown, or target a larger node class. "
      "Remember 500Gi is 536.9 GB: sizing in G instead of Gi frees 7%.",
      RuleExample("exceeds-allocatable"), kWholeGpus, /*no_fix=*/nullptr, /*needs_nodes=*/true},

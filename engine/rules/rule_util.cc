@@ -83,21 +83,30 @@ std::string ContainerLabel(const ContainerInfo& c) {
   return std::string(ContainerRoleName(c.role)) + " \"" + c.name + "\"";
 }
 
-bool DeclaredVram(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, Quantity* out,
-                  const Value** where, std::string* path) {
-  if (const ResourceEntry* l = c.Limit(policy.vram_resource); l && l->valid) {
-    *out = l->quantity;
-    *where = l->value;
-    *path = l->path;
-    return true;
+std::optional<VramDeclaration> DeclaredVram(const PodInfo& pod, const ContainerInfo& c,
+                                            const Policy& policy) {
+  VramDeclaration out;
+  out.devices = GpuDevices(c, policy);
+  Quantity contexts = policy.vram_model.context * out.devices;
+  // The annotation first: the mutation turns it into the resource, and a
+  // mutated pod must read as the user wrote it.
+  std::optional<VramAnnotation> annotated = AnnotatedVram(pod, c, policy, out.devices);
+  if (annotated && annotated->valid) {
+    out.declared = annotated->quantity;
+    out.scheduled = annotated->quantity + contexts;
+    out.at = annotated->value;
+    out.path = AppendKey(MetadataPath(pod) + ".annotations", annotated->key);
+    return out;
   }
-  std::optional<VramAnnotation> declared =
-      AnnotatedVram(pod, c, policy, c.GpuCount(policy).Value());
-  if (!declared || !declared->valid) return false;
-  *out = declared->quantity;
-  *where = declared->value;
-  *path = AppendKey(MetadataPath(pod) + ".annotations", declared->key);
-  return true;
+  const ResourceEntry* l = c.Limit(policy.vram_resource);
+  if (!l || !l->valid) return std::nullopt;
+  out.scheduled = l->quantity;
+  out.declared = l->quantity - contexts;
+  if (out.declared.sign() < 0) out.declared = Quantity::FromInt(0, l->quantity.format());
+  out.from_resource = true;
+  out.at = l->value;
+  out.path = l->path;
+  return out;
 }
 
 std::string DescribeGpuClaims(const ContainerInfo& c) {

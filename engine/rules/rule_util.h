@@ -2,6 +2,7 @@
 #ifndef GPULINT_ENGINE_RULES_RULE_UTIL_H_
 #define GPULINT_ENGINE_RULES_RULE_UTIL_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -52,11 +53,22 @@ std::string ContainerLabel(const ContainerInfo& c);
 // them: "DRA claim \"gpus\": 2 gpu.nvidia.com devices, memory 20Gi each";
 // "" for none.
 std::string DescribeGpuClaims(const ContainerInfo& c);
-// The VRAM a container declares per the policy: its VRAM resource limit,
-// else its annotations (AnnotatedVram). Sets *where to the node the value was
-// read from.
-bool DeclaredVram(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, Quantity* out,
-                  const Value** where, std::string* path);
+// The VRAM a container declares, in the one reading that vram-exceeds-gpu,
+// the VRAM mutation and the audit share: its annotations (AnnotatedVram),
+// else its VRAM resource limit (written by hand, or by the mutation where no
+// annotation said). The resource is what the scheduler counts on the card:
+// what the processes allocate plus a CUDA context (the policy's
+// vram.contextPerGpu) on each GPU device.
+struct VramDeclaration {
+  Quantity declared;   // what its processes allocate
+  Quantity scheduled;  // declared + contexts, as the resource carries it
+  int64_t devices = 0;  // GpuDevices: whole GPUs (or replicas) and MIG slices
+  bool from_resource = false;
+  const Value* at = nullptr;  // where it is written
+  std::string path;
+};
+std::optional<VramDeclaration> DeclaredVram(const PodInfo& pod, const ContainerInfo& c,
+                                            const Policy& policy);
 
 }  // namespace gpulint
 

@@ -150,8 +150,11 @@ std::string MemoryLimitMissing(const Builder& b) {
       ".gpu && !" + c + ".memLimit).map(" + c + ", " +
       Builder::Find(b.Default(), c + ".resPath + '.limits'",
                     Label(c) +
-                        " + ' uses GPUs but sets no memory limit; the driver\\'s host memory is "
-                        "not charged to the pod, so an unbounded container can hang the node'") +
+                        " + ' uses GPUs but sets no memory limit: nothing bounds its host "
+                        "memory, pinned and managed CUDA memory included (the cgroup charges "
+                        "those), and outside its cgroup a discrete NVIDIA GPU\\'s driver adds "
+                        "about 120 MiB per CUDA context and 1.2% of what it pins; an unbounded "
+                        "container can hang the node'") +
       ")");
 }
 

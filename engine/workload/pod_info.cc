@@ -2,6 +2,7 @@
 // parsed: the accessors the rules and the mutation share.
 #include <algorithm>
 
+#include "engine/cluster/gpu_memory.h"
 #include "engine/workload/workload.h"
 
 namespace gpulint {
@@ -167,9 +168,14 @@ int64_t PodInfo::GpuCount(const Policy& policy) const {
 }
 
 bool PodInfo::AsksForGpus(const Policy& policy) const {
-  for (const ContainerInfo& c : containers)
+  for (const ContainerInfo& c : containers) {
     for (const std::string& gpu : policy.gpu_resources)
       if (c.Limit(gpu) || c.Request(gpu)) return true;
+    // A MIG slice is a GPU too (NVIDIA's nvidia.com/mig-<profile>).
+    for (const auto* list : {&c.limits, &c.requests})
+      for (const ResourceEntry& e : *list)
+        if (!MigProfileOf(e.name).empty()) return true;
+  }
   return false;
 }
 

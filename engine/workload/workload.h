@@ -140,7 +140,8 @@ struct PodInfo {
   // Annotation on the pod template (or Pod), else nullptr.
   const Value* Annotation(std::string_view key) const;
   int64_t GpuCount(const Policy& policy) const;  // effective GPU request, whole GPUs
-  // Whether any container sets a GPU limit or request (valid or not).
+  // Whether any container sets a GPU limit or request (valid or not): of
+  // gpuResources, or a MIG slice.
   bool AsksForGpus(const Policy& policy) const;
   // Whether a scheduler that assigns GPUs itself marks the pod (a label or
   // annotation of otherGpuAssignments.podKeys: KAI's gpu-fraction, KubeShare).

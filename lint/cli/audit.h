@@ -77,6 +77,10 @@ struct NodeUsage {
   size_t pods_without_memory_limit = 0;
   int64_t gpu_replicas = 0;  // of the policy's GPU resources, requested
   Quantity vram;             // declared (the VRAM resource or annotation), else the replica's share
+  // On a node whose GPUs use its own memory (Policy::UnifiedMemory): the GPU
+  // memory the pods declare, which the memory cgroup does not count and the
+  // node's memory must hold beside their requests.
+  Quantity gpu_memory;
   void Add(const PodInfo& pod, const NodeClass& node, const Policy& policy);
 };
 

@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 
+#include "engine/cluster/gpu_memory.h"
 #include "engine/rules/rule_util.h"
 #include "lint/cli/audit.h"
 
@@ -16,10 +17,13 @@ namespace {
 const RuleInfo kNodeMemoryRequests = {
     "node-memory-requests", Severity::kError,
     "The memory the pods on a node request exceeds allocatable minus the reserved headroom",
-    "The scheduler fits requests to allocatable; it knows nothing of the host memory the GPU "
-    "driver takes outside every cgroup, nor of the policy's headroom. On the V100 node of the "
-    "field report, requests stood at 99% of allocatable with 3.3 GiB left for the system, "
-    "kubelet and ten daemon pods, and the node hung when the job used its request.",
+    "The scheduler fits requests to allocatable; it knows nothing of the policy's headroom, nor "
+    "of the host memory outside the pods' cgroups: on a discrete GPU the driver's (about 120 "
+    "MiB per CUDA context and 1.2% of what a process pins, measured on an H200), on a "
+    "unified-memory GPU (Grace Hopper, GB10, MI300A) all the GPU memory the pods use, which "
+    "the sum here counts. On the V100 node of the field report, requests stood at 99% of "
+    "allocatable with 3.3 GiB left for the system, kubelet and ten daemon pods, and the node "
+    "hung when the job used its request.",
     "Move or shrink the pods named on the node (their requests are in the workloads' findings), "
     "or size requests in G rather than Gi (500Gi is 536.9 GB), so that the sum stays under the "
     "available figure shown."};
@@ -28,9 +32,10 @@ const RuleInfo kNodeMemoryLimits = {
     "node-memory-limits", Severity::kWarning,
     "The memory limits of the pods on a node add up past allocatable minus the reserved headroom",
     "Limits may exceed what the node has, and the kernel settles it when the pods use them: "
-    "with the GPU driver's memory uncharged to any pod, the node runs out before any cgroup "
-    "does, and hangs instead of OOM-killing (the T4 node of the field report, lost with its "
-    "neighbours one after the other).",
+    "with memory outside the pods' cgroups (the driver's on a discrete GPU; an OpenGL/EGL "
+    "renderer's, 31 GB on the T4 node of the field report; the GPU memory itself on a "
+    "unified-memory GPU), the node runs out before any cgroup does, and hangs instead of "
+    "OOM-killing (that T4 node, lost with its neighbours one after the other).",
     "Lower the limits of the largest pods on the node, or give GPU pods limits that leave the "
     "per-GPU headroom free (gpulint's mutation does it for new pods)."};
 
@@ -99,19 +104,28 @@ std::string Percent(const Quantity& part, const Quantity& whole) {
 
 std::string Pods(size_t n) { return std::to_string(n) + (n == 1 ? " pod" : " pods"); }
 
-// The memory check for "requests" or "limits".
+// The memory check for "requests" or "limits". On a unified-memory node the
+// GPU memory the pods declare is the node's memory too.
 void CheckMemory(const RuleInfo& rule, const char* what, const Quantity& sum, const NodeClass& node,
                  const NodeUsage& usage, const Policy& policy, std::vector<Finding>* out) {
   Quantity available = AvailableOn("memory", node, policy);
-  if (sum.sign() <= 0 || sum <= available) return;
+  std::string gpu_memory;
+  Quantity total = sum;
+  if (!usage.gpu_memory.is_zero()) {
+    gpu_memory = " and " + Describe("memory", usage.gpu_memory, policy) +
+                 " of GPU memory they declare (on this unified-memory GPU the node's memory, "
+                 "which no cgroup counts)";
+    total = Quantity::FromNano((sum + usage.gpu_memory).nano(), QuantityFormat::kBinarySI);
+  }
+  if (total.sign() <= 0 || total <= available) return;
   auto alloc = node.allocatable.find("memory");
   Quantity allocatable = alloc == node.allocatable.end() ? Quantity() : alloc->second;
-  std::string percent = Percent(sum, allocatable);
+  std::string percent = Percent(total, allocatable);
   std::string message = std::string("memory ") + what + " of its " + Pods(usage.pods) + " " +
-                        Describe("memory", sum, policy) +
+                        Describe("memory", sum, policy) + gpu_memory +
                         (percent.empty() ? "" : ", " + percent + " of allocatable,") + " > " +
                         AvailableArithmetic("memory", node, policy) + ": " +
-                        FormatBytes(sum - available) + " over";
+                        FormatBytes(total - available) + " over";
   if (std::string(what) == "limits" && usage.pods_without_memory_limit > 0)
     message += "; and " + Pods(usage.pods_without_memory_limit) + " with no memory limit at all";
   out->push_back(NodeFinding(rule, node, std::move(message), rule.severity));
@@ -137,19 +151,20 @@ void NodeUsage::Add(const PodInfo& pod, const NodeClass& node, const Policy& pol
   }
   if (!MemoryBounded(pod)) ++pods_without_memory_limit;
   gpu_replicas += pod.GpuCount(policy);
+  bool unified = policy.UnifiedMemory(node);
   bool shared = node.gpu.sharing != GpuSharing::kNone && node.gpu.replicas > 1;
-  if (!shared) return;
+  if (!shared && !unified) return;
+  std::optional<Quantity> per_gpu = VramForPods(node.gpu, policy.vram_model);
   for (const ContainerInfo& c : pod.containers) {
     if (!c.UsesGpus(policy)) continue;
-    Quantity declared;
-    const Value* where = nullptr;
-    std::string path;
-    if (DeclaredVram(pod, c, policy, &declared, &where, &path)) {
-      vram = vram + declared;
-    } else if (node.gpu.vram_per_gpu) {
+    std::optional<VramDeclaration> declared = DeclaredVram(pod, c, policy);
+    if (unified && declared) gpu_memory = gpu_memory + declared->declared;
+    if (!shared) continue;
+    if (declared) {
+      vram = vram + declared->scheduled;  // as the VRAM resource counts it
+    } else if (per_gpu) {
       // Undeclared: the replica's share, as the mutation would declare it.
-      const Quantity& per_gpu = *node.gpu.vram_per_gpu;
-      vram = vram + Quantity::FromInt(per_gpu.Value() / node.gpu.replicas, per_gpu.format()) *
+      vram = vram + Quantity::FromInt(per_gpu->Value() / node.gpu.replicas, per_gpu->format()) *
                         c.GpuCount(policy).Value();
     }
   }
@@ -168,11 +183,11 @@ std::vector<Finding> NodeFindings(const NodeClass& node, const NodeUsage& usage,
   if (node.has_gpu() && policy.mutations.vram && !node.allocatable.count(policy.vram_resource)) {
     std::string gpus = std::to_string(node.gpu.count) + (node.gpu.count == 1 ? " GPU" : " GPUs") +
                        (node.gpu.model.empty() ? "" : " (" + node.gpu.model + ")");
-    std::optional<Quantity> vram = AdvertisedVram(node);
+    std::optional<Quantity> vram = AdvertisedVram(node, policy.vram_model);
     out.push_back(NodeFinding(
         kNodeVramNotAdvertised, node,
         "its " + gpus + " hold " +
-            (vram ? FormatBytes(*vram) + " of VRAM"
+            (vram ? FormatBytes(*vram) + " of VRAM for pods"
                   : std::string("VRAM of no known size (no nvidia.com/gpu.memory label)")) +
             ", and it does not advertise " + policy.vram_resource +
             " while the policy's VRAM mutation is on: VRAM is not scheduled on it",
@@ -190,7 +205,7 @@ std::vector<Finding> NodeFindings(const NodeClass& node, const NodeUsage& usage,
               std::to_string(node.gpu.replicas) + " replicas each (" + std::to_string(slices) + ")",
           kNodeGpuSharing.severity));
     }
-    std::optional<Quantity> total = AdvertisedVram(node);
+    std::optional<Quantity> total = AdvertisedVram(node, policy.vram_model);
     if (total && usage.vram > *total) {
       out.push_back(NodeFinding(kNodeGpuSharing, node,
                                 "its pods declare " + FormatBytes(usage.vram) +

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "engine/policies.h"
+#include "engine/policy/policy_test_support.h"
 #include "engine/yaml/loader.h"
 #include "lint/cli/audit_output.h"
 #include "lint/cli/audit_policy_report.h"
@@ -72,6 +73,14 @@ std::string Containers(const std::string& resources, const std::string& node = "
   std::string out;
   if (!node.empty()) out += "  nodeName: " + node + "\n";
   return out + "  containers:\n  - name: main\n    image: app\n    resources: " + resources + "\n";
+}
+
+// The node called `name` of a report, which holds it.
+const NodeReport& NodeNamed(const AuditReport& report, const std::string& name) {
+  for (const NodeReport& node : report.nodes)
+    if (node.node.name == name) return node;
+  FAIL("no node " << name);
+  return report.nodes.front();
 }
 
 const Finding* FindRule(const std::vector<Finding>& findings, const std::string& rule) {
@@ -280,6 +289,41 @@ TEST_CASE("audit: the V100 node of incident 1, requests at 99% of allocatable",
   CHECK(limits->severity == Severity::kWarning);
 }
 
+// On a Grace Hopper (unified memory) the VRAM the pods declare is the node's
+// memory too; on a discrete GPU it is the card's.
+TEST_CASE("audit: a unified-memory node sums its pods' GPU memory with their memory",
+          "[audit][node-sums]") {
+  ClusterAudit audit(DefaultPolicy());
+  const std::string gh200 =
+      "nvidia.com/gpu.product: NVIDIA-GH200-480GB, nvidia.com/gpu.count: '1', "
+      "nvidia.com/gpu.memory: '97871'";
+  audit.AddNode(Node("gh200-0", "450Gi", 0, gh200, "nvidia.com/gpu: '1'"), "api-server");
+  audit.AddNode(Node("v100-0", "450Gi", 1), "api-server");
+  // 400Gi of memory and 64Gi of VRAM (with its context, as the mutation
+  // writes it: 64915Mi declared) on each.
+  for (const char* node : {"gh200-0", "v100-0"})
+    audit.AddPod(Pod(std::string("train-") + node, "",
+                     Containers("{requests: {memory: 400Gi}, limits: {memory: 400Gi, "
+                                "nvidia.com/gpu: 1, gpulint.io/vram: 65536Mi}}",
+                                node)));
+  AuditReport report = audit.Finish();
+  REQUIRE(report.nodes.size() == 2);
+  const NodeReport& unified = NodeNamed(report, "gh200-0");
+  const NodeReport& discrete = NodeNamed(report, "v100-0");
+  CHECK(unified.usage.gpu_memory == policy_testing::Q("64915Mi"));
+  CHECK(discrete.usage.gpu_memory.is_zero());
+  const Finding* requests = FindRule(unified.findings, "node-memory-requests");
+  REQUIRE(requests);
+  CHECK(requests->message ==
+        "memory requests of its 1 pod 400Gi (429496729600 B = 429.5 GB = 400 GiB) and 64915Mi "
+        "(68068311040 B = 68.1 GB = 63.4 GiB) of GPU memory they declare (on this unified-memory "
+        "GPU the node's memory, which no cgroup counts), 102% of allocatable, > allocatable 450Gi "
+        "(483183820800 B = 483.2 GB = 450 GiB) - reserved 25232932864 B = 25.2 GB = 23.5 GiB [5% "
+        "of allocatable + 1 GPU × 1Gi] = 457950887936 B = 458 GB = 426.5 GiB: 39614152704 B = "
+        "39.6 GB = 36.9 GiB over");
+  CHECK(FindRule(discrete.findings, "node-memory-requests") == nullptr);
+}
+
 TEST_CASE("audit: a GPU node's VRAM not advertised, shared GPUs over-committed",
           "[audit][node-sums]") {
   ClusterAudit audit(DefaultPolicy());
@@ -296,23 +340,21 @@ TEST_CASE("audit: a GPU node's VRAM not advertised, shared GPUs over-committed",
                      "4Gi}}\n"));
   AuditReport report = audit.Finish();
   REQUIRE(report.nodes.size() == 2);
-  const NodeReport& shared =
-      report.nodes[0].node.name == "t4-shared" ? report.nodes[0] : report.nodes[1];
-  const NodeReport& plain =
-      report.nodes[0].node.name == "t4-shared" ? report.nodes[1] : report.nodes[0];
+  const NodeReport& shared = NodeNamed(report, "t4-shared");
+  const NodeReport& plain = NodeNamed(report, "v100-plain");
   const Finding* advertised = FindRule(plain.findings, "node-vram-not-advertised");
   REQUIRE(advertised);
   CHECK(advertised->message ==
-        "its 2 GPUs (Tesla-V100-SXM2-32GB) hold 68719476736 B = 68.7 GB = 64 GiB of VRAM, and it "
-        "does not advertise gpulint.io/vram while the policy's VRAM mutation is on: VRAM is not "
-        "scheduled on it");
+        "its 2 GPUs (Tesla-V100-SXM2-32GB) hold 67427631104 B = 67.4 GB = 62.8 GiB of VRAM for "
+        "pods, and it does not advertise gpulint.io/vram while the policy's VRAM mutation is on: "
+        "VRAM is not scheduled on it");
   CHECK(FindRule(shared.findings, "node-vram-not-advertised") == nullptr);
   const Finding* sharing = FindRule(shared.findings, "node-gpu-sharing");
   REQUIRE(sharing);
   CHECK(sharing->message ==
         "its pods declare 42949672960 B = 42.9 GB = 40 GiB of VRAM (a replica's share where they "
-        "declare none) on GPUs shared by time-slicing that hold 34359738368 B = 34.4 GB = 32 GiB: "
-        "8589934592 B = 8.6 GB = 8 GiB over");
+        "declare none) on GPUs shared by time-slicing that hold 33713815552 B = 33.7 GB = 31.4 GiB: "
+        "9235857408 B = 9.2 GB = 8.6 GiB over");
   CHECK(shared.usage.gpu_replicas == 2);
 }
 

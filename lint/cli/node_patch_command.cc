@@ -7,7 +7,10 @@
 #include <map>
 #include <optional>
 #include <ostream>
+#include <tuple>
+#include <vector>
 
+#include "engine/cluster/gpu_memory.h"
 #include "engine/cluster/inventory.h"
 #include "engine/mutate/node_vram.h"
 #include "engine/quantity/quantity.h"
@@ -24,15 +27,21 @@ constexpr std::string_view kHelp = R"(Usage: gpulint node-patch [OPTIONS] [- | F
 Prints the JSON patch that advertises a node's VRAM as an extended resource,
 so that the scheduler keeps the VRAM that pods request (the policy's vram
 resource, gpulint.io/vram by default) under what the node has:
-  [{"op":"add","path":"/status/capacity/gpulint.io~1vram","value":"640Gi"}]
-The value is the VRAM of all the node's GPUs, in bytes, as a quantity. When
-the GPUs differ, each counts as the smallest: a pod's VRAM must fit whichever
-GPU it is given.
+  [{"op":"add","path":"/status/capacity/gpulint.io~1vram","value":"1145240Mi"}]
+The value is what pods can share of all the node's GPUs, in bytes, as a
+quantity: each GPU's memory.total less what the driver reserves of it
+(nvidia-smi's memory.reserved; without it, the policy's
+vram.driverReservedPerGpu, 616Mi as measured on an H200). Each container's
+CUDA contexts come out of it: the VRAM mutation requests a context per GPU
+(vram.contextPerGpu) on top of what a container declares. When the GPUs
+differ, each counts as the smallest: a pod's VRAM must fit whichever GPU it
+is given.
 
 The VRAM comes from nvidia-smi, run on the node, on stdin (or FILE):
-  nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits
-or from the GPU Feature Discovery labels (nvidia.com/gpu.count and
-nvidia.com/gpu.memory) of a Node in 'kubectl get nodes -o yaml' output.
+  nvidia-smi --query-gpu=index,name,memory.total,memory.reserved --format=csv,noheader,nounits
+(the query without memory.reserved is read too), or from the GPU Feature
+Discovery labels (nvidia.com/gpu.count and nvidia.com/gpu.memory, which is
+memory.total) of a Node in 'kubectl get nodes -o yaml' output.
 
 The kubectl command that applies the patch goes to stderr, or with
 --print-command to stdout instead of the patch (kubectl 1.24 or later):
@@ -44,12 +53,12 @@ Options:
   --from-labels FILE   read the GPUs from a Node's GFD labels in FILE
   --resource NAME      the extended resource to advertise (default: the
                        policy's vram resource)
-  --policy FILE        the policy whose vram resource to use
+  --policy FILE        the policy whose vram resource and reserve to use
   --print-command      print the kubectl command on stdout, not the patch
   -h, --help           print this text
 
 Examples:
-  ssh gpu-node-1 nvidia-smi --query-gpu=index,name,memory.total \
+  ssh gpu-node-1 nvidia-smi --query-gpu=index,name,memory.total,memory.reserved \
       --format=csv,noheader,nounits | gpulint node-patch --node gpu-node-1
   kubectl get node gpu-node-1 -o yaml > node.yaml
   gpulint node-patch --from-labels node.yaml --print-command | sh
@@ -62,13 +71,25 @@ constexpr size_t kMaxInput = 1 << 20;  // nvidia-smi prints a line per GPU
 
 // What the patch advertises, and how it was worked out.
 struct Vram {
-  int64_t bytes = 0;
+  int64_t bytes = 0;        // for pods, all GPUs together
+  int64_t per_gpu_mib = 0;  // for pods, the GPU that counts
   std::string node;         // from the labels' Node
-  std::string description;  // "8 × NVIDIA A100-SXM4-80GB (81920 MiB)"
-  std::string note;         // set when the GPUs differ
+  // "8 × NVIDIA A100-SXM4-80GB (81920 MiB, of which the driver reserves 616)"
+  std::string description;
+  std::vector<std::string> notes;
 };
 
-bool FromNvidiaSmi(const std::string& path, CliIo& io, Vram* vram, Error* error) {
+constexpr int64_t kMiB = int64_t{1} << 20;
+
+// "of which the driver reserves 616" as nvidia-smi said, or as the policy
+// supposes it.
+std::string Reserved(std::optional<int64_t> measured, int64_t mib) {
+  return "of which the driver reserves " + std::to_string(mib) +
+         (measured ? "" : " by vram.driverReservedPerGpu");
+}
+
+bool FromNvidiaSmi(const std::string& path, CliIo& io, const GpuMemoryModel& model, Vram* vram,
+                   Error* error) {
   if (path == "-" && isatty(io.stdin_fd)) {
     *error = Error{"",
                    {},
@@ -86,24 +107,42 @@ bool FromNvidiaSmi(const std::string& path, CliIo& io, Vram* vram, Error* error)
         DisplayName(path), {}, "no GPUs in the input (run: " + std::string(kNvidiaSmiQuery) + ")"};
     return false;
   }
-  std::map<std::pair<int64_t, std::string>, int64_t> models;  // (MiB, name) -> count
-  for (const GpuRecord& g : gpus) ++models[{g.memory_mib, g.name}];
-  int64_t smallest = models.begin()->first.first;
-  vram->bytes = static_cast<int64_t>(gpus.size()) * smallest * (int64_t{1} << 20);
+  // The policy's reserve in whole MiB, as nvidia-smi counts.
+  int64_t assumed = model.driver_reserved.ScaledUp(1, kMiB).Value();
+  // (for pods, total, reserved, measured, name) -> count
+  std::map<std::tuple<int64_t, int64_t, int64_t, bool, std::string>, int64_t> models;
+  bool unmeasured = false;
+  for (const GpuRecord& g : gpus) {
+    int64_t reserved = g.reserved_mib.value_or(assumed);
+    int64_t for_pods = std::max<int64_t>(0, g.memory_mib - reserved);
+    unmeasured = unmeasured || !g.reserved_mib;
+    ++models[{for_pods, g.memory_mib, reserved, g.reserved_mib.has_value(), g.name}];
+  }
+  int64_t smallest = std::get<0>(models.begin()->first);
+  vram->per_gpu_mib = smallest;
+  vram->bytes = static_cast<int64_t>(gpus.size()) * smallest * kMiB;
   std::string list;
-  for (const auto& [model, count] : models)
-    list += (list.empty() ? "" : ", ") + std::to_string(count) + " × " + model.second + " (" +
-            std::to_string(model.first) + " MiB)";
+  for (const auto& [m, count] : models) {
+    const auto& [for_pods, total, reserved, measured, name] = m;
+    list += (list.empty() ? "" : ", ") + std::to_string(count) + " × " + name + " (" +
+            std::to_string(total) + " MiB, " +
+            Reserved(measured ? std::optional<int64_t>(reserved) : std::nullopt, reserved) + ")";
+  }
   vram->description = list;
   if (models.size() > 1) {
-    vram->note = "the GPUs differ; each counts as the smallest, " + std::to_string(smallest) +
-                 " MiB, since a pod's VRAM must fit whichever GPU it is given";
+    vram->notes.push_back("the GPUs differ; each counts as the smallest, " +
+                          std::to_string(smallest) +
+                          " MiB for pods, since a pod's VRAM must fit whichever GPU it is given");
   }
+  if (unmeasured)
+    vram->notes.push_back(
+        "nvidia-smi did not say what the driver reserves; for that, run: " +
+        std::string(kNvidiaSmiQuery));
   return true;
 }
 
-bool FromLabels(const std::string& path, const std::string& name, CliIo& io, Vram* vram,
-                Error* error) {
+bool FromLabels(const std::string& path, const std::string& name, CliIo& io,
+                const GpuMemoryModel& model, Vram* vram, Error* error) {
   std::vector<NodeClass> nodes;
   if (!LoadNodesFile(path, io.stdin_fd, &nodes, error)) return false;
   std::string names;
@@ -126,8 +165,8 @@ bool FromLabels(const std::string& path, const std::string& name, CliIo& io, Vra
                                        " Nodes; choose one with --node (" + names + ")"};
     return false;
   }
-  std::optional<Quantity> total = AdvertisedVram(*node);
-  if (!total) {
+  std::optional<Quantity> total = AdvertisedVram(*node, model);
+  if (!node->has_gpu() || !total) {
     *error = Error{node->source,
                    {},
                    "Node " + node->name +
@@ -135,12 +174,15 @@ bool FromLabels(const std::string& path, const std::string& name, CliIo& io, Vra
                        "nvidia.com/gpu.memory; run node-patch with nvidia-smi's output instead"};
     return false;
   }
-  const Quantity& per_gpu = *node->gpu.vram_per_gpu;
+  const GpuInfo& gpu = node->gpu;
+  int64_t reserved = DriverReserved(gpu, model).ScaledUp(1, kMiB).Value();
   vram->bytes = total->Value();
+  vram->per_gpu_mib = VramForPods(gpu, model)->Value() / kMiB;
   vram->node = node->name;
-  vram->description = std::to_string(node->gpu.count) + " × " +
-                      (node->gpu.model.empty() ? "GPU" : node->gpu.model) + " (" +
-                      std::to_string(per_gpu.Value() >> 20) + " MiB)";
+  vram->description =
+      std::to_string(gpu.count) + " × " + (gpu.model.empty() ? "GPU" : gpu.model) + " (" +
+      std::to_string(gpu.vram_per_gpu->Value() >> 20) + " MiB" +
+      (gpu.mig_slice ? ", a MIG slice's own" : ", " + Reserved(std::nullopt, reserved)) + ")";
   return true;
 }
 
@@ -200,9 +242,10 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   Vram vram;
   Error error;
   std::string node = parsed.Get("--node");
+  const GpuMemoryModel& model = setup.policy().vram_model;
   bool ok = labels.empty() ? FromNvidiaSmi(parsed.positional.empty() ? "-" : parsed.positional[0],
-                                           io, &vram, &error)
-                           : FromLabels(labels, node, io, &vram, &error);
+                                           io, model, &vram, &error)
+                           : FromLabels(labels, node, io, model, &vram, &error);
   if (!ok) {
     Fail(io, error.ToString());
     return kExitUsage;
@@ -214,7 +257,13 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
                         " --subresource=status --type=json -p '" + patch + "'";
   io.err << "gpulint: " << vram.description << ": " << resource << " = " << DescribeBytes(total)
          << '\n';
-  if (!vram.note.empty()) io.err << "gpulint: note: " << vram.note << '\n';
+  // What one process can have of a GPU: what pods share less its context.
+  Quantity per_gpu = Quantity::FromInt(vram.per_gpu_mib * kMiB, QuantityFormat::kBinarySI);
+  Quantity process = per_gpu > model.context ? per_gpu - model.context : Quantity();
+  io.err << "gpulint: a process gets at most " << FormatBytes(process) << " of a GPU: "
+         << per_gpu.Canonical() << " less its CUDA context (vram.contextPerGpu, "
+         << model.context.Canonical() << ")\n";
+  for (const std::string& note : vram.notes) io.err << "gpulint: note: " << note << '\n';
   if (parsed.Has("--print-command")) {
     io.out << command << '\n';
   } else {

@@ -1,12 +1,14 @@
-// Reads what `nvidia-smi --query-gpu=index,name,memory.total
+// Reads what `nvidia-smi --query-gpu=index,name,memory.total,memory.reserved
 // --format=csv,noheader,nounits` prints: one line per GPU,
-//   0, NVIDIA A100-SXM4-80GB, 81920
-// with memory.total in MiB. A header line and " MiB" units (when someone left
-// out noheader or nounits) are accepted too.
+//   0, NVIDIA H200, 143771, 616
+// with memory.total and memory.reserved (what the driver keeps of it) in MiB.
+// The query without memory.reserved (three columns), a header line and " MiB"
+// units (when someone left out noheader or nounits) are accepted too.
 #ifndef GPULINT_LINT_INPUT_NVIDIA_SMI_H_
 #define GPULINT_LINT_INPUT_NVIDIA_SMI_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -19,11 +21,15 @@ struct GpuRecord {
   int64_t index = 0;
   std::string name;
   int64_t memory_mib = 0;
+  // memory.reserved; none in the three-column query, or where the driver
+  // cannot say ("[N/A]": drivers before R510).
+  std::optional<int64_t> reserved_mib;
   uint32_t line = 0;  // 1-based
 };
 
 inline constexpr char kNvidiaSmiQuery[] =
-    "nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits";
+    "nvidia-smi --query-gpu=index,name,memory.total,memory.reserved "
+    "--format=csv,noheader,nounits";
 
 // Appends one record per GPU line. Blank lines are skipped. On a line that is
 // not what nvidia-smi prints, returns false with *error positioned at its

@@ -66,15 +66,46 @@ TEST_CASE("nvidia-smi: header, units, blank lines and CRLF are tolerated", "[nvi
   CHECK(Parse("").empty());
 }
 
+TEST_CASE("nvidia-smi: the H200 measured, with and without memory.reserved", "[nvidia-smi]") {
+  // testdata/gpu/h200, captured 2026-11-28.
+  const std::string dir = testing::SourceDir() + "/testdata/gpu/h200/";
+  std::vector<GpuRecord> four = Parse(testing::ReadFile(dir + "query-index-name-total-reserved.csv"));
+  REQUIRE(four.size() == 1);
+  CHECK(four[0].name == "NVIDIA H200");
+  CHECK(four[0].memory_mib == 143771);
+  CHECK(four[0].reserved_mib == 616);
+  std::vector<GpuRecord> three = Parse(testing::ReadFile(dir + "query-index-name-total.csv"));
+  REQUIRE(three.size() == 1);
+  CHECK(three[0].memory_mib == 143771);
+  CHECK_FALSE(three[0].reserved_mib);
+  // Its header and units, as nvidia-smi prints them without noheader,nounits.
+  std::vector<GpuRecord> header = Parse(
+      "index, name, memory.total [MiB], memory.reserved [MiB]\n0, NVIDIA H200, 143771 MiB, 616 MiB\n");
+  REQUIRE(header.size() == 1);
+  CHECK(header[0].reserved_mib == 616);
+  // A driver that cannot say (before R510): unknown, not an error.
+  std::vector<GpuRecord> unknown = Parse("0, Tesla T4, 15360, [N/A]\n1, Tesla T4, 15360, [Not Supported]\n");
+  REQUIRE(unknown.size() == 2);
+  CHECK_FALSE(unknown[0].reserved_mib);
+  CHECK_FALSE(unknown[1].reserved_mib);
+  // The nine-column query of the capture is another query.
+  CHECK(ParseError(testing::ReadFile(dir + "query-full.csv")).starts_with(
+      "<stdin>:1:1: expected 4 comma-separated fields (index, name, memory.total, "
+      "memory.reserved) or the first 3, found 9"));
+}
+
 TEST_CASE("nvidia-smi: lines that are not nvidia-smi's name their line and column",
           "[nvidia-smi]") {
   const std::string query =
-      " (run: nvidia-smi --query-gpu=index,name,memory.total --format=csv,noheader,nounits)";
+      " (run: nvidia-smi --query-gpu=index,name,memory.total,memory.reserved "
+      "--format=csv,noheader,nounits)";
   CHECK(ParseError("0, Tesla T4, 15360\nTesla T4, 15360\n") ==
-        "<stdin>:2:1: expected 3 comma-separated fields (index, name, memory.total), found 2" +
+        "<stdin>:2:1: expected 4 comma-separated fields (index, name, memory.total, "
+        "memory.reserved) or the first 3, found 2" +
             query);
-  CHECK(ParseError("0, Tesla T4, 15360, 12000\n") ==
-        "<stdin>:1:1: expected 3 comma-separated fields (index, name, memory.total), found 4" +
+  CHECK(ParseError("0, Tesla T4, 15360, 250, 12000\n") ==
+        "<stdin>:1:1: expected 4 comma-separated fields (index, name, memory.total, "
+        "memory.reserved) or the first 3, found 5" +
             query);
   CHECK(ParseError("x, Tesla T4, 15360\n") == "<stdin>:1:1: GPU index \"x\" is not a number");
   CHECK(ParseError("0, , 15360\n") == "<stdin>:1:4: the GPU name is empty");
@@ -85,9 +116,13 @@ TEST_CASE("nvidia-smi: lines that are not nvidia-smi's name their line and colum
   CHECK(ParseError("0, Tesla T4, [N/A]\n") ==
         "<stdin>:1:14: memory.total is \"[N/A]\": nvidia-smi could not read this GPU's memory");
   CHECK(ParseError("0, Tesla T4, 0\n") == "<stdin>:1:14: memory.total is 0 MiB");
+  CHECK(ParseError("0, Tesla T4, 15360, lots\n") ==
+        "<stdin>:1:21: memory.reserved \"lots\" is not a whole number of MiB");
+  CHECK(ParseError("0, Tesla T4, 15360, 15360\n") ==
+        "<stdin>:1:21: memory.reserved 15360 MiB is not less than memory.total 15360 MiB");
   CHECK(ParseError("index, name, memory.used [MiB]\n") ==
         "<stdin>:1:8: the header names the columns index, name, memory.used [MiB]; expected "
-        "index, name, memory.total" +
+        "index, name, memory.total, memory.reserved" +
             query);
 }
 

@@ -17,10 +17,10 @@ bool NodeFault(int status) {
 
 }  // namespace
 
-VramAdvertiser::VramAdvertiser(KubeEndpoint endpoint, ResourceSource resource, LogSink log,
+VramAdvertiser::VramAdvertiser(KubeEndpoint endpoint, TargetSource target, LogSink log,
                                Metrics* metrics, Options options)
     : endpoint_(std::move(endpoint)),
-      resource_source_(std::move(resource)),
+      target_source_(std::move(target)),
       log_(std::move(log)),
       metrics_(metrics),
       options_(options) {}
@@ -30,10 +30,13 @@ VramAdvertiser::~VramAdvertiser() { Stop(); }
 void VramAdvertiser::Start() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    resource_ = resource_source_ ? resource_source_() : std::string();
+    target_ = target_source_ ? target_source_() : VramTarget{};
     Publish();
   }
-  LogLine("info", "advertising node VRAM").Add("resource", resource_).Emit(log_);
+  LogLine("info", "advertising node VRAM")
+      .Add("resource", target_.resource)
+      .Add("driver_reserved_per_gpu", target_.model.driver_reserved.Canonical())
+      .Emit(log_);
   loop_.Start([this] { Run(); });
 }
 
@@ -53,6 +56,7 @@ void VramAdvertiser::NodeSeen(const Value& object, const NodeClass* node, const 
   // Its backoff stays: a node that keeps failing must not be retried on
   // every update of its status.
   n.facts = std::move(facts);
+  n.seen = ++seen_;
   Plan(&n);
   Publish();
   loop_.Wake();
@@ -70,7 +74,7 @@ void VramAdvertiser::Listed(const std::set<std::string>& names) {
   Publish();
 }
 
-void VramAdvertiser::Plan(Node* node) { node->patch = VramPatch(node->facts, resource_); }
+void VramAdvertiser::Plan(Node* node) { node->patch = VramPatch(node->facts, target_); }
 
 void VramAdvertiser::Publish() {
   size_t advertised = 0, pending = 0, skipped = 0;
@@ -79,7 +83,7 @@ void VramAdvertiser::Publish() {
       ++skipped;
     else if (!node.patch.empty())
       ++pending;
-    else if (node.facts.vram && !resource_.empty())
+    else if (node.facts.Vram(target_.model) && !target_.resource.empty())
       ++advertised;
   }
   if (metrics_) metrics_->SetVramNodes(advertised, pending, skipped);
@@ -104,15 +108,22 @@ void VramAdvertiser::Run() {
 
 void VramAdvertiser::FollowPolicy() {
   // Asked outside mu_: the server takes its own lock to answer.
-  std::string resource = resource_source_ ? resource_source_() : std::string();
+  VramTarget target = target_source_ ? target_source_() : VramTarget{};
   std::lock_guard<std::mutex> lock(mu_);
-  if (resource == resource_) return;
+  if (target == target_) return;
   // The old resource stays on the nodes: it may be another tool's now.
-  LogLine("info", "advertising node VRAM under a new name")
-      .Add("resource", resource)
-      .Add("was", resource_)
-      .Emit(log_);
-  resource_ = resource;
+  if (target.resource != target_.resource)
+    LogLine("info", "advertising node VRAM under a new name")
+        .Add("resource", target.resource)
+        .Add("was", target_.resource)
+        .Emit(log_);
+  else
+    LogLine("info", "advertising node VRAM under a new driver reserve")
+        .Add("resource", target.resource)
+        .Add("driver_reserved_per_gpu", target.model.driver_reserved.Canonical())
+        .Add("was", target_.model.driver_reserved.Canonical())
+        .Emit(log_);
+  target_ = target;
   for (auto& [name, node] : nodes_) Plan(&node);
   Publish();
 }
@@ -130,7 +141,8 @@ bool VramAdvertiser::TakeDue(Work* work, Clock::time_point* wake) {
       *wake = std::min(*wake, node.not_before);
       continue;
     }
-    *work = Work{name, node.patch, node.facts.vram->Canonical(), resource_};
+    *work = Work{name, node.patch, node.facts.Vram(target_.model)->Canonical(), target_.resource,
+                 node.seen};
     return true;
   }
   return false;
@@ -164,10 +176,14 @@ void VramAdvertiser::Done(const Work& work, const KubeResponse& response) {
   std::lock_guard<std::mutex> lock(mu_);
   auto it = nodes_.find(work.name);
   Node* node = it == nodes_.end() ? nullptr : &it->second;
+  // The watch brought the node again while the patch was out: what it said is
+  // newer than what the patch wrote, and may be a node made again by that
+  // name, without the resource, which must be patched again.
+  bool current = node && node->seen == work.seen;
   if (response.ok()) {
     server_failures_ = 0;
-    if (node) {
-      node->failures = 0;
+    if (node) node->failures = 0;
+    if (current) {
       // What the status says now, until the watch brings the node back: a
       // policy reload plans from it.
       NodeVramFacts& f = node->facts;
@@ -193,7 +209,7 @@ void VramAdvertiser::Done(const Work& work, const KubeResponse& response) {
     retry = backoff.After(++node->failures);
     node->not_before = now + retry;
     // Gone: the watch says so, and tells of a node made again by that name.
-    if (response.status == 404 && node->patch == work.patch) node->patch.clear();
+    if (response.status == 404 && current) node->patch.clear();
   }
   if (!NodeFault(response.status)) {
     retry = backoff.After(++server_failures_);

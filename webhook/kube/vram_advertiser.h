@@ -8,9 +8,12 @@
 // and PATCHes /api/v1/nodes/NAME/status on a thread of its own, so admission
 // never waits on it. It writes exactly one key, the vram resource in
 // status.capacity and status.allocatable, and only when the value there
-// differs from AdvertisedVram (engine/cluster/inventory.h): a pure function of the
-// node's labels, so replicas that run it together write the same value and
-// the one that comes second changes nothing. It never removes the key (a node
+// differs from AdvertisedVram (engine/cluster/gpu_memory.h): a pure function
+// of the node's labels and the policy's model of what of a GPU pods get
+// (memory.total less the driver's reserve), so replicas that run it together
+// write the same value and the one that comes second changes nothing. A MIG
+// slice is not advertised as VRAM: its memory is its own, and the mutation
+// requests none for it. It never removes the key (a node
 // without GPU labels may have been patched by hand, from nvidia-smi).
 #ifndef GPULINT_WEBHOOK_KUBE_VRAM_ADVERTISER_H_
 #define GPULINT_WEBHOOK_KUBE_VRAM_ADVERTISER_H_
@@ -38,8 +41,9 @@ namespace gpulint {
 
 class VramAdvertiser : public NodeObserver {
  public:
-  // The policy's vram resource now ("" while no policy is loaded).
-  using ResourceSource = std::function<std::string()>;
+  // The policy's vram resource and GPU memory model now (an empty resource
+  // while no policy is loaded).
+  using TargetSource = std::function<VramTarget()>;
   struct Options {
     // After a failed PATCH: this node waits (doubling up to max), and after a
     // failure that is not the node's own (no answer, 5xx, 401, 403, 429) so
@@ -50,7 +54,7 @@ class VramAdvertiser : public NodeObserver {
     int request_timeout_seconds = 30;
   };
 
-  VramAdvertiser(KubeEndpoint endpoint, ResourceSource resource, LogSink log, Metrics* metrics,
+  VramAdvertiser(KubeEndpoint endpoint, TargetSource target, LogSink log, Metrics* metrics,
                  Options options);
   ~VramAdvertiser() override;
   VramAdvertiser(const VramAdvertiser&) = delete;
@@ -74,13 +78,15 @@ class VramAdvertiser : public NodeObserver {
     std::string patch;  // owed; "" when the status already says the VRAM
     int failures = 0;   // in a row, for this node's backoff
     Clock::time_point not_before;
+    uint64_t seen = 0;  // which observation (seen_) the facts are
   };
   struct Work {
     std::string name, patch, value, resource;
+    uint64_t seen = 0;  // the node's observation the patch was planned from
   };
 
   void Run();
-  void FollowPolicy();  // plans every node again when the resource changed
+  void FollowPolicy();  // plans every node again when the resource or model changed
   // The first node whose patch is due; false (with *wake) when none is.
   bool TakeDue(Work* work, Clock::time_point* wake);
   void Send(const Work& work);
@@ -89,16 +95,17 @@ class VramAdvertiser : public NodeObserver {
   void Publish();         // gauges; under mu_
 
   KubeEndpoint endpoint_;
-  ResourceSource resource_source_;
+  TargetSource target_source_;
   LogSink log_;
   Metrics* metrics_;
   Options options_;
 
   mutable std::mutex mu_;  // guards the members below
   std::map<std::string, Node> nodes_;
-  std::string resource_;
+  VramTarget target_;
   Clock::time_point paused_until_;  // after a failure of the API server's
   int server_failures_ = 0;
+  uint64_t seen_ = 0;  // observations of nodes, counted: which one a patch was planned from
 
   std::atomic<uint64_t> patches_{0};
   LoopControl loop_;  // last: stopped first

@@ -131,8 +131,9 @@ want=$(((16 << 30) + $(per_gpu_headroom)))
 [[ $(bytes "$memory") == "$want" && $(bytes "$(jq -r '.resources.limits.memory' <<<"$first_mutated")") == "$want" ]] ||
   fail "the first pod's memory is not 16Gi + one GPU's headroom (added once, whatever the reinvocation)" \
     "requests.memory = limits.memory = $want B" "$first_mutated"
-[[ $(jq -r '.resources.limits["gpulint.io/vram"] // empty' <<<"$first_mutated") == 16G ]] ||
-  fail "the first pod's VRAM resource is not the declared 16G" "limits gpulint.io/vram: 16G" "$first_mutated"
+[[ $(bytes "$(jq -r '.resources.limits["gpulint.io/vram"] // "0"' <<<"$first_mutated")") == $((16000000000 + 621 * 1024 * 1024)) ]] ||
+  fail "the first pod's VRAM resource is not the declared 16G and a CUDA context" \
+    "limits gpulint.io/vram: 16651165696 (16G + 621Mi)" "$first_mutated"
 note "revision 1: $(jq -c '{requests: .resources.requests, limits: .resources.limits, annotations}' <<<"$first_mutated")"
 
 # Rollout 1: a new image.
