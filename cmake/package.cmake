@@ -1,7 +1,7 @@
 # The packages (./dev package, or `cpack` in the build directory), both from
 # one install:
 # - DEB: gpulint_VERSION_ARCH.deb with both binaries, a man page for each, the
-#   default policy and the docs. The dependencies are read off the built
+#   shell completion for bash and zsh, the default policy and the docs. The dependencies are read off the built
 #   binaries by dpkg-shlibdeps, so they follow whatever the build linked
 #   instead of a list kept by hand.
 # - TGZ: gpulint-VERSION-linux-ARCH.tar.gz, the portable binaries for any
@@ -79,6 +79,32 @@ if(GPULINT_HELP2MAN AND NOT GPULINT_SANITIZE AND NOT GPULINT_FUZZ)
 elseif(NOT GPULINT_SANITIZE AND NOT GPULINT_FUZZ)
   message(STATUS "help2man not found: the package will have no man pages "
                  "(apt-get install help2man; ./dev installs it)")
+endif()
+
+# Shell completion from gpulint's own option tables (`gpulint completion`),
+# where Debian's bash-completion and zsh look for them; the same paths under
+# the tarball's top. Written by the built binary, under the emulator in a
+# cross build, as the man pages are.
+if(NOT GPULINT_SANITIZE AND NOT GPULINT_FUZZ)
+  set(completion_dir ${CMAKE_BINARY_DIR}/completion)
+  file(MAKE_DIRECTORY ${completion_dir})
+  set(gpulint_run $<TARGET_FILE:gpulint>)
+  if(CMAKE_CROSSCOMPILING)
+    set(gpulint_run ${CMAKE_CROSSCOMPILING_EMULATOR} $<TARGET_FILE:gpulint>)
+  endif()
+  add_custom_command(
+    OUTPUT ${completion_dir}/gpulint ${completion_dir}/_gpulint
+    COMMAND sh -c "\"$0\" \"$@\" completion bash > ${completion_dir}/gpulint" ${gpulint_run}
+    COMMAND sh -c "\"$0\" \"$@\" completion zsh > ${completion_dir}/_gpulint" ${gpulint_run}
+    DEPENDS gpulint
+    COMMENT "shell completion of gpulint"
+    VERBATIM)
+  add_custom_target(gpulint_completion ALL DEPENDS ${completion_dir}/gpulint ${completion_dir}/_gpulint)
+  add_dependencies(gpulint_shipped gpulint_completion)
+  install(FILES ${completion_dir}/gpulint
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/bash-completion/completions COMPONENT shipped)
+  install(FILES ${completion_dir}/_gpulint
+          DESTINATION ${CMAKE_INSTALL_DATADIR}/zsh/vendor-completions COMPONENT shipped)
 endif()
 
 set(GPULINT_PACKAGE_MAINTAINER

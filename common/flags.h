@@ -16,6 +16,9 @@ struct OptionSpec {
   std::string_view short_name;  // "-q", or empty
   bool takes_value = false;
   bool repeatable = false;
+  // The values it takes, space-separated, for shell completion ("text json
+  // sarif"); empty: any, completed as a file name.
+  std::string_view choices = {};
 };
 
 struct ParsedArgs {

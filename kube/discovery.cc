@@ -45,8 +45,9 @@ void AddResources(const Value& list, const std::string& group, const std::string
 
 }  // namespace
 
-std::string ApiResource::Path() const {
-  return (group.empty() ? "/api/" : "/apis/" + group + "/") + version + "/" + resource;
+std::string ApiResource::Path(const std::string& ns) const {
+  std::string scope = ns.empty() || !namespaced ? "" : "namespaces/" + ns + "/";
+  return (group.empty() ? "/api/" : "/apis/" + group + "/") + version + "/" + scope + resource;
 }
 
 const ApiResource* Discovery::Find(const std::string& group, const std::string& kind) const {

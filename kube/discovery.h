@@ -19,8 +19,10 @@ struct ApiResource {
   std::string kind;      // "Deployment"
   bool namespaced = false;
   std::string ApiVersion() const { return group.empty() ? version : group + "/" + version; }
-  // The collection across namespaces: "/apis/apps/v1/deployments", "/api/v1/pods".
-  std::string Path() const;
+  // The collection across namespaces: "/apis/apps/v1/deployments", "/api/v1/pods";
+  // with `ns`, that namespace's: "/apis/apps/v1/namespaces/ml/deployments"
+  // (a cluster-scoped resource has no namespace: its collection is the same).
+  std::string Path(const std::string& ns = "") const;
 };
 
 struct Discovery {

@@ -49,6 +49,10 @@ TEST_CASE("discovery: the preferred version of each group asked for", "[kube][di
   CHECK(d.Find("apps", "Deployment")->Path() == "/apis/apps/v1/deployments");
   CHECK(d.Find("apps", "Deployment")->ApiVersion() == "apps/v1");
   CHECK(d.Find("*", "PyTorchJob")->Path() == "/apis/kubeflow.org/v2/pytorchjobs");
+  // One namespace's collection; a cluster-scoped resource has none.
+  CHECK(d.Find("apps", "Deployment")->Path("ml") == "/apis/apps/v1/namespaces/ml/deployments");
+  CHECK(d.Find("", "Pod")->Path("ml") == "/api/v1/namespaces/ml/pods");
+  CHECK(d.Find("", "Node")->Path("ml") == "/api/v1/nodes");
   CHECK(d.Find("kubeflow.org", "Deployment") == nullptr);
   CHECK(d.Find("ray.io", "RayJob") == nullptr);  // not served: nothing to list
   CHECK(d.resources.size() == 4);                // storage.k8s.io was not asked for

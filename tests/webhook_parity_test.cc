@@ -31,7 +31,8 @@ std::vector<std::string> Manifests() {
     if (!e.is_regular_file() || (ext != ".yaml" && ext != ".yml" && ext != ".json")) continue;
     if (rel.rfind("nodes/", 0) == 0 || rel.rfind("policies/", 0) == 0 ||
         rel.rfind("nvidia-smi/", 0) == 0 || rel.rfind("admission/", 0) == 0 ||
-        rel.rfind("corpus/", 0) == 0 || rel.rfind("sources/", 0) == 0)
+        rel.rfind("corpus/", 0) == 0 || rel.rfind("sources/", 0) == 0 ||
+        rel.rfind("heldout/", 0) == 0)  // heldout/classified.json: findings, no manifest
       continue;
     files.push_back(e.path().string());
   }

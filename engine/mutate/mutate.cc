@@ -119,16 +119,18 @@ std::optional<Quantity> VramFor(const PodInfo& pod, const ContainerInfo& c, cons
 }
 
 // The VRAM edits of one container: requests = limits, where nodes advertise
-// the resource and one of them has that much.
-void VramEdits(const PodInfo& pod, const ContainerInfo& c, const Policy& policy, int64_t gpus,
-               std::vector<std::pair<std::string, Value::Member>>* edits) {
+// the resource and one of them has that much. Returns the VRAM added.
+std::optional<Quantity> VramEdits(const PodInfo& pod, const ContainerInfo& c,
+                                  const Policy& policy, int64_t gpus,
+                                  std::vector<std::pair<std::string, Value::Member>>* edits) {
   Quantity most;
-  if (!policy.mutations.vram || !VramAdvertised(pod, policy, &most)) return;
+  if (!policy.mutations.vram || !VramAdvertised(pod, policy, &most)) return std::nullopt;
   std::optional<Quantity> vram = VramFor(pod, c, policy, gpus);
-  if (!vram || *vram > most) return;  // vram-exceeds-gpu says why
+  if (!vram || *vram > most) return std::nullopt;  // vram-exceeds-gpu says why
   std::string text = vram->Canonical();
   edits->push_back({"requests", {policy.vram_resource, StringValue(text)}});
   edits->push_back({"limits", {policy.vram_resource, StringValue(text)}});
+  return vram;
 }
 
 // How many replicas each physical GPU is cut into where the pod may go (MPS
@@ -278,15 +280,14 @@ void MutatePod(const PodInfo& pod, const Policy& policy, std::vector<PatchOp>* o
     int64_t gpus = 0;
     bool counted = CountGpus(c, policy, &gpus);
     std::vector<std::pair<std::string, Value::Member>> edits;
-    VramEdits(pod, c, policy, counted ? gpus : 0, &edits);
-    if (!edits.empty())
-      note(c, policy.vram_resource + " " + edits.front().second.second.text() + " (VRAM)");
+    if (std::optional<Quantity> vram = VramEdits(pod, c, policy, counted ? gpus : 0, &edits))
+      note(c, policy.vram_resource + " " + BriefBytes(*vram) + " (VRAM)");
     if (counted) {
       Quantity added = per_gpu.ScaledUp(gpus, replicas).RoundedUp(0);
       HeadroomEntry record;
       if (headroom && HeadroomEdits(c, added, &edits, &record)) {
         recorded.push_back({c.name, std::move(record)});
-        note(c, "memory +" + added.Canonical() + " (headroom for the GPU driver)");
+        note(c, "memory +" + BriefBytes(added) + " (headroom for the GPU driver)");
       }
     }
     ResourceOps(*c.node, c.pointer, c.resources_field, edits, ops);

@@ -111,6 +111,11 @@ std::string FormatBytes(const Quantity& bytes);
 // A size for a message: the quantity as written plus FormatBytes, e.g.
 //   "500Gi (536870912000 B = 536.9 GB = 500 GiB)"
 std::string DescribeBytes(const Quantity& bytes);
+// A size where its exact bytes are given elsewhere (a patch, a sum): the
+// quantity as written when it has a suffix, else its bytes, and both unit
+// systems: "4Gi = 4.3 GB = 4 GiB", "107374183 B = 107.4 MB = 102.4 MiB".
+// Never a bare number of bytes.
+std::string BriefBytes(const Quantity& bytes);
 // A plain number of a countable resource: "8", "1500m (1.5)".
 std::string DescribeCount(const Quantity& q);
 

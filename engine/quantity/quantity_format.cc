@@ -128,6 +128,16 @@ std::string DescribeBytes(const Quantity& bytes) {
   return bytes.Canonical() + " (" + FormatBytes(bytes) + ")";
 }
 
+std::string BriefBytes(const Quantity& bytes) {
+  std::string both = FormatBytes(bytes);
+  std::string canonical = bytes.Canonical();
+  bool plain = canonical.find_first_not_of("-0123456789") == std::string::npos;
+  if (plain) return both;
+  size_t units = both.find(" = ");
+  // "500m" is half a byte: the bytes are the only unit it reaches.
+  return canonical + " = " + (units == std::string::npos ? both : both.substr(units + 3));
+}
+
 std::string DescribeCount(const Quantity& q) {
   if (q.is_whole()) return q.ExactDecimal();
   return q.Canonical() + " (" + q.ExactDecimal() + ")";

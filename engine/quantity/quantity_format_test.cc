@@ -49,6 +49,13 @@ TEST_CASE("DescribeBytes and DescribeCount", "[quantity]") {
   CHECK(DescribeBytes(MustParse("1024Mi")) == "1Gi (1073741824 B = 1.1 GB = 1 GiB)");
   CHECK(DescribeBytes(MustParse("500m")) == "500m (0.5 B)");
   CHECK(DescribeCount(MustParse("8")) == "8");
+  // Brief: never a bare number of bytes, always both unit systems.
+  CHECK(BriefBytes(MustParse("4Gi")) == "4Gi = 4.3 GB = 4 GiB");
+  CHECK(BriefBytes(MustParse("107374183")) == "107374183 B = 107.4 MB = 102.4 MiB");
+  CHECK(BriefBytes(MustParse("526423076Ki")) == "526423076Ki = 539.1 GB = 502 GiB");
+  CHECK(BriefBytes(MustParse("64G")) == "64G = 64 GB = 59.6 GiB");
+  CHECK(BriefBytes(MustParse("500m")) == "500m = 0.5 B");
+  CHECK(BriefBytes(MustParse("-2Gi")) == "-2Gi = -2.1 GB = -2 GiB");
   CHECK(DescribeCount(MustParse("1k")) == "1000");
   CHECK(DescribeCount(MustParse("1.5")) == "1500m (1.5)");
   CHECK(DescribeCount(MustParse("-0.5")) == "-500m (-0.5)");

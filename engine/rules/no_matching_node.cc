@@ -37,7 +37,8 @@ extern const Rule kNoMatchingNodeRule = {
      "node only runs no pod there (info).",
      "Check nodeSelector / affinity values against the node labels, and tolerate the GPU taint "
      "(nvidia.com/gpu: NoSchedule) on GPU pods.",
-     RuleExample("no-matching-node")},
+     RuleExample("no-matching-node"), /*gpus=*/nullptr, /*no_fix=*/nullptr,
+     /*needs_nodes=*/true},
     Check,
 };
 

@@ -35,6 +35,10 @@ struct RuleInfo {
   // of it goes without one, where the rule says no more. Null for the rules
   // that repair nothing.
   const char* no_fix = nullptr;
+  // It judges pods against nodes and reports nothing without a node
+  // inventory (the policy's node classes, --nodes, the webhook's node watch).
+  // Its example says --nodes, and a test holds that without them it is quiet.
+  bool needs_nodes = false;
 };
 
 // Everything a check may look at. Built once per object.

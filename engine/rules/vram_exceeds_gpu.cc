@@ -303,7 +303,8 @@ extern const Rule kVramExceedsGpuRule = {
      "memory (GFD's nvidia.com/mig-<profile>.memory label, else a built-in table of measured "
      "sizes) less a context; and the devices of a DRA claim of a GPU device class, whose memory "
      "the claim asks through capacity.requests.memory. A sharing plugin's share is GPU use, but "
-     "not a GPU of its own."},
+     "not a GPU of its own.",
+     /*no_fix=*/nullptr, /*needs_nodes=*/true},
     Check,
 };
 

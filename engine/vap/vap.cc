@@ -203,6 +203,12 @@ const char* VapModeName(VapMode mode) {
   return "audit";
 }
 
+bool ExportableAsCel(std::string_view rule) {
+  for (const cel::RuleExport& e : cel::RuleExports())
+    if (e.rule == rule) return e.why.empty();
+  return false;
+}
+
 std::vector<VapRule> VapRules(const Policy& policy) {
   std::vector<VapRule> out;
   for (const cel::RuleExport& e : cel::RuleExports()) {

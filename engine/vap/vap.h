@@ -36,6 +36,8 @@ struct VapRule {
   std::string rule;
   std::string why;
 };
+// Whether the rule `rule` can be exported at all, whatever the policy.
+bool ExportableAsCel(std::string_view rule);
 // Every rule of the registry, as `policy` exports it: the rules it disables
 // ("disabled by the policy"), those that cannot be exported at all, and those
 // this policy keeps out (node classes).

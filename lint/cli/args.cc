@@ -17,12 +17,11 @@ bool ReadExcludes(const ParsedArgs& parsed, ExcludePatterns* out, std::string* e
   return true;
 }
 
-int ParseOrExit(const std::vector<std::string>& args, const Command& command,
-                const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
+int ParseOrExit(const std::vector<std::string>& args, const Command& command, ParsedArgs* out,
                 CliIo& io) {
   std::string error;
-  if (!ParseArgs(args, io.program + " " + std::string(command.name), specs, negative_numbers,
-                 ClosestWord, out, &error)) {
+  if (!ParseArgs(args, io.program + " " + std::string(command.name), command.options,
+                 command.negative_numbers, ClosestWord, out, &error)) {
     Fail(io, error);
     return kExitUsage;
   }

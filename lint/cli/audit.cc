@@ -136,8 +136,10 @@ void ClusterAudit::AddPod(const Value& pod) {
   if (node != nodes_.end()) {
     NodeReport& report = node->second.report;
     inventory = &node->second.alone;
-    for (const PodInfo& info : ExtractPods(pod, policy_, *inventory))
-      report.usage.Add(info, report.node, policy_);
+    if (sum_nodes_) {
+      for (const PodInfo& info : ExtractPods(pod, policy_, *inventory))
+        report.usage.Add(info, report.node, policy_);
+    }
   }
   bool unknown_node = !node_name.empty() && node == nodes_.end();
   if (unknown_node) ++totals_.pods_on_unknown_nodes;
@@ -187,9 +189,10 @@ AuditReport ClusterAudit::Finish() {
               return std::tie(a.object.namespace_name, a.object.name, a.object.kind) <
                      std::tie(b.object.namespace_name, b.object.name, b.object.kind);
             });
+  out.nodes_summed = sum_nodes_;
   for (auto& [name, node] : nodes_) {
     NodeReport& report = node.report;
-    report.findings = NodeFindings(report.node, report.usage, policy_);
+    if (sum_nodes_) report.findings = NodeFindings(report.node, report.usage, policy_);
     out.nodes.push_back(std::move(report));
   }
   return out;

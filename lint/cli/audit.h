@@ -104,11 +104,17 @@ struct AuditReport {
   size_t pods_pending = 0;                // not bound to a node
   size_t pods_on_unknown_nodes = 0;       // bound to a node not listed (judged on every node)
   size_t objects = 0;                     // workload objects read
+  // Whether each node's pods were summed and its checks run: not in an
+  // audit of one namespace, which sees only that namespace's pods.
+  bool nodes_summed = true;
 };
 
 class ClusterAudit {
  public:
-  explicit ClusterAudit(const Policy& policy) : policy_(policy) {}
+  // `sum_nodes`: sum each node's pods and run the node checks; false when the
+  // pods come from one namespace, whose sums would leave out the others'.
+  explicit ClusterAudit(const Policy& policy, bool sum_nodes = true)
+      : policy_(policy), sum_nodes_(sum_nodes) {}
 
   // Nodes first: the inventory is built from them when the first workload
   // or pod comes. With none (the list was refused), workloads are judged
@@ -134,6 +140,7 @@ class ClusterAudit {
                   WorkloadReport* report);
 
   const Policy& policy_;
+  const bool sum_nodes_;
   std::vector<NodeClass> node_list_;
   struct Node {
     NodeReport report;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -49,17 +50,29 @@ Options:
                        current-context)
   --policy FILE        the policy the webhook runs with (default:
                        $GPULINT_POLICY, else the built-in policy)
-  --format FORMAT      text (default), json or sarif
-  --policy-report      also write the results to the cluster: a
-                       wgpolicyk8s.io/v1alpha2 PolicyReport named
-                       gpulint-audit in each namespace with findings, and a
-                       ClusterPolicyReport gpulint-audit (nodes, and
-                       cluster-scoped objects), applied server-side; the
-                       reports of earlier runs that this one does not write
-                       again are deleted (named gpulint-audit, with the label
-                       app.kubernetes.io/managed-by: gpulint; no other report
-                       is touched). The CRDs must be installed (Kyverno and
-                       Policy Reporter install them)
+  -n, --namespace NS   the workloads and pods of namespace NS only, judged
+                       against every node; the nodes' sums are not checked
+                       (they need every namespace's pods)
+  -A, --all-namespaces every namespace (the default)
+  --format FORMAT      text (default), json or sarif (with --sarif-file)
+  --sarif-file FILE    the repository file SARIF results are placed on,
+                       line 1 (the file that deploys to this cluster, say):
+                       GitHub code scanning refuses a result without one
+  --policy-report      also write the results to the cluster: a report
+                       named gpulint-audit in each namespace with findings,
+                       and a cluster-wide one (nodes, and cluster-scoped
+                       objects), applied server-side; the reports of earlier
+                       runs that this one does not write again are deleted
+                       (named gpulint-audit, with the label
+                       app.kubernetes.io/managed-by: gpulint; no other
+                       report is touched). With -n, that namespace's alone.
+                       The CRDs must be installed (Kyverno and Policy
+                       Reporter install them)
+  --report-format API  the reports' API: wgpolicyk8s (default:
+                       wgpolicyk8s.io/v1alpha2 PolicyReport and
+                       ClusterPolicyReport) or openreports
+                       (openreports.io/v1alpha1 Report and ClusterReport,
+                       which Kyverno 1.15 and later write)
   --fail-on SEVERITY   the lowest severity that makes the exit status 1:
                        error (default), warning or info; none: never
   --page-size N        objects per list request (default 500, as kubectl)
@@ -79,9 +92,11 @@ statefulsets.apps, daemonsets.apps, jobs.batch, cronjobs.batch,
 replicationcontrollers, podtemplates, and the GPU CRDs installed), cluster
 wide; discovery needs no grant. A list that is refused is said on stderr
 (the verb, the resource and its group, and what the report lacks without
-it) and the report goes on with the rest. --policy-report also needs
-create, patch and delete on policyreports and clusterpolicyreports named
-gpulint-audit, and list on them (wgpolicyk8s.io).
+it) and the report goes on with the rest. With -n, list on the workload
+kinds and pods of that namespace (and on nodes, cluster wide) is enough.
+--policy-report also needs create, patch and delete on the reports named
+gpulint-audit, and list on them: policyreports and clusterpolicyreports
+(wgpolicyk8s.io), or reports and clusterreports (openreports.io).
 
 Output:
   text    nodes at risk with their sums, then each workload with something
@@ -95,14 +110,20 @@ Output:
           "running": [{"finding", "pods", "pod", "node"}]}], "findings"
           (every finding, as 'gpulint check --format json' writes them),
           "errors" (lists refused), "notes", "summary"}
-  sarif   SARIF 2.1.0, a result per finding located by its object (no file)
+  sarif   SARIF 2.1.0 for GitHub code scanning, a result per finding, each
+          on --sarif-file (a cluster's objects are in no file; GitHub
+          refuses a result without one) with its object as the logical
+          location
 
 Examples:
   gpulint audit                                  # the current context
   gpulint audit --context prod --format json > audit.json
+  gpulint audit -n ml                            # one namespace's workloads
   kubectl gpulint audit --fail-on warning        # as a kubectl plugin
   gpulint audit --policy gpulint-policy.yaml --policy-report
   kubectl get policyreports -A                   # what --policy-report wrote
+  gpulint audit --policy-report --report-format openreports
+  gpulint audit --format sarif --sarif-file deploy/prod/kustomization.yaml
 
 Exit status: 0 nothing at or above --fail-on; 1 findings at or above it;
 2 usage error, a cluster that cannot be read, a list refused (the report is
@@ -113,12 +134,24 @@ struct AuditOptions {
   KubeconfigOptions kubeconfig = KubeconfigOptionsFromEnvironment();
   std::string policy_file;
   std::string format = "text";
+  std::string sarif_file;
+  std::string ns;  // "" for every namespace
   bool policy_report = false;
+  const ReportApi* report_api = &kWgPolicyReports;
   std::optional<Severity> fail_on = Severity::kError;
   int page_size = 500;
   std::chrono::milliseconds timeout = std::chrono::minutes(10);
   std::chrono::milliseconds request_timeout = std::chrono::seconds(60);
 };
+
+// A namespace's name: a DNS-1123 label, as the API server requires; anything
+// else would end up in a request path.
+bool IsDnsLabel(const std::string& name) {
+  if (name.empty() || name.size() > 63 || name.front() == '-' || name.back() == '-') return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+  });
+}
 
 // --timeout and --request-timeout: a duration, or 0 for none.
 bool ReadDuration(const ParsedArgs& args, const char* name, std::chrono::milliseconds* out,
@@ -151,7 +184,48 @@ bool ReadOptions(const ParsedArgs& args, AuditOptions* o, std::string* error) {
     *error = "--format: unknown format '" + o->format + "' (choose text, json or sarif)";
     return false;
   }
+  o->sarif_file = args.Get("--sarif-file");
+  if (o->format == "sarif" && o->sarif_file.empty()) {
+    *error =
+        "--format sarif needs --sarif-file FILE: GitHub code scanning refuses a result that is "
+        "in no file, and a cluster's objects are in none; name the repository file to place them "
+        "on (the one that deploys to this cluster), or use --format json";
+    return false;
+  }
+  if (!o->sarif_file.empty() && o->format != "sarif") {
+    *error = "--sarif-file is for --format sarif";
+    return false;
+  }
+  std::error_code ec;
+  if (!o->sarif_file.empty() && !std::filesystem::is_regular_file(o->sarif_file, ec)) {
+    *error = "--sarif-file: no file '" + o->sarif_file +
+             "' (name a file of the repository the SARIF is uploaded to, from the current "
+             "directory)";
+    return false;
+  }
+  if (args.Has("--namespace") && args.Has("--all-namespaces")) {
+    *error = "-n/--namespace and -A/--all-namespaces: choose one";
+    return false;
+  }
+  if (args.Has("--namespace")) {
+    o->ns = args.Get("--namespace");
+    if (!IsDnsLabel(o->ns)) {
+      *error = "--namespace: '" + o->ns +
+               "' is not a namespace name (lower-case letters, digits and '-', at most 63)";
+      return false;
+    }
+  }
   o->policy_report = args.Has("--policy-report");
+  std::string api = args.Get("--report-format", kWgPolicyReports.name);
+  o->report_api = FindReportApi(api);
+  if (o->report_api == nullptr) {
+    *error = "--report-format: unknown API '" + api + "' (choose wgpolicyk8s or openreports)";
+    return false;
+  }
+  if (args.Has("--report-format") && !o->policy_report) {
+    *error = "--report-format is for --policy-report";
+    return false;
+  }
   std::string fail_on = args.Get("--fail-on", "error");
   Severity severity;
   if (fail_on == "none") {
@@ -209,11 +283,13 @@ int RunAudit(const AuditOptions& options, CliIo& io) {
   context.server = ServerOf(endpoint);
   context.policy = policy_name;
   context.rules = policy;
-  ClusterAudit audit(*policy);
+  context.namespace_name = options.ns;
+  context.sarif_file = options.sarif_file;
+  ClusterAudit audit(*policy, /*sum_nodes=*/options.ns.empty());
   ClusterRead read;
   ListOptions list_options;
   list_options.page_size = options.page_size;
-  if (!ReadCluster(endpoint, *policy, list_options, &audit, &read, &error)) {
+  if (!ReadCluster(endpoint, *policy, list_options, options.ns, &audit, &read, &error)) {
     Fail(io, error + " (" + context.server + ", " + context.origin + ")");
     return kExitUsage;
   }
@@ -227,10 +303,12 @@ int RunAudit(const AuditOptions& options, CliIo& io) {
   if (options.policy_report) {
     auto now = std::chrono::system_clock::now().time_since_epoch();
     std::vector<std::string> done;
+    ReportScope scope{options.report_api, options.ns};
     bool applied = ApplyPolicyReports(
-        endpoint,
-        PolicyReports(report, std::chrono::duration_cast<std::chrono::seconds>(now).count()), &done,
-        &error);
+        endpoint, scope,
+        PolicyReports(report, std::chrono::duration_cast<std::chrono::seconds>(now).count(),
+                      scope),
+        &done, &error);
     for (const std::string& line : done) io.err << io.program << ": " << line << '\n';
     if (!applied) {
       Fail(io, error);
@@ -245,13 +323,8 @@ int RunAudit(const AuditOptions& options, CliIo& io) {
 }
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
-  static const std::vector<OptionSpec> kSpecs = {
-      {"--kubeconfig", "", true}, {"--context", "", true}, {"--policy", "", true},
-      {"--format", "", true},     {"--policy-report", ""}, {"--fail-on", "", true},
-      {"--page-size", "", true},  {"--timeout", "", true}, {"--request-timeout", "", true},
-  };
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, AuditCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
+  if (int rc = ParseOrExit(args, AuditCommand(), &parsed, io); rc >= 0) return rc;
   AuditOptions options;
   std::string error;
   if (!ReadOptions(parsed, &options, &error)) {
@@ -264,7 +337,25 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
 }  // namespace
 
 const Command& AuditCommand() {
-  static const Command command{"audit", kHelp, Run};
+  static const Command command{
+      "audit",
+      kHelp,
+      Run,
+      {
+          {"--kubeconfig", "", true},
+          {"--context", "", true},
+          {"--policy", "", true},
+          {"--namespace", "-n", true},
+          {"--all-namespaces", "-A"},
+          {"--format", "", true, false, "text json sarif"},
+          {"--sarif-file", "", true},
+          {"--policy-report", ""},
+          {"--report-format", "", true, false, "wgpolicyk8s openreports"},
+          {"--fail-on", "", true, false, kFailOnChoices},
+          {"--page-size", "", true},
+          {"--timeout", "", true},
+          {"--request-timeout", "", true},
+      }};
   return command;
 }
 

@@ -1,8 +1,11 @@
 #include "lint/cli/audit_output.h"
 
+#include <filesystem>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "engine/rules/rule_util.h"
+#include "lint/output/fingerprint.h"
 #include "lint/output/formats.h"
 #include "lint/output/output.h"
 
@@ -51,8 +54,10 @@ size_t WouldDeny(const AuditReport& report) {
 std::string SummaryLine(const Summary& s, const AuditReport& report) {
   std::string counts = SummaryText(s);
   counts = counts.substr(0, counts.find(" in "));  // its objects and files are check's
-  std::string out = counts + "; " + std::to_string(report.nodes.size()) + " nodes (" +
-                    std::to_string(NodesAtRisk(report)) + " at risk); " +
+  std::string nodes = report.nodes_summed ? std::to_string(NodesAtRisk(report)) + " at risk"
+                                          : "not summed";
+  std::string out = counts + "; " + std::to_string(report.nodes.size()) + " nodes (" + nodes +
+                    "); " +
                     std::to_string(report.workloads_judged) + " workloads (" +
                     std::to_string(WouldDeny(report)) + " would be denied in deny mode); " +
                     Pods(report.pods);
@@ -60,27 +65,40 @@ std::string SummaryLine(const Summary& s, const AuditReport& report) {
   return out;
 }
 
-std::string Resources(const ResourceList& list) {
+// "memory 502Gi = 539.1 GB = 502 GiB, nvidia.com/gpu 2": sizes in both
+// unit systems, counts as they are.
+std::string Resources(const ResourceList& list, const Policy& policy) {
   std::string out;
-  for (const auto& [name, q] : list) out += (out.empty() ? "" : ", ") + name + " " + q.Canonical();
+  for (const auto& [name, q] : list) {
+    out += (out.empty() ? "" : ", ") + name + " " +
+           (IsByteResource(name, policy) ? BriefBytes(q) : q.Canonical());
+  }
   return out.empty() ? "none" : out;
 }
 
 void WriteText(const AuditReport& report, const ClusterRead& read, const AuditContext& ctx,
                const std::vector<Finding>& findings, bool color, std::ostream& out) {
-  std::string text =
-      "gpulint audit of " + ctx.server + " (" + ctx.origin + "); policy: " + ctx.policy + "\n";
+  std::string text = "gpulint audit of " + ctx.server + " (" + ctx.origin + "); " +
+                     (ctx.namespace_name.empty() ? "" : "namespace " + ctx.namespace_name + "; ") +
+                     "policy: " + ctx.policy + "\n";
   std::string kinds;
   for (const std::string& k : read.kinds_listed) kinds += (kinds.empty() ? "" : ", ") + k;
   text += "read: " + std::to_string(report.nodes.size()) + " nodes, " +
           std::to_string(report.objects) + " workload objects (" +
           (kinds.empty() ? "none" : kinds) + "), " + Pods(report.pods) + "\n";
-  text += "\nNodes at risk (" + std::to_string(NodesAtRisk(report)) + " of " +
-          std::to_string(report.nodes.size()) + "):\n";
+  if (!report.nodes_summed) {
+    text += "\nNodes at risk: not checked (an audit of namespace " + ctx.namespace_name +
+            " sees its own pods only, and a node's sums need them all; without -n every node is "
+            "checked)\n";
+  } else {
+    text += "\nNodes at risk (" + std::to_string(NodesAtRisk(report)) + " of " +
+            std::to_string(report.nodes.size()) + "):\n";
+  }
   for (const NodeReport& node : report.nodes) {
     if (node.findings.empty()) continue;
     text += "  Node " + node.node.name + ": " + Pods(node.usage.pods) + "; requests " +
-            Resources(node.usage.requests) + "; limits " + Resources(node.usage.limits) + "\n";
+            Resources(node.usage.requests, *ctx.rules) + "; limits " +
+            Resources(node.usage.limits, *ctx.rules) + "\n";
     for (const Finding& f : node.findings) {
       text += "    ";
       AppendFindingText(f, color, &text);
@@ -170,6 +188,7 @@ void WriteJson(const AuditReport& report, const ClusterRead& read, const AuditCo
   Summary s = Count(findings, report);
   json doc = {
       {"cluster", {{"server", ctx.server}, {"origin", ctx.origin}}},
+      {"namespace", ctx.namespace_name.empty() ? json() : json(ctx.namespace_name)},
       {"policy", ctx.policy},
       {"nodes", nodes},
       {"workloads", workloads},
@@ -182,6 +201,7 @@ void WriteJson(const AuditReport& report, const ClusterRead& read, const AuditCo
         {"infos", s.infos},
         {"nodes", report.nodes.size()},
         {"nodesAtRisk", NodesAtRisk(report)},
+        {"nodesSummed", report.nodes_summed},
         {"workloads", report.workloads_judged},
         {"wouldDeny", WouldDeny(report)},
         {"objects", report.objects},
@@ -199,8 +219,19 @@ void WriteSarif(const AuditReport& report, const ClusterRead& read, const AuditC
   options.policy = ctx.rules;
   options.policies = {ctx.policy};
   options.extra_rules = NodeChecks();
+  std::error_code ec;
+  options.base_dir = std::filesystem::current_path(ec).string();
   std::unique_ptr<FindingWriter> writer = FindOutputFormat("sarif")->make(options, out);
-  for (const Finding& f : findings) writer->Add(f);
+  // A cluster's objects are in no file: every result is placed on the file
+  // the user named (GitHub code scanning refuses a result that is in none),
+  // its object the logical location, its identity the fingerprint of its
+  // object and message, so results on the one line stay apart.
+  for (Finding f : findings) {
+    f.file = ctx.sarif_file;
+    f.mark = Mark{1, 0};
+    f.fingerprint = Fingerprint(f, ctx.sarif_file);
+    writer->Add(f);
+  }
   for (const std::string& p : read.problems) writer->AddError({"", {}, p});
   writer->Finish(Count(findings, report));
 }

@@ -20,6 +20,8 @@ struct AuditContext {
   std::string origin;  // "kubeconfig ~/.kube/config, context prod"
   std::string policy;  // "built-in", or the --policy file
   const Policy* rules = nullptr;
+  std::string namespace_name;  // -n; "" for every namespace
+  std::string sarif_file;      // --sarif-file: where SARIF places every result
 };
 
 // Every finding of `report`, each under the object it is reported for: a

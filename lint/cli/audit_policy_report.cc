@@ -14,8 +14,11 @@ namespace {
 
 using json = nlohmann::ordered_json;
 
-constexpr const char* kGroupVersion = "wgpolicyk8s.io/v1alpha2";
 constexpr const char* kApplyType = "application/apply-patch+yaml";
+
+std::string GroupVersion(const ReportApi& api) {
+  return std::string(api.group) + "/" + api.version;
+}
 
 const char* ResultOf(Severity s) { return s == Severity::kError ? "fail" : "warn"; }
 
@@ -65,21 +68,45 @@ json Result(const Finding& f, const WorkloadReport* workload, int64_t now) {
   return out;
 }
 
-std::string CollectionPath(const std::string& ns) {
-  return "/apis/" + std::string(kGroupVersion) +
-         (ns.empty() ? "/clusterpolicyreports" : "/namespaces/" + ns + "/policyreports");
+std::string CollectionPath(const ReportApi& api, const std::string& ns) {
+  return "/apis/" + GroupVersion(api) +
+         (ns.empty() ? "/" + std::string(api.cluster_plural)
+                     : "/namespaces/" + ns + "/" + api.plural);
+}
+
+// "PolicyReport ml/gpulint-audit", "ClusterReport gpulint-audit".
+std::string ReportName(const ReportApi& api, const std::string& ns, const std::string& name) {
+  return ns.empty() ? std::string(api.cluster_kind) + " " + name
+                    : std::string(api.kind) + " " + ns + "/" + name;
 }
 
 }  // namespace
 
-std::vector<PolicyReportObject> PolicyReports(const AuditReport& report, int64_t now_seconds) {
+const ReportApi kWgPolicyReports = {"wgpolicyk8s",  "wgpolicyk8s.io", "v1alpha2",
+                                    "PolicyReport", "ClusterPolicyReport", "policyreports",
+                                    "clusterpolicyreports"};
+const ReportApi kOpenReports = {"openreports", "openreports.io", "v1alpha1", "Report",
+                                "ClusterReport", "reports", "clusterreports"};
+
+const ReportApi* FindReportApi(const std::string& name) {
+  for (const ReportApi* api : {&kWgPolicyReports, &kOpenReports})
+    if (name == api->name) return api;
+  return nullptr;
+}
+
+std::vector<PolicyReportObject> PolicyReports(const AuditReport& report, int64_t now_seconds,
+                                              const ReportScope& scope) {
+  const ReportApi& api = *scope.api;
   auto workloads = VerdictsByObject(report);
   std::map<std::string, std::vector<json>> results;  // by namespace; "" cluster-wide
   std::map<std::string, std::map<std::string, size_t>> counts;
-  results[""];  // the ClusterPolicyReport is written every time
+  // The cluster-wide report is written every time, but by an audit of one
+  // namespace, which saw no node's sums and no other namespace.
+  if (scope.ns.empty()) results[""];
   for (const Finding& f : AuditFindings(report)) {
     auto w = workloads.find(f.object.kind + "/" + f.object.namespace_name + "/" + f.object.name);
     const std::string& ns = f.object.namespace_name;
+    if (!scope.ns.empty() && ns != scope.ns) continue;
     ++counts[ns][ResultOf(f.severity)];
     std::vector<json>& list = results[ns];
     if (list.size() < kMaxResultsPerReport)
@@ -102,84 +129,89 @@ std::vector<PolicyReportObject> PolicyReports(const AuditReport& report, int64_t
     json metadata = {{"name", kPolicyReportName},
                      {"labels", {{kPolicyReportLabel, kPolicyReportLabelValue}}}};
     if (!ns.empty()) metadata["namespace"] = ns;
-    json doc = {{"apiVersion", kGroupVersion},
-                {"kind", ns.empty() ? "ClusterPolicyReport" : "PolicyReport"},
-                {"metadata", metadata},
-                {"summary",
+    json doc = {{"apiVersion", GroupVersion(api)},
+                {"kind", ns.empty() ? api.cluster_kind : api.kind},
+                {"metadata", metadata}};
+    // OpenReports names the engine once for the report (each result names
+    // it too, as wgpolicyk8s.io has only that).
+    if (&api == &kOpenReports) doc["source"] = "gpulint";
+    doc.update(json{{"summary",
                  {{"pass", 0},
                   {"fail", counts[ns]["fail"]},
                   {"warn", counts[ns]["warn"]},
                   {"error", 0},
                   {"skip", 0}}},
-                {"results", list}};
+                    {"results", list}});
     out.push_back({ns, doc.dump(), list.size()});
   }
-  // The ClusterPolicyReport ("" sorts first) goes last.
-  std::rotate(out.begin(), out.begin() + 1, out.end());
+  // The cluster-wide report ("" sorts first) goes last.
+  if (!out.empty() && out.front().namespace_name.empty())
+    std::rotate(out.begin(), out.begin() + 1, out.end());
   return out;
 }
 
-bool ApplyPolicyReports(const KubeEndpoint& endpoint,
+bool ApplyPolicyReports(const KubeEndpoint& endpoint, const ReportScope& scope,
                         const std::vector<PolicyReportObject>& reports,
                         std::vector<std::string>* done, std::string* error) {
+  const ReportApi& api = *scope.api;
   auto client = MakeKubeClient(endpoint, error);
   if (!client) return false;
   client->set_read_timeout(60);
   std::set<std::string> written;
   for (const PolicyReportObject& r : reports) {
-    std::string kind = r.namespace_name.empty() ? "clusterpolicyreports" : "policyreports";
-    std::string path = endpoint.base_path + CollectionPath(r.namespace_name) + "/" +
+    std::string plural = r.namespace_name.empty() ? api.cluster_plural : api.plural;
+    std::string path = endpoint.base_path + CollectionPath(api, r.namespace_name) + "/" +
                        kPolicyReportName + "?fieldManager=gpulint&force=true";
     KubeResponse res = Patch(*client, path, r.json, kApplyType);
     if (!res.ok()) {
       *error = "cannot write the " +
-               std::string(r.namespace_name.empty() ? "ClusterPolicyReport"
-                                                    : "PolicyReport of " + r.namespace_name) +
-               " (" + Permission("create and patch", kind, "wgpolicyk8s.io") +
-               "): " + res.Describe();
+               (r.namespace_name.empty() ? std::string(api.cluster_kind)
+                                         : std::string(api.kind) + " of " + r.namespace_name) +
+               " (" + Permission("create and patch", plural, api.group) + "): " + res.Describe();
       return false;
     }
     written.insert(r.namespace_name);
-    done->push_back(std::string(r.namespace_name.empty()
-                                    ? "ClusterPolicyReport "
-                                    : "PolicyReport " + r.namespace_name + "/") +
-                    kPolicyReportName + " written (" + std::to_string(r.results) + " results)");
+    done->push_back(ReportName(api, r.namespace_name, kPolicyReportName) + " written (" +
+                    std::to_string(r.results) + " results)");
   }
-  // Earlier reports of namespaces that have no finding now.
-  for (const char* kind : {"policyreports", "clusterpolicyreports"}) {
+  // Earlier reports of namespaces that have no finding now: in the one
+  // namespace audited, or everywhere.
+  std::vector<std::pair<std::string, bool>> collections;  // path, cluster-wide
+  if (scope.ns.empty()) {
+    collections = {{"/apis/" + GroupVersion(api) + "/" + api.plural, false},
+                   {CollectionPath(api, ""), true}};
+  } else {
+    collections = {{CollectionPath(api, scope.ns), false}};
+  }
+  for (const auto& [collection, cluster_wide] : collections) {
+    std::string plural = cluster_wide ? api.cluster_plural : api.plural;
     std::vector<std::pair<std::string, std::string>> stale;  // namespace, name
     ListOptions options;
     options.label_selector = std::string(kPolicyReportLabel) + "=" + kPolicyReportLabelValue;
-    ListResult listed = ListPaged(endpoint, "/apis/" + std::string(kGroupVersion) + "/" + kind,
-                                  options, [&](Value& item) {
-                                    const Value* meta = item.Find("metadata");
-                                    if (!meta) return;
-                                    std::string ns(meta->StringAt("namespace"));
-                                    std::string name(meta->StringAt("name"));
-                                    // Its own name and label: the chart's role may
-                                    // delete no other report.
-                                    if (name == kPolicyReportName && !written.count(ns))
-                                      stale.emplace_back(ns, name);
-                                  });
+    ListResult listed = ListPaged(endpoint, collection, options, [&](Value& item) {
+      const Value* meta = item.Find("metadata");
+      if (!meta) return;
+      std::string ns(meta->StringAt("namespace"));
+      std::string name(meta->StringAt("name"));
+      // Its own name and label: the chart's role may delete no other report.
+      if (name == kPolicyReportName && !written.count(ns)) stale.emplace_back(ns, name);
+    });
     if (!listed.ok) {
       *error = "cannot find the reports of earlier runs (" +
-               Permission("list", kind, "wgpolicyk8s.io") +
+               Permission("list", plural, api.group) +
                "): " + (listed.status ? "HTTP " + std::to_string(listed.status) + ": " : "") +
                listed.message;
       return false;
     }
     for (const auto& [ns, name] : stale) {
-      std::string path = endpoint.base_path + CollectionPath(ns) + "/" + name;
+      std::string path = endpoint.base_path + CollectionPath(api, ns) + "/" + name;
       KubeResponse res = Delete(*client, path);
       if (!res.ok() && res.status != 404) {
         *error = "cannot delete the stale report " + (ns.empty() ? name : ns + "/" + name) + " (" +
-                 Permission("delete", kind, "wgpolicyk8s.io") + "): " + res.Describe();
+                 Permission("delete", plural, api.group) + "): " + res.Describe();
         return false;
       }
-      done->push_back("stale " +
-                      std::string(kind == std::string("policyreports") ? "PolicyReport "
-                                                                       : "ClusterPolicyReport ") +
-                      (ns.empty() ? name : ns + "/" + name) + " deleted");
+      done->push_back("stale " + ReportName(api, ns, name) + " deleted");
     }
   }
   return true;

@@ -1,12 +1,15 @@
-// `gpulint audit --policy-report`: the report as wgpolicyk8s.io/v1alpha2
-// PolicyReports (one per namespace with findings) and one ClusterPolicyReport
-// (the nodes, and findings on cluster-scoped objects), the format Kyverno
-// writes and Policy Reporter shows. Each run applies them by server-side apply
-// under fixed names and deletes the reports of earlier runs it did not write
-// again (found by their label and name), so they always say what the last run
-// saw. It touches no report of another name: the chart's ClusterRole grants
-// it those names alone, and its admission policy those labelled as its own.
-// Internal to lint/.
+// `gpulint audit --policy-report`: the report as a namespaced report per
+// namespace with findings and one cluster-wide report (the nodes, and findings
+// on cluster-scoped objects), in either API Kyverno writes and Policy Reporter
+// shows: wgpolicyk8s.io/v1alpha2 PolicyReports and ClusterPolicyReports, or
+// their successor, openreports.io/v1alpha1 Reports and ClusterReports (Kyverno
+// 1.15 and later). Both hold the same results. Each run applies them by
+// server-side apply under fixed names and deletes the reports of earlier runs
+// it did not write again (found by their label and name), so they always say
+// what the last run saw. An audit of one namespace writes and deletes only
+// that namespace's report. It touches no report of another name: the chart's
+// ClusterRole grants it those names alone, and its admission policy those
+// labelled as its own. Internal to lint/.
 #ifndef GPULINT_LINT_CLI_AUDIT_POLICY_REPORT_H_
 #define GPULINT_LINT_CLI_AUDIT_POLICY_REPORT_H_
 
@@ -27,21 +30,44 @@ inline constexpr const char* kPolicyReportLabelValue = "gpulint";
 // 1.5 MiB. The rest are counted in the report's last result.
 inline constexpr size_t kMaxResultsPerReport = 1000;
 
+// One of the two report APIs.
+struct ReportApi {
+  const char* name;           // "wgpolicyk8s", "openreports": --report-format
+  const char* group;          // "wgpolicyk8s.io"
+  const char* version;        // "v1alpha2"
+  const char* kind;           // "PolicyReport"
+  const char* cluster_kind;   // "ClusterPolicyReport"
+  const char* plural;         // "policyreports"
+  const char* cluster_plural; // "clusterpolicyreports"
+};
+extern const ReportApi kWgPolicyReports;
+extern const ReportApi kOpenReports;
+// The API named `name` (--report-format), or null.
+const ReportApi* FindReportApi(const std::string& name);
+
+// Which reports a run writes: `api`'s, for every namespace or for `ns` alone
+// (then no cluster-wide report).
+struct ReportScope {
+  const ReportApi* api = &kWgPolicyReports;
+  std::string ns;  // "" for the whole cluster
+};
+
 struct PolicyReportObject {
-  std::string namespace_name;  // "" for the ClusterPolicyReport
+  std::string namespace_name;  // "" for the cluster-wide report
   std::string json;            // the object, to apply
   size_t results = 0;
 };
 
 // The reports of `report`, their results timestamped `now_seconds`; the
-// ClusterPolicyReport last.
-std::vector<PolicyReportObject> PolicyReports(const AuditReport& report, int64_t now_seconds);
+// cluster-wide report last.
+std::vector<PolicyReportObject> PolicyReports(const AuditReport& report, int64_t now_seconds,
+                                              const ReportScope& scope);
 
-// Applies `reports` and deletes the earlier ones gpulint wrote that these do
-// not replace. *done gets a line per report written or deleted. False with
-// *error on the first request that fails (the message names the permission
-// it needed); what was done before stays done.
-bool ApplyPolicyReports(const KubeEndpoint& endpoint,
+// Applies `reports` and deletes the earlier ones gpulint wrote in `scope`
+// that these do not replace. *done gets a line per report written or deleted.
+// False with *error on the first request that fails (the message names the
+// permission it needed); what was done before stays done.
+bool ApplyPolicyReports(const KubeEndpoint& endpoint, const ReportScope& scope,
                         const std::vector<PolicyReportObject>& reports,
                         std::vector<std::string>* done, std::string* error);
 

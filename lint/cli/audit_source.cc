@@ -21,12 +21,14 @@ std::string GroupWords(const std::string& group) {
 }
 
 // Why a list failed, and what the report lacks for it.
-std::string Problem(const ApiResource& resource, const ListResult& r, const std::string& lacks) {
+std::string Problem(const ApiResource& resource, const std::string& ns, const ListResult& r,
+                    const std::string& lacks) {
   std::string what = Permission("list", resource.resource, resource.group);
   std::string head;
   if (r.status == 403) {
+    std::string where = ns.empty() || !resource.namespaced ? "all namespaces" : "namespace " + ns;
     head = "cannot " + what + " (verb list, resource " + resource.resource + ", " +
-           GroupWords(resource.group) + ", all namespaces): forbidden";
+           GroupWords(resource.group) + ", " + where + "): forbidden";
   } else if (r.status != 0) {
     head = "cannot " + what + ": HTTP " + std::to_string(r.status);
   } else {
@@ -45,7 +47,8 @@ std::string Permission(const std::string& verb, const std::string& resource,
 }
 
 bool ReadCluster(const KubeEndpoint& endpoint, const Policy& policy, const ListOptions& options,
-                 ClusterAudit* audit, ClusterRead* read, std::string* error) {
+                 const std::string& ns, ClusterAudit* audit, ClusterRead* read,
+                 std::string* error) {
   std::vector<std::string> groups;
   for (const WorkloadKind& w : policy.workloads) groups.push_back(w.group);
   Discovery discovery;
@@ -58,7 +61,7 @@ bool ReadCluster(const KubeEndpoint& endpoint, const Policy& policy, const ListO
 
   auto list = [&](const ApiResource& resource, const ListOptions& list_options,
                   const std::string& lacks, auto&& add) {
-    ListResult r = ListPaged(endpoint, resource.Path(), list_options, [&](Value& item) {
+    ListResult r = ListPaged(endpoint, resource.Path(ns), list_options, [&](Value& item) {
       Name(&item, resource);
       add(item);
     });
@@ -66,7 +69,7 @@ bool ReadCluster(const KubeEndpoint& endpoint, const Policy& policy, const ListO
       read->notes.push_back("the list of " + resource.resource +
                             " outlived its continue token and went on from a newer state: "
                             "objects made or removed meanwhile may be missing");
-    if (!r.ok) read->problems.push_back(Problem(resource, r, lacks));
+    if (!r.ok) read->problems.push_back(Problem(resource, ns, r, lacks));
     return r.ok;
   };
 

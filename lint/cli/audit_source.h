@@ -36,10 +36,12 @@ struct ClusterRead {
 std::string Permission(const std::string& verb, const std::string& resource,
                        const std::string& group);
 
-// Reads `endpoint`'s cluster into `audit`. False with *error only when the
+// Reads `endpoint`'s cluster into `audit`: its nodes, and the workloads and
+// pods of `ns` ("" for every namespace). False with *error only when the
 // cluster could not be read at all (no answer, discovery refused).
 bool ReadCluster(const KubeEndpoint& endpoint, const Policy& policy, const ListOptions& options,
-                 ClusterAudit* audit, ClusterRead* read, std::string* error);
+                 const std::string& ns, ClusterAudit* audit, ClusterRead* read,
+                 std::string* error);
 
 }  // namespace gpulint
 

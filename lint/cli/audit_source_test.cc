@@ -60,6 +60,19 @@ class SmallCluster {
           R"("containers":[{"name":"train","image":"nvcr.io/nvidia/pytorch:24.05-py3","resources":)"
           R"({"limits":{"nvidia.com/gpu":"1"}}}]},"status":{"phase":"Running"}})";
     Serve("/api/v1/pods", R"({"metadata":{},"items":[)" + pods + "]}");
+    // Namespace ml's own collections: its Deployment and ReplicaSet, and only
+    // one of the two pods, so a read of one namespace shows which lists it
+    // asked for.
+    Serve("/apis/apps/v1/namespaces/ml/deployments",
+          R"({"metadata":{},"items":[{"metadata":{"name":"train","namespace":"ml","uid":"d-1"},)"
+          R"("spec":{)" + tmpl + "}}]}");
+    Serve("/apis/apps/v1/namespaces/ml/replicasets",
+          R"({"metadata":{},"items":[{"metadata":{"name":"train-1","namespace":"ml","uid":"rs-1",)"
+          R"("ownerReferences":[{"apiVersion":"apps/v1","kind":"Deployment","name":"train",)"
+          R"("uid":"d-1","controller":true}]},"spec":{)" +
+              tmpl + "}}]}");
+    Serve("/api/v1/namespaces/ml/pods",
+          R"({"metadata":{},"items":[)" + pods.substr(0, pods.find(R"(,{"metadata")")) + "]}");
     api_.Listen();
   }
   KubeEndpoint Endpoint() const { return api_.Endpoint(); }
@@ -80,7 +93,7 @@ TEST_CASE("audit source: a cluster read over HTTPS, pods under their Deployment"
   ClusterAudit audit(DefaultPolicy());
   ClusterRead read;
   std::string error;
-  REQUIRE(ReadCluster(cluster.Endpoint(), DefaultPolicy(), ListOptions{}, &audit, &read, &error));
+  REQUIRE(ReadCluster(cluster.Endpoint(), DefaultPolicy(), ListOptions{}, "", &audit, &read, &error));
   CHECK(read.problems.empty());
   CHECK(read.nodes_listed);
   CHECK(read.pods_listed);
@@ -96,13 +109,30 @@ TEST_CASE("audit source: a cluster read over HTTPS, pods under their Deployment"
   CHECK(w.owned == 3);
 }
 
+TEST_CASE("audit source: one namespace's lists, the nodes cluster-wide, no node summed",
+          "[audit][kube]") {
+  SmallCluster cluster(false);
+  ClusterAudit audit(DefaultPolicy(), /*sum_nodes=*/false);
+  ClusterRead read;
+  std::string error;
+  REQUIRE(ReadCluster(cluster.Endpoint(), DefaultPolicy(), ListOptions{}, "ml", &audit, &read,
+                      &error));
+  CHECK(read.problems.empty());
+  AuditReport report = audit.Finish();
+  REQUIRE(report.nodes.size() == 1);        // the nodes are listed all the same
+  CHECK(report.nodes[0].usage.pods == 0);   // but not summed
+  CHECK(report.pods == 1);                  // the namespace's list had one pod
+  REQUIRE(report.workloads.size() == 1);
+  CHECK(report.workloads[0].object.name == "train");
+}
+
 TEST_CASE("audit source: a refused list is said with its verb, resource and group",
           "[audit][kube]") {
   SmallCluster cluster(true);
   ClusterAudit audit(DefaultPolicy());
   ClusterRead read;
   std::string error;
-  REQUIRE(ReadCluster(cluster.Endpoint(), DefaultPolicy(), ListOptions{}, &audit, &read, &error));
+  REQUIRE(ReadCluster(cluster.Endpoint(), DefaultPolicy(), ListOptions{}, "", &audit, &read, &error));
   CHECK_FALSE(read.nodes_listed);
   CHECK(read.problems ==
         std::vector<std::string>{
@@ -148,7 +178,7 @@ TEST_CASE("audit source: the deadline ends a list that never ends", "[audit][kub
   ClusterRead read;
   std::string error;
   auto start = std::chrono::steady_clock::now();
-  REQUIRE(ReadCluster(endpoint, DefaultPolicy(), ListOptions{}, &audit, &read, &error));
+  REQUIRE(ReadCluster(endpoint, DefaultPolicy(), ListOptions{}, "", &audit, &read, &error));
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
   CHECK(read.nodes_listed);
   CHECK_FALSE(read.pods_listed);

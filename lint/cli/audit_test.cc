@@ -2,12 +2,18 @@
 #include "lint/cli/audit.h"
 
 #include <catch2/catch.hpp>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "engine/policies.h"
 #include "engine/policy/policy_test_support.h"
 #include "engine/yaml/loader.h"
+#include "lint/cli/audit_output.h"
+#include "lint/cli/audit_policy_report.h"
 
 namespace gpulint {
 namespace {
@@ -350,6 +356,131 @@ TEST_CASE("audit: a GPU node's VRAM not advertised, shared GPUs over-committed",
         "declare none) on GPUs shared by time-slicing that hold 33713815552 B = 33.7 GB = 31.4 GiB: "
         "9235857408 B = 9.2 GB = 8.6 GiB over");
   CHECK(shared.usage.gpu_replicas == 2);
+}
+
+TEST_CASE("audit text: every size in both unit systems, never a bare number of bytes",
+          "[audit]") {
+  ClusterAudit audit(DefaultPolicy());
+  // A GPU cut into 10 time-sliced replicas: one replica brings a tenth of the
+  // policy's 1Gi of driver headroom, 107374182.4 bytes, rounded up.
+  audit.AddNode(Node("t4-shared", "64Gi", 1,
+                     "nvidia.com/gpu.replicas: '10', nvidia.com/gpu.sharing-strategy: time-slicing"),
+                "api-server");
+  audit.AddPod(Pod("infer", "",
+                   "  nodeName: t4-shared\n  containers:\n  - name: main\n    image: app\n"
+                   "    resources: {limits: {nvidia.com/gpu: 1, memory: 60Gi}}\n"));
+  AuditReport report = audit.Finish();
+  ClusterRead read;
+  AuditContext context{"https://127.0.0.1:6443", "kubeconfig test", "built-in", &DefaultPolicy(),
+                       "", ""};
+  std::ostringstream out;
+  WriteAudit("text", report, read, context, false, out);
+  std::string text = out.str();
+  INFO(text);
+  CHECK(text.find("would change: container \"main\": memory +107374183 B = 107.4 MB = 102.4 MiB "
+                  "(headroom for the GPU driver)") != std::string::npos);
+  CHECK(text.find("requests memory 60Gi = 64.4 GB = 60 GiB, nvidia.com/gpu 1") !=
+        std::string::npos);
+  // No size is a bare number: a figure of six or more digits is followed by
+  // a unit ("B"), or is a quantity with its suffix.
+  CHECK_FALSE(std::regex_search(text, std::regex(R"([0-9]{6,}(?![0-9]| B|[KMGTPE]i?\b))")));
+}
+
+// A node at 99% of its memory, its pods in two namespaces: ml's Deployment
+// with gpu-limit-missing, a bare pod in ops that sees every GPU.
+AuditReport TwoNamespaces(bool sum_nodes) {
+  ClusterAudit audit(DefaultPolicy(), sum_nodes);
+  audit.AddNode(Node("gpu-1", "64Gi", 4), "api-server");
+  audit.AddWorkload(
+      Yaml("apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: train, namespace: ml, uid: "
+           "uid-train}\nspec:\n  template:\n    spec:\n      containers: [{name: main, image: "
+           "nvcr.io/nvidia/pytorch:24.05-py3, resources: {limits: {memory: 60Gi}}}]\n"));
+  audit.AddPod(Pod("train-a", Controller("apps/v1", "Deployment", "train"),
+                   Containers("{limits: {memory: 60Gi}}", "gpu-1")));
+  audit.AddPod(Yaml(
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: agent, namespace: ops, uid: uid-agent}\n"
+      "spec:\n  nodeName: gpu-1\n  containers:\n  - name: main\n    image: app\n"
+      "    env: [{name: NVIDIA_VISIBLE_DEVICES, value: all}]\n"
+      "    resources: {limits: {memory: 1Gi}}\nstatus: {phase: Running}\n"));
+  return audit.Finish();
+}
+
+TEST_CASE("audit of one namespace: no node's sums, which need every namespace's pods",
+          "[audit]") {
+  AuditReport all = TwoNamespaces(true);
+  REQUIRE(all.nodes.size() == 1);
+  CHECK(FindRule(all.nodes[0].findings, "node-memory-requests"));
+  AuditReport one = TwoNamespaces(false);
+  CHECK_FALSE(one.nodes_summed);
+  REQUIRE(one.nodes.size() == 1);
+  CHECK(one.nodes[0].findings.empty());
+  CHECK(one.nodes[0].usage.pods == 0);
+  ClusterRead read;
+  AuditContext context{"https://127.0.0.1:6443", "kubeconfig test", "built-in", &DefaultPolicy(),
+                       "ml", ""};
+  std::ostringstream text;
+  WriteAudit("text", one, read, context, false, text);
+  CHECK(text.str().find("; namespace ml; policy: built-in\n") != std::string::npos);
+  CHECK(text.str().find("\nNodes at risk: not checked (an audit of namespace ml sees its own pods "
+                        "only, and a node's sums need them all; without -n every node is "
+                        "checked)\n") != std::string::npos);
+  std::ostringstream json_out;
+  WriteAudit("json", one, read, context, false, json_out);
+  nlohmann::json doc = nlohmann::json::parse(json_out.str());
+  CHECK(doc["namespace"] == "ml");
+  CHECK(doc["summary"]["nodesSummed"] == false);
+}
+
+TEST_CASE("audit SARIF: every result on the stated file, each with an identity of its own",
+          "[audit][sarif]") {
+  AuditReport report = TwoNamespaces(true);
+  ClusterRead read;
+  AuditContext context{"https://127.0.0.1:6443", "kubeconfig test", "built-in", &DefaultPolicy(),
+                       "", "deploy/prod.yaml"};
+  std::ostringstream out;
+  WriteAudit("sarif", report, read, context, false, out);
+  nlohmann::json log = nlohmann::json::parse(out.str());
+  const nlohmann::json& results = log["runs"][0]["results"];
+  REQUIRE(results.size() >= 3);  // the node's, the Deployment's, the agent's
+  std::set<std::string> hashes;
+  for (const nlohmann::json& r : results) {
+    INFO(r.dump());
+    const nlohmann::json& physical = r["locations"][0]["physicalLocation"];
+    CHECK(physical["artifactLocation"]["uri"] == "deploy/prod.yaml");
+    CHECK(physical["region"]["startLine"] == 1);
+    CHECK(r["locations"][0]["logicalLocations"][0]["kind"] == "resource");
+    hashes.insert(r["partialFingerprints"]["primaryLocationLineHash"].get<std::string>());
+  }
+  CHECK(hashes.size() == results.size());
+}
+
+TEST_CASE("OpenReports hold the PolicyReports' results, in their own API", "[audit]") {
+  AuditReport report = TwoNamespaces(true);
+  std::vector<PolicyReportObject> wg = PolicyReports(report, 1700000000, {&kWgPolicyReports, ""});
+  std::vector<PolicyReportObject> open = PolicyReports(report, 1700000000, {&kOpenReports, ""});
+  REQUIRE(wg.size() == 3);  // ml, ops, the cluster-wide one last
+  REQUIRE(open.size() == wg.size());
+  for (size_t i = 0; i < wg.size(); ++i) {
+    nlohmann::json a = nlohmann::json::parse(wg[i].json), b = nlohmann::json::parse(open[i].json);
+    INFO(b.dump());
+    CHECK(a["apiVersion"] == "wgpolicyk8s.io/v1alpha2");
+    CHECK(b["apiVersion"] == "openreports.io/v1alpha1");
+    CHECK(b["kind"] == (wg[i].namespace_name.empty() ? "ClusterReport" : "Report"));
+    CHECK(a["kind"] == (wg[i].namespace_name.empty() ? "ClusterPolicyReport" : "PolicyReport"));
+    CHECK(b["source"] == "gpulint");
+    CHECK_FALSE(a.contains("source"));
+    CHECK(a["metadata"] == b["metadata"]);
+    CHECK(a["summary"] == b["summary"]);
+    CHECK(a["results"] == b["results"]);
+    CHECK_FALSE(b["results"].empty());
+  }
+  CHECK(open.back().namespace_name.empty());
+  // One namespace's audit writes that namespace's report alone.
+  std::vector<PolicyReportObject> ml = PolicyReports(report, 1700000000, {&kOpenReports, "ml"});
+  REQUIRE(ml.size() == 1);
+  CHECK(ml[0].namespace_name == "ml");
+  CHECK(FindReportApi("openreports") == &kOpenReports);
+  CHECK(FindReportApi("kyverno") == nullptr);
 }
 
 }  // namespace

@@ -60,7 +60,20 @@ Exit status: 0 written, 2 error.
 }  // namespace
 
 const Command& BaselineCommand() {
-  static const Command command{"baseline", kHelp, RunBaselineCommand};
+  static const Command command{"baseline",
+                               kHelp,
+                               RunBaselineCommand,
+                               {
+                                   {"--policy", "", true},
+                                   {"--nodes", "", true, true},
+                                   {"--quiet", "-q"},
+                                   {"--jobs", "-j", true},
+                                   {"--output", "-o", true},
+                                   {"--values", "-f", true, true},
+                                   {"--allow-empty", ""},
+                                   {"--exclude", "", true, true},
+                                   {"--stdin-filename", "", true},
+                               }};
   return command;
 }
 

@@ -43,13 +43,18 @@ Options:
   --exclude GLOB       leave out the files and directories GLOB matches,
                        met in a walk or named (see Exclude below).
                        Repeatable
+  --stdin-filename PATH
+                       the file stdin ('-') holds: its findings are named
+                       PATH in every format (SARIF needs a file for each
+                       result, so --format sarif with stdin requires it), and
+                       its policy is the one PATH would get
   -q, --quiet          leave out the summary line
   -h, --help           print this text
 
 Output:
   text    one line per finding on stdout, as compilers print them:
             file:line:col: severity: message [rule]
-          stdin shows as <stdin>. The summary line, e.g.
+          stdin shows as <stdin> (or --stdin-filename). The summary line, e.g.
             gpulint: 3 errors, 1 warning in 2 objects (5 files); policy: built-in
           When an object holds containers gpulint could not reach, the
           line adds "; 4 workloads checked, 1 not checked".
@@ -71,11 +76,15 @@ Output:
           below); "summary" has "baselined" with --baseline, and
           "underOwner" when objects were judged under their owner (see
           Cluster dumps below). No summary line.
-  sarif   SARIF 2.1.0 for GitHub code scanning: every rule with its
-          description and help, a result per finding with its file (relative
-          to the current directory), line and column, and its fingerprint
-          as partialFingerprints["gpulint/v1"]. runs[0].invocations[0]
-          has executionSuccessful: false after an input error, with a
+  sarif   SARIF 2.1.0 for GitHub code scanning, within its ingestion rules:
+          every rule with its description and help, a result per finding
+          with its file (relative to the current directory; stdin needs
+          --stdin-filename), line (1 where none is known) and column, and
+          its fingerprint as partialFingerprints["gpulint/v1"] and
+          ["primaryLocationLineHash"], which code scanning follows alerts
+          by; at most 25,000 results (code scanning refuses more), a
+          notification saying how many more. runs[0].invocations[0] has
+          executionSuccessful: false after an input error, with a
           toolExecutionNotification (file, line, column) per error.
   junit   JUnit XML for CI test reports: a testsuite per file, a testcase per
           object (Kind/namespace/name), a <failure> per finding at or above
@@ -100,6 +109,7 @@ Examples:
   gpulint check k8s/
   gpulint check --nodes nodes.yaml --fail-on warning k8s/
   helm template chart/ | gpulint check --format json -
+  helm template chart/ | gpulint check --format sarif --stdin-filename chart/Chart.yaml -
   gpulint check --format sarif --fail-on none k8s/ > gpulint.sarif
   gpulint check --format junit k8s/ > gpulint-junit.xml
   gpulint check --format github k8s/                    # in a workflow step
@@ -182,6 +192,7 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
   options->baseline_file = args.Get("--baseline");
   options->output_file = args.Get("--output");
   options->render.values_files = args.All("--values");
+  options->stdin_filename = args.Get("--stdin-filename");
   if (!ReadExcludes(args, &options->exclude, error)) return false;
   if (args.Has("--jobs")) {
     std::string jobs = args.Get("--jobs");
@@ -233,25 +244,30 @@ bool ReadOptions(const ParsedArgs& args, CheckOptions* options, std::string* err
     *error = "stdin ('-') can be read only once";
     return false;
   }
+  bool reads_stdin = std::count(options->paths.begin(), options->paths.end(), "-") > 0;
+  if (args.Has("--stdin-filename")) {
+    if (options->stdin_filename.empty() || options->stdin_filename == "-") {
+      *error = "--stdin-filename: name the file stdin holds";
+      return false;
+    }
+    if (!reads_stdin) {
+      *error = "--stdin-filename names stdin, which is not read: give - as a PATH";
+      return false;
+    }
+  }
+  if (reads_stdin && options->stdin_filename.empty() && options->format != nullptr &&
+      std::string_view(options->format->name) == "sarif") {
+    *error =
+        "--format sarif reading stdin needs --stdin-filename PATH: GitHub code scanning refuses "
+        "a result that is in no file of the repository";
+    return false;
+  }
   return true;
 }
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
-  static const std::vector<OptionSpec> kSpecs = {
-      {"--policy", "", true},
-      {"--nodes", "", true, true},
-      {"--format", "", true},
-      {"--fail-on", "", true},
-      {"--quiet", "-q"},
-      {"--jobs", "-j", true},
-      {"--baseline", "", true},
-      {"--values", "-f", true, true},
-      {"--strict", ""},
-      {"--allow-empty", ""},
-      {"--exclude", "", true, true},
-  };
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, CheckCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
+  if (int rc = ParseOrExit(args, CheckCommand(), &parsed, io); rc >= 0) return rc;
   CheckOptions options;
   std::string error;
   if (!ReadOptions(parsed, &options, &error)) {
@@ -261,16 +277,18 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   return RunCheck(options, io);
 }
 
+// "text json sarif junit github", for completion.
+std::string FormatNames() {
+  std::string out;
+  for (const OutputFormat* f : OutputFormats()) out += (out.empty() ? "" : " ") + std::string(f->name);
+  return out;
+}
+
 }  // namespace
 
 int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
-  static const std::vector<OptionSpec> kSpecs = {
-      {"--policy", "", true}, {"--nodes", "", true, true},   {"--quiet", "-q"},
-      {"--jobs", "-j", true}, {"--output", "-o", true},      {"--values", "-f", true, true},
-      {"--allow-empty", ""},  {"--exclude", "", true, true},
-  };
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, BaselineCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
+  if (int rc = ParseOrExit(args, BaselineCommand(), &parsed, io); rc >= 0) return rc;
   CheckOptions options;
   options.write_baseline = true;
   std::string error;
@@ -284,7 +302,24 @@ int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io) {
 const Command& CheckCommand() {
   // The formats' line comes from the one list of formats.
   static const std::string help = HelpWithFormats(kHelp, OutputFormatChoices(true));
-  static const Command command{"check", help, Run};
+  static const std::string formats = FormatNames();
+  static const Command command{"check",
+                               help,
+                               Run,
+                               {
+                                   {"--policy", "", true},
+                                   {"--nodes", "", true, true},
+                                   {"--format", "", true, false, formats},
+                                   {"--fail-on", "", true, false, kFailOnChoices},
+                                   {"--quiet", "-q"},
+                                   {"--jobs", "-j", true},
+                                   {"--baseline", "", true},
+                                   {"--values", "-f", true, true},
+                                   {"--strict", ""},
+                                   {"--allow-empty", ""},
+                                   {"--exclude", "", true, true},
+                                   {"--stdin-filename", "", true},
+                               }};
   return command;
 }
 

@@ -20,6 +20,7 @@ namespace {
 
 using nlohmann::json;
 using testing::EnvVar;
+using testing::InDirectory;
 using testing::Result;
 using testing::Run;
 using testing::TempDir;
@@ -291,6 +292,82 @@ TEST_CASE("a PATH with no manifest: the messages, and --allow-empty makes them w
   CHECK(both.rc == 2);
   CHECK(both.err == "gpulint: error: " + none +
                         "gpulint: 0 errors, 0 warnings in 1 object (2 files); policy: built-in\n");
+}
+
+// A GitHub workflow and a compose file are YAML, and no Kubernetes objects:
+// they are not counted as objects that passed, and a PATH of nothing else is
+// the wrong PATH.
+TEST_CASE("YAML that is no Kubernetes object is said to be, not passed as objects",
+          "[cli][input-error]") {
+  TempDir dir;
+  const std::string workflow =
+      "name: ci\non: [push]\njobs:\n  build:\n    runs-on: ubuntu-latest\n"
+      "    steps:\n    - uses: actions/checkout@v4\n";
+  const std::string compose = "services:\n  web:\n    image: nginx\n    ports: ['80:80']\n";
+  dir.Write("repo/.github/workflows/ci.yml", workflow);
+  dir.Write("repo/.github/workflows/release.yml", workflow);
+  dir.Write("repo/compose.yaml", compose);
+  dir.Write("repo/deploy/compose.override.yaml", compose);
+  InDirectory in(dir.path());
+  Result r = Run({"check", "repo"});
+  CHECK(r.rc == 2);
+  CHECK(r.out.empty());
+  CHECK(r.err ==
+        "gpulint: error: repo: no manifests found (4 YAML or JSON documents, none a Kubernetes "
+        "object: no apiVersion or kind)\n"
+        "gpulint: note: not Kubernetes objects (no apiVersion or kind), not checked: "
+        "repo/.github/workflows/ci.yml, repo/.github/workflows/release.yml, repo/compose.yaml, "
+        "repo/deploy/compose.override.yaml\n"
+        "gpulint: 0 errors, 0 warnings in 0 objects (4 files); 4 documents not checked: no "
+        "Kubernetes objects (no apiVersion or kind); policy: built-in\n");
+  // Beside a manifest, they are skipped and said to be.
+  dir.Write("repo/deploy/cm.yaml", kConfigMap);
+  Result mixed = Run({"check", "repo"});
+  CHECK(mixed.rc == 0);
+  CHECK(mixed.err ==
+        "gpulint: note: not Kubernetes objects (no apiVersion or kind), not checked: "
+        "repo/.github/workflows/ci.yml, repo/.github/workflows/release.yml, repo/compose.yaml, "
+        "repo/deploy/compose.override.yaml\n"
+        "gpulint: 0 errors, 0 warnings in 1 object (5 files); 4 documents not checked: no "
+        "Kubernetes objects (no apiVersion or kind); policy: built-in\n");
+  Result j = Run({"check", "--format", "json", "repo"});
+  CHECK(json::parse(j.out).at("summary").at("notKubernetes") == 4);
+  CHECK(json::parse(j.out).at("summary").at("objects") == 1);
+  // An object with a kind and no apiVersion is still an object: checked.
+  dir.Write("broken/pod.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n");
+  CHECK(Run({"check", "broken"}).err.find("not checked") == std::string::npos);
+}
+
+TEST_CASE("--stdin-filename names stdin's findings and finds its policy", "[cli]") {
+  TempDir dir;
+  const std::string pod =
+      "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
+      "    image: nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04\n"
+      "    resources: {limits: {memory: 1Gi, nvidia.com/gpu: 0.5}}\n";
+  std::string input = dir.Write("input.yaml", pod);
+  // A policy beside the named file turns the finding into a warning.
+  dir.Write("k8s/.gpulint.yaml",
+            "apiVersion: gpulint.io/v1alpha1\nkind: Policy\nmetadata: {name: k8s}\n"
+            "spec:\n  rules:\n    gpu-fractional: {severity: warning}\n");
+  InDirectory in(dir.path());
+  Result r = Run({"check", "--stdin-filename", "k8s/pod.yaml", "-"}, input);
+  CHECK(r.rc == 0);
+  CHECK(r.out.rfind("k8s/pod.yaml:8:55: warning: ", 0) == 0);
+  CHECK(r.err == "gpulint: 0 errors, 1 warning in 1 object (1 file); policy: k8s/.gpulint.yaml\n");
+  Result sarif =
+      Run({"check", "--format", "sarif", "--stdin-filename", "k8s/pod.yaml", "-"}, input);
+  CHECK(json::parse(sarif.out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
+                               ["artifactLocation"]["uri"] == "k8s/pod.yaml");
+  // SARIF of unnamed stdin would be refused by code scanning: a usage error.
+  Result unnamed = Run({"check", "--format", "sarif", "-"}, input);
+  CHECK(unnamed.rc == 2);
+  CHECK(unnamed.err ==
+        "gpulint: error: --format sarif reading stdin needs --stdin-filename PATH: GitHub code "
+        "scanning refuses a result that is in no file of the repository\n");
+  Result unread = Run({"check", "--stdin-filename", "k8s/pod.yaml", input});
+  CHECK(unread.rc == 2);
+  CHECK(unread.err ==
+        "gpulint: error: --stdin-filename names stdin, which is not read: give - as a PATH\n");
 }
 
 TEST_CASE("check -: empty stdin is an error, allowed with --allow-empty, no PATH at all too",

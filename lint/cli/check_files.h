@@ -28,6 +28,17 @@ class FileSink {
   virtual void Add(Finding finding) = 0;
   // An object not judged on its own: its owner is in its document.
   virtual void UnderOwner() = 0;
+  // A YAML or JSON document of `file` that is no Kubernetes object (no
+  // apiVersion, no kind: a workflow, a compose file), not checked.
+  virtual void NotObject(const std::string& file) = 0;
+};
+
+// What one input held.
+struct FileCounts {
+  size_t documents = 0;  // read, an empty one not counted
+  // Kubernetes objects among them (items of a List one by one), and
+  // documents that do not parse, which may be.
+  size_t objects = 0;
 };
 
 struct ObjectStart {
@@ -45,11 +56,13 @@ struct FileResult : FileSink {
   }
   void Add(Finding finding) override { events.emplace_back(std::move(finding)); }
   void UnderOwner() override { ++under_owner; }
+  void NotObject(const std::string& file) override { not_objects.push_back(file); }
 
   std::vector<std::variant<ObjectStart, Finding>> events;
   size_t under_owner = 0;
+  std::vector<std::string> not_objects;  // a file per document that is no object
   bool by_worker = false;  // checked on a worker thread, which frees it too
-  size_t documents = 0;
+  FileCounts counts;
   bool ok = false;
   Error error;  // when !ok
 };

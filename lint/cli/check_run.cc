@@ -71,13 +71,14 @@ class CheckRun {
           inputs_.size(), jobs,
           [&](size_t i, FileResult* result) {
             result->ok =
-                CheckFile(inputs_[i], *policies_[i], *result, &result->documents, &result->error);
+                CheckFile(inputs_[i], *policies_[i], *result, &result->counts, &result->error);
           },
           [&](size_t i, FileResult& result) { Replay(i, result); });
     } else {
       for (size_t i = 0; i < inputs_.size(); ++i) CheckInput(i);
     }
     ReportEmptySources();
+    NoteNotObjects();
     writer_->Finish(summary_);
     if (baseline_writer_) return WriteBaseline(baseline_writer_->Text(), PolicyText(policy_names_));
     writer_.reset();
@@ -135,7 +136,9 @@ class CheckRun {
       ReportNothingFound({"", {}, std::string(kNothingFound) + "(no PATH given)"});
     std::vector<std::string> names;
     for (const InputFile& input : inputs_) {
-      const PolicySetup* policy = setup_.PolicyFor(input.path, &errors);
+      const bool named_stdin = input.path == "-" && !options_.stdin_filename.empty();
+      const PolicySetup* policy =
+          setup_.PolicyFor(named_stdin ? options_.stdin_filename : input.path, &errors);
       if (!policy) {
         for (const Error& e : errors) ReportError(e);
         return false;
@@ -226,24 +229,58 @@ class CheckRun {
     for (size_t p = 0; p < yields_.size(); ++p) {
       const PathYield& yield = yields_[p];
       if (yield.inputs.empty() || yield.errors > 0) continue;
-      size_t documents = 0;
+      FileCounts counts;
       bool read = true, charts = true, kustomizations = true;
       for (size_t i : yield.inputs) {
-        documents += outcomes_[i].documents;
+        counts.documents += outcomes_[i].counts.documents;
+        counts.objects += outcomes_[i].counts.objects;
         read = read && outcomes_[i].read;
         charts = charts && inputs_[i].kind == InputKind::kHelmChart;
         kustomizations = kustomizations && inputs_[i].kind == InputKind::kKustomization;
       }
-      if (!read || documents > 0) continue;
-      std::string why = charts           ? "(helm template rendered no document)"
+      if (!read || counts.objects > 0) continue;
+      // Documents that are all something else (a workflow, a compose file):
+      // the PATH is most likely the wrong one.
+      std::string why = counts.documents > 0
+                            ? "(" + std::to_string(counts.documents) + " YAML or JSON document" +
+                                  (counts.documents == 1 ? "" : "s") +
+                                  ", none a Kubernetes object: no apiVersion or kind)"
+                        : charts         ? "(helm template rendered no document)"
                         : kustomizations ? "(kubectl kustomize rendered no document)"
                                          : "(no YAML or JSON document in it)";
-      ReportNothingFound({DisplayName(options_.paths[p]), {}, std::string(kNothingFound) + why});
+
+      ReportNothingFound({Shown(options_.paths[p]), {}, std::string(kNothingFound) + why});
     }
   }
 
+  // "-" and the loader's "<stdin>" as --stdin-filename names stdin, else as
+  // DisplayName shows them.
+  std::string Shown(const std::string& name) const {
+    if ((name == "-" || name == kStdinName) && !options_.stdin_filename.empty())
+      return options_.stdin_filename;
+    return DisplayName(name);
+  }
+
+  // The files whose documents were no Kubernetes objects, by name, on stderr
+  // (the summary counts them): a workflow or a compose file in a walked
+  // directory is skipped, and said to be. Not in the formats that hold their
+  // summary, whose stderr is for errors.
+  void NoteNotObjects() {
+    if (not_objects_.empty() || options_.quiet || options_.format->holds_summary) return;
+    constexpr size_t kShown = 5;
+    std::vector<std::string> files;
+    for (const std::string& f : not_objects_)
+      if (std::find(files.begin(), files.end(), f) == files.end()) files.push_back(f);
+    if (writer_) writer_->Flush();
+    io_.err << "gpulint: note: not Kubernetes objects (no apiVersion or kind), not checked: ";
+    for (size_t i = 0; i < files.size() && i < kShown; ++i) io_.err << (i ? ", " : "") << files[i];
+    if (files.size() > kShown) io_.err << " and " << files.size() - kShown << " more files";
+    io_.err << '\n';
+  }
+
   // On stderr in every format, and in the document of those that have one.
-  void ReportError(const Error& error) {
+  void ReportError(Error error) {
+    error.file = Shown(error.file);
     input_failed_ = true;
     if (writer_) {
       writer_->AddError(error);
@@ -279,16 +316,17 @@ class CheckRun {
     }
     void Add(Finding finding) override { run_.Emit(finding); }
     void UnderOwner() override { ++run_.summary_.under_owner; }
+    void NotObject(const std::string& file) override { run_.AddNotObject(file); }
 
    private:
     CheckRun& run_;
   };
 
   void CheckInput(size_t i) {
-    writer_->BeginFile(DisplayName(inputs_[i].path));
+    writer_->BeginFile(Shown(inputs_[i].path));
     DirectSink sink(*this);
     Error error;
-    if (CheckFile(inputs_[i], *policies_[i], sink, &outcomes_[i].documents, &error)) {
+    if (CheckFile(inputs_[i], *policies_[i], sink, &outcomes_[i].counts, &error)) {
       ++summary_.files;
       outcomes_[i].read = true;
     } else {
@@ -298,33 +336,38 @@ class CheckRun {
 
   // Touches nothing but `out`, the loader and the engine (all const here), so
   // that files can be checked on several threads at once.
-  // `documents` counts the documents read (an empty one is none).
-  bool CheckFile(const InputFile& input, const PolicySetup& setup, FileSink& out, size_t* documents,
-                 Error* error) const {
+  // `counts` counts the documents read (an empty one is none) and the objects.
+  bool CheckFile(const InputFile& input, const PolicySetup& setup, FileSink& out,
+                 FileCounts* counts, Error* error) const {
     const Policy& policy = *setup.policy;
     const bool places_every_object = writer_->PlacesEveryObject();
     DeviceClaims claims;  // DRA claims and templates seen so far in this file
-    SourceSink sink = [&](Document&& doc, const RenderedDocument* rendered) {
+    SourceSink sink = [&](Document&& doc, const SourceOrigin* rendered) {
       if (doc.ok && doc.root.is_null()) return true;  // empty, e.g. a trailing "---"
-      ++*documents;
-      // A chart's finding is shown at its template (render.h).
-      auto place = [rendered](Finding& f) {
+      ++counts->documents;
+      // A rendered source's finding is shown in the file that wrote it (render.h).
+      auto place = [rendered, &doc](Finding& f) {
         if (!rendered) return;
         f.rendered = rendered->InOutput(f.mark);
-        rendered->Place(&f.file, &f.mark, &f.message);
+        rendered->Place(doc.root, &f.file, &f.mark, &f.message);
       };
       if (!doc.ok) {
-        out.Object(ObjectRef(), DisplayName(input.path), doc.error.mark, false,
-                   Coverage::kNoWorkload);
+        ++counts->objects;
+        out.Object(ObjectRef(), Shown(input.path), doc.error.mark, false, Coverage::kNoWorkload);
         Finding f = ParseErrorFinding(doc.error);
+        f.file = Shown(f.file);
         place(f);
         out.Add(std::move(f));
         return true;
       }
-      const std::string& file = doc.file.empty() ? DisplayName(input.path) : doc.file;
+      const std::string file = Shown(doc.file.empty() ? input.path : doc.file);
       const OwnerIndex owners = OwnerIndex::OfDocument(doc.root);
       ForEachObject(doc.root, [&](const Value& object) {
         if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
+        // A workflow, a compose file, a values file: YAML, but no Kubernetes
+        // object. One with a kind or an apiVersion is one, however broken.
+        if (!object.Find("apiVersion") && !object.Find("kind")) return out.NotObject(file);
+        ++counts->objects;
         claims.Add(object);
         if (owners.TopOwner(object)) return out.UnderOwner();
         Coverage coverage;
@@ -334,7 +377,7 @@ class CheckRun {
         Mark object_mark = object.mark();
         if (rendered && (!findings.empty() || places_every_object)) {
           std::string unused;
-          rendered->Place(&object_file, &object_mark, &unused);
+          rendered->Place(doc.root, &object_file, &object_mark, &unused);
         }
         out.Object(RefOf(object), object_file, object_mark, true, coverage);
         for (Finding& f : findings) {
@@ -348,7 +391,7 @@ class CheckRun {
   }
 
   void Replay(size_t i, FileResult& result) {
-    writer_->BeginFile(DisplayName(inputs_[i].path));
+    writer_->BeginFile(Shown(inputs_[i].path));
     for (auto& event : result.events) {
       if (auto* start = std::get_if<ObjectStart>(&event)) {
         if (start->counted) CountObject(start->coverage);
@@ -358,13 +401,19 @@ class CheckRun {
       }
     }
     summary_.under_owner += result.under_owner;
-    outcomes_[i].documents = result.documents;
+    for (const std::string& file : result.not_objects) AddNotObject(file);
+    outcomes_[i].counts = result.counts;
     if (result.ok) {
       ++summary_.files;
       outcomes_[i].read = true;
     } else {
       ReportError(result.error);
     }
+  }
+
+  void AddNotObject(const std::string& file) {
+    ++summary_.not_objects;
+    not_objects_.push_back(file);
   }
 
   void CountObject(Coverage coverage) {
@@ -384,8 +433,9 @@ class CheckRun {
   std::vector<const PolicySetup*> policies_;  // by input
   struct InputOutcome {
     bool read = false;
-    size_t documents = 0;
+    FileCounts counts;
   };
+  std::vector<std::string> not_objects_;  // a file per document that is no object
   std::vector<InputOutcome> outcomes_;     // by input
   std::vector<std::string> policy_names_;  // each once, in input order
   std::unique_ptr<FindingWriter> writer_;

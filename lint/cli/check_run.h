@@ -32,6 +32,9 @@ struct CheckOptions {
   std::string output_file;         // `gpulint baseline --output`; empty: stdout
   RenderOptions render;            // --values, for charts
   ExcludePatterns exclude;         // --exclude
+  // --stdin-filename: the name stdin's findings carry, and where its policy
+  // is looked up from; empty: "<stdin>", from the current directory.
+  std::string stdin_filename;
 };
 
 // Runs `gpulint check` (or, with write_baseline, `gpulint baseline`) and

@@ -42,6 +42,7 @@ Usage:
   gpulint export vap [--mode MODE]      the stateless rules as
                                         ValidatingAdmissionPolicies (CEL)
   gpulint version | --version           print the version and git revision
+  gpulint completion bash|zsh           a shell completion script
   gpulint help [COMMAND]                this text, or one command's
 
 'gpulint FILE...' means 'gpulint check FILE...'. A PATH is a file, a directory
@@ -95,7 +96,7 @@ Prints the overview of every command, or one command's help (the same as
 
 int RunVersion(const std::vector<std::string>& args, CliIo& io) {
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, VersionCommand(), {}, false, &parsed, io); rc >= 0) return rc;
+  if (int rc = ParseOrExit(args, VersionCommand(), &parsed, io); rc >= 0) return rc;
   if (!parsed.positional.empty()) {
     Fail(io, "version takes no arguments");
     return kExitUsage;
@@ -189,7 +190,8 @@ const std::vector<const Command*>& AllCommands() {
   static const std::vector<const Command*> commands = {
       &CheckCommand(),     &BaselineCommand(), &FixCommand(),     &AuditCommand(),
       &NodePatchCommand(), &QuantityCommand(), &PolicyCommand(),  &RulesCommand(),
-      &ExplainCommand(),   &ExportCommand(),   &VersionCommand(), &HelpCommand(),
+      &ExplainCommand(),   &ExportCommand(),   &VersionCommand(), &CompletionCommand(),
+      &HelpCommand(),
   };
   return commands;
 }

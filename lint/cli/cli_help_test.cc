@@ -96,7 +96,7 @@ TEST_CASE("usage errors exit 2 with a message naming the problem", "[cli]") {
       {{"check", "-", "--nodes", "-"}, "gpulint: error: stdin ('-') can be read only once\n"},
       {{"chekc", pod},
        "gpulint: error: unknown command 'chekc' and no such file (commands: check, "
-       "baseline, fix, audit, node-patch, quantity, policy, rules, explain, export, version, help; "
+       "baseline, fix, audit, node-patch, quantity, policy, rules, explain, export, version, completion, help; "
        "see 'gpulint --help')\n"},
       {{"explain"}, "gpulint: error: explain needs a RULE ('gpulint rules' lists them)\n"},
       {{"version", "extra"}, "gpulint: error: version takes no arguments\n"},

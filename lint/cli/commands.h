@@ -20,6 +20,13 @@ struct Command {
   std::string_view help;  // `gpulint NAME --help`, starting "Usage: gpulint NAME"
   // `args` are the arguments after the command's name.
   int (*run)(const std::vector<std::string>& args, CliIo& io);
+  // What it parses its arguments by (ParseOrExit), and what shell completion
+  // offers (completion_command.cc): the one table of its options.
+  std::vector<OptionSpec> options = {};
+  // The words it takes first ("policy check"), for completion.
+  std::vector<std::string_view> subcommands = {};
+  // Negative numbers ("-1") are arguments, not options (quantity).
+  bool negative_numbers = false;
 };
 
 const Command& CheckCommand();
@@ -33,10 +40,14 @@ const Command& RulesCommand();
 const Command& ExplainCommand();
 const Command& ExportCommand();
 const Command& VersionCommand();
+const Command& CompletionCommand();
 
 // `gpulint baseline` (baseline_command.cc): a check run that writes the
 // findings as a baseline (lint/cli/baseline.h); it lives in check_command.cc.
 int RunBaselineCommand(const std::vector<std::string>& args, CliIo& io);
+
+// --fail-on's values, for completion.
+inline constexpr std::string_view kFailOnChoices = "error warning info none";
 
 // Every command, in the order the main help lists them.
 const std::vector<const Command*>& AllCommands();
@@ -48,10 +59,9 @@ bool ReadExcludes(const ParsedArgs& parsed, ExcludePatterns* out, std::string* e
 // "gpulint: error: MESSAGE" on stderr.
 void Fail(CliIo& io, std::string_view message);
 
-// Parses, printing the help or the usage error. Returns -1 to go on, else the
-// exit code.
-int ParseOrExit(const std::vector<std::string>& args, const Command& command,
-                const std::vector<OptionSpec>& specs, bool negative_numbers, ParsedArgs* out,
+// Parses by the command's options, printing the help or the usage error.
+// Returns -1 to go on, else the exit code.
+int ParseOrExit(const std::vector<std::string>& args, const Command& command, ParsedArgs* out,
                 CliIo& io);
 
 }  // namespace gpulint

@@ -104,10 +104,8 @@ int RunVap(const ParsedArgs& parsed, CliIo& io) {
 }
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
-  static const std::vector<OptionSpec> kSpecs = {
-      {"--policy", "", true}, {"--mode", "", true}, {"--name", "", true}, {"--list", ""}};
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, ExportCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
+  if (int rc = ParseOrExit(args, ExportCommand(), &parsed, io); rc >= 0) return rc;
   if (parsed.positional.empty()) {
     Fail(io, "export needs a format: vap (see 'gpulint export --help')");
     return kExitUsage;
@@ -126,7 +124,14 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
 }  // namespace
 
 const Command& ExportCommand() {
-  static const Command command{"export", kHelp, Run};
+  static const Command command{"export",
+                               kHelp,
+                               Run,
+                               {{"--policy", "", true},
+                                {"--mode", "", true, false, "deny warn audit"},
+                                {"--name", "", true},
+                                {"--list", ""}},
+                               {"vap"}};
   return command;
 }
 

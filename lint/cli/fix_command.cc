@@ -307,13 +307,8 @@ bool ReadOptions(const ParsedArgs& parsed, FixCommandOptions* options, std::stri
 }
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
-  static const std::vector<OptionSpec> kSpecs = {
-      {"--write", "-w"},          {"--diff", ""},
-      {"--only", "", true, true}, {"--mutations", ""},
-      {"--policy", "", true},     {"--nodes", "", true, true},
-      {"--quiet", "-q"},          {"--exclude", "", true, true}};
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, FixCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;
+  if (int rc = ParseOrExit(args, FixCommand(), &parsed, io); rc >= 0) return rc;
   FixCommandOptions options;
   std::string problem;
   if (!ReadOptions(parsed, &options, &problem)) {
@@ -334,7 +329,22 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
 }  // namespace
 
 const Command& FixCommand() {
-  static const Command command{"fix", kHelp, Run};
+  static const std::string fixing = [] {
+    std::string out;
+    for (std::string_view r : FixingRules()) out += (out.empty() ? "" : " ") + std::string(r);
+    return out;
+  }();
+  static const Command command{"fix",
+                               kHelp,
+                               Run,
+                               {{"--write", "-w"},
+                                {"--diff", ""},
+                                {"--only", "", true, true, fixing},
+                                {"--mutations", ""},
+                                {"--policy", "", true},
+                                {"--nodes", "", true, true},
+                                {"--quiet", "-q"},
+                                {"--exclude", "", true, true}}};
   return command;
 }
 

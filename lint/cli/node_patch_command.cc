@@ -219,13 +219,8 @@ std::string ShellWord(const std::string& s) {
 }
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
-  static const std::vector<OptionSpec> kSpecs = {
-      {"--node", "", true},   {"--from-labels", "", true}, {"--resource", "", true},
-      {"--policy", "", true}, {"--print-command", ""},
-  };
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, NodePatchCommand(), kSpecs, false, &parsed, io); rc >= 0)
-    return rc;
+  if (int rc = ParseOrExit(args, NodePatchCommand(), &parsed, io); rc >= 0) return rc;
   std::string labels = parsed.Get("--from-labels");
   if (parsed.positional.size() > 1 || (!labels.empty() && !parsed.positional.empty())) {
     Fail(io, labels.empty() ? "node-patch reads one input"
@@ -282,7 +277,16 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
 }  // namespace
 
 const Command& NodePatchCommand() {
-  static const Command command{"node-patch", kHelp, Run};
+  static const Command command{"node-patch",
+                               kHelp,
+                               Run,
+                               {
+                                   {"--node", "", true},
+                                   {"--from-labels", "", true},
+                                   {"--resource", "", true},
+                                   {"--policy", "", true},
+                                   {"--print-command", ""},
+                               }};
   return command;
 }
 

@@ -114,10 +114,7 @@ int RunSchema(const ParsedArgs& parsed, CliIo& io) {
 
 int Run(const std::vector<std::string>& args, CliIo& io) {
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, PolicyCommand(), {{"--values", "", false}, {"--format", "", true}},
-                           false, &parsed, io);
-      rc >= 0)
-    return rc;
+  if (int rc = ParseOrExit(args, PolicyCommand(), &parsed, io); rc >= 0) return rc;
   std::vector<std::string> rest = parsed.positional;
   std::string sub = rest.empty() ? "" : rest.front();
   if (!rest.empty()) rest.erase(rest.begin());
@@ -140,7 +137,11 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
 }  // namespace
 
 const Command& PolicyCommand() {
-  static const Command command{"policy", kHelp, Run};
+  static const Command command{"policy",
+                               kHelp,
+                               Run,
+                               {{"--values", "", false}, {"--format", "", true, false, "json markdown"}},
+                               {"check", "schema"}};
   return command;
 }
 

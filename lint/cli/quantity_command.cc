@@ -93,9 +93,7 @@ void AppendJson(std::string_view input, bool valid, const Quantity& q, const Qua
 int Run(const std::vector<std::string>& args, CliIo& io) {
   ParsedArgs parsed;
   // "-1" is a quantity here, not an option.
-  if (int rc = ParseOrExit(args, QuantityCommand(), {{"--format", "", true}}, true, &parsed, io);
-      rc >= 0)
-    return rc;
+  if (int rc = ParseOrExit(args, QuantityCommand(), &parsed, io); rc >= 0) return rc;
   std::string format = parsed.Get("--format", "text");
   if (format != "text" && format != "json") {
     Fail(io, "--format: unknown format '" + format + "' (choose text or json)");
@@ -132,7 +130,8 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
 }  // namespace
 
 const Command& QuantityCommand() {
-  static const Command command{"quantity", kHelp, Run};
+  static const Command command{
+      "quantity", kHelp, Run, {{"--format", "", true, false, "text json"}}, {}, true};
   return command;
 }
 

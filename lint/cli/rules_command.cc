@@ -4,6 +4,7 @@
 
 #include "engine/policies.h"
 #include "engine/rules/rule.h"
+#include "engine/vap/vap.h"
 #include "lint/cli/commands.h"
 #include "lint/output/rule_catalogue.h"
 
@@ -12,12 +13,18 @@ namespace {
 
 constexpr std::string_view kRulesHelp = R"(Usage: gpulint rules [--format text|json|markdown]
 
-Lists every rule with its default severity and title.
+Lists every rule with its default severity, whether the built-in policy turns
+it on (DEFAULT), whether 'gpulint fix' repairs it (FIX), whether it needs a
+node inventory to report anything (NODES: --nodes, the policy's node classes
+or the webhook's node watch), whether 'gpulint export vap' exports it as CEL
+(CEL), and its title.
 
 Options:
   --format FORMAT   text (default): one rule per line
-                    json: {"rules": [{"name", "severity", "title",
-                           "rationale", "fix", "example"}]}
+                    json: {"rules": [{"name", "severity",
+                           "enabledByDefault", "fixable", "needsNodes",
+                           "exportedAsCel", "title", "rationale", "fix",
+                           "gpus", "example"}]}
                     markdown: a table and one section per rule; docs/rules.md
                     is generated from it
   -h, --help        print this text
@@ -29,19 +36,29 @@ Examples:
 
 constexpr std::string_view kExplainHelp = R"(Usage: gpulint explain RULE
 
-Prints a rule's title, default severity, why it matters, how to fix it, an
-example manifest that fires it and the same manifest fixed, and how to accept a
-finding for one object. 'gpulint rules' lists the rule names.
+Prints a rule's title, default severity (or that the built-in policy leaves it
+off), whether 'gpulint fix' repairs it, needs a node inventory or is exported
+as CEL, why it matters, how to fix it, an example manifest that fires it and
+the same manifest fixed, and how to accept a finding for one object. 'gpulint
+rules' lists the rule names.
 
 Example:
   gpulint explain gpu-limit-missing
 )";
 
+// Each rule with what the catalogue says of it, from where each is decided.
+CatalogueRule Catalogued(const Rule& rule) {
+  RuleFacts facts;
+  facts.on_by_default = DefaultPolicy().RuleEnabled(rule.info.name);
+  facts.fixes = rule.info.no_fix != nullptr;
+  facts.needs_nodes = rule.info.needs_nodes;
+  facts.cel = ExportableAsCel(rule.info.name);
+  return {&rule, facts};
+}
+
 int RunRules(const std::vector<std::string>& args, CliIo& io) {
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, RulesCommand(), {{"--format", "", true}}, false, &parsed, io);
-      rc >= 0)
-    return rc;
+  if (int rc = ParseOrExit(args, RulesCommand(), &parsed, io); rc >= 0) return rc;
   if (!parsed.positional.empty()) {
     Fail(io,
          "rules takes no arguments (did you mean 'gpulint explain " + parsed.positional[0] + "'?)");
@@ -49,7 +66,7 @@ int RunRules(const std::vector<std::string>& args, CliIo& io) {
   }
   std::string name = parsed.Get("--format", "text");
   // The catalogue's own formats: Markdown is what docs/rules.md is generated from.
-  static constexpr std::pair<std::string_view, void (*)(const std::vector<const Rule*>&,
+  static constexpr std::pair<std::string_view, void (*)(const std::vector<CatalogueRule>&,
                                                         std::string*)>
       kFormats[] = {{"text", AppendRulesText}, {"json", AppendRulesJson},
                     {"markdown", AppendRulesMarkdown}};
@@ -59,15 +76,17 @@ int RunRules(const std::vector<std::string>& args, CliIo& io) {
     Fail(io, "--format: unknown format '" + name + "' (choose text, json or markdown)");
     return kExitUsage;
   }
+  std::vector<CatalogueRule> rules;
+  for (const Rule* rule : AllRules()) rules.push_back(Catalogued(*rule));
   std::string text;
-  format->second(AllRules(), &text);
+  format->second(rules, &text);
   io.out << text;
   return kExitClean;
 }
 
 int RunExplain(const std::vector<std::string>& args, CliIo& io) {
   ParsedArgs parsed;
-  if (int rc = ParseOrExit(args, ExplainCommand(), {}, false, &parsed, io); rc >= 0) return rc;
+  if (int rc = ParseOrExit(args, ExplainCommand(), &parsed, io); rc >= 0) return rc;
   const std::vector<std::string>& positional = parsed.positional;
   if (positional.size() != 1) {
     Fail(io, positional.empty() ? "explain needs a RULE ('gpulint rules' lists them)"
@@ -83,7 +102,7 @@ int RunExplain(const std::vector<std::string>& args, CliIo& io) {
     return kExitUsage;
   }
   std::string text;
-  AppendExplanation(*rule, DefaultPolicy().ignore_annotation_prefix, &text);
+  AppendExplanation(Catalogued(*rule), DefaultPolicy().ignore_annotation_prefix, &text);
   io.out << text;
   return kExitClean;
 }
@@ -91,12 +110,20 @@ int RunExplain(const std::vector<std::string>& args, CliIo& io) {
 }  // namespace
 
 const Command& RulesCommand() {
-  static const Command command{"rules", kRulesHelp, RunRules};
+  static const Command command{
+      "rules", kRulesHelp, RunRules, {{"--format", "", true, false, "text json markdown"}}};
   return command;
 }
 
 const Command& ExplainCommand() {
-  static const Command command{"explain", kExplainHelp, RunExplain};
+  // Completion offers the rule names as its argument.
+  static const std::vector<std::string> names = [] {
+    std::vector<std::string> out;
+    for (const Rule* r : AllRules()) out.emplace_back(r->info.name);
+    return out;
+  }();
+  static const std::vector<std::string_view> words(names.begin(), names.end());
+  static const Command command{"explain", kExplainHelp, RunExplain, {}, words};
   return command;
 }
 

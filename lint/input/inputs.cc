@@ -57,12 +57,7 @@ bool IsChart(const std::string& dir) { return IsRegularFile(Join(dir, "Chart.yam
 constexpr const char* kKustomizationFiles[] = {"kustomization.yaml", "kustomization.yml",
                                                "Kustomization"};
 
-bool IsKustomization(const std::string& dir) {
-  for (const char* name : kKustomizationFiles) {
-    if (IsRegularFile(Join(dir, name))) return true;
-  }
-  return false;
-}
+bool IsKustomization(const std::string& dir) { return !KustomizationFile(dir).empty(); }
 
 bool IsKustomizationFile(const std::string& name) {
   for (const char* file : kKustomizationFiles) {
@@ -182,6 +177,14 @@ void WalkDirectory(const std::string& root, const ExcludePatterns& exclude, Seen
 }
 
 }  // namespace
+
+std::string KustomizationFile(const std::string& dir) {
+  for (const char* name : kKustomizationFiles) {
+    std::string file = Join(dir, name);
+    if (IsRegularFile(file)) return file;
+  }
+  return "";
+}
 
 std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
                                    const ExcludePatterns& exclude, std::vector<Error>* errors,

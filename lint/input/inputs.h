@@ -42,6 +42,10 @@ struct PathYield {
   size_t errors = 0;
   size_t excluded = 0;
 };
+// The kustomization file of the kustomization at `dir` (kustomization.yaml,
+// kustomization.yml or Kustomization, under `dir` as given), or "" for none.
+std::string KustomizationFile(const std::string& dir);
+
 std::vector<InputFile> ExpandPaths(const std::vector<std::string>& paths,
                                    const ExcludePatterns& exclude, std::vector<Error>* errors,
                                    std::vector<PathYield>* yields = nullptr);

@@ -8,6 +8,7 @@
 
 #include "engine/yaml/loader.h"
 #include "lint/input/inputs.h"
+#include "lint/input/kustomize_origins.h"
 #include "lint/input/setup.h"
 #include "lint/input/template_lines.h"
 
@@ -131,9 +132,8 @@ bool RenderKustomization(const std::string& dir, const RenderOptions& options,
   }
   std::string out;
   return Render(argv, what, dir, options.limits, &out, error) &&
-         LoadYamlString(
-             out, dir + " (kustomized)", limits,
-             [&](Document&& doc) { return sink(std::move(doc), nullptr); }, error);
+         LoadKustomizeOutput(std::move(out), dir, std::move(argv), what, options.limits, limits,
+                             sink, error);
 }
 
 bool IsFile(const std::string& path) {
@@ -158,7 +158,8 @@ Mark RenderedDocument::InOutput(Mark mark) const {
   return mark;
 }
 
-void RenderedDocument::Place(std::string* file, Mark* mark, std::string* message) const {
+void RenderedDocument::Place(const Value&, std::string* file, Mark* mark,
+                             std::string* message) const {
   Mark out = InOutput(*mark);
   if (out.line > 0 && chart_->Lines().Find(out.line - 1, out.column, file, mark)) return;
   *file = file_;

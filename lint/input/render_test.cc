@@ -45,7 +45,7 @@ std::vector<std::string> Read(const std::string& chart) {
   Error error;
   REQUIRE(LoadHelmOutput(
       kHelmOutput, chart, nullptr, LoadLimits{},
-      [&](Document&& doc, const RenderedDocument* rendered) {
+      [&](Document&& doc, const SourceOrigin* rendered) {
         REQUIRE(doc.ok);
         REQUIRE(rendered != nullptr);
         out.push_back(doc.file + ":" + std::to_string(doc.root.mark().line) + ":" +
@@ -87,10 +87,10 @@ TEST_CASE(
       "---\n# Source: c/charts/sub/templates/y.yaml\nkind: Pod\n"
       "---\nkind: Secret\n",
       chart, nullptr, LoadLimits{},
-      [&](Document&& doc, const RenderedDocument* rendered) {
+      [&](Document&& doc, const SourceOrigin* rendered) {
         std::string file = doc.file, message = "m";
         Mark mark{2, 7};
-        rendered->Place(&file, &mark, &message);
+        rendered->Place(doc.root, &file, &mark, &message);
         placed.push_back(file + ":" + std::to_string(mark.line) + ": " + message);
         return true;
       },
@@ -110,7 +110,7 @@ TEST_CASE("LoadHelmOutput: a document that does not parse is reported at its tem
   Error error;
   REQUIRE(LoadHelmOutput(
       "---\n# Source: c/templates/x.yaml\nkind: Pod\nspec: [\n", "c", nullptr, LoadLimits{},
-      [&](Document&& doc, const RenderedDocument*) {
+      [&](Document&& doc, const SourceOrigin*) {
         if (!doc.ok) errors.push_back(doc.error.ToString());
         return true;
       },

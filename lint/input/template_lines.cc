@@ -1,12 +1,12 @@
 #include "lint/input/template_lines.h"
 
-#include <stdlib.h>
-
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <system_error>
 #include <utility>
+
+#include "lint/input/scratch_dir.h"
 
 namespace gpulint {
 namespace {
@@ -32,24 +32,6 @@ bool ReadText(const fs::path& path, std::string* out) {
   *out = text.str();
   return static_cast<bool>(in) || in.eof();
 }
-
-// A temporary directory, removed with what is in it.
-class ScratchDir {
- public:
-  ScratchDir() {
-    std::error_code ec;
-    std::string pattern = (fs::temp_directory_path(ec) / "gpulint-render.XXXXXX").string();
-    if (!ec && mkdtemp(pattern.data())) path_ = pattern;
-  }
-  ~ScratchDir() {
-    std::error_code ec;
-    if (!path_.empty()) fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 // The lines of one template to mark: those that hold no action and are not
 // inside one (a multi-line action or comment). Not a blank line (a '{{-'

@@ -57,6 +57,7 @@ class JsonWriter : public BufferedWriter {
     };
     if (s.baselined) summary["baselined"] = *s.baselined;
     if (s.under_owner > 0) summary["underOwner"] = s.under_owner;
+    if (s.not_objects > 0) summary["notKubernetes"] = s.not_objects;
     // "policy": the one policy, when the inputs shared one; "policies": all.
     if (policies_.size() == 1) summary["policy"] = policies_[0];
     if (!policies_.empty()) summary["policies"] = policies_;

@@ -61,6 +61,13 @@ std::string SummaryText(const Summary& s) {
     AppendCount(s.under_owner, "object", &out);
     out.append(" judged under their owner");
   }
+  if (s.not_objects > 0) {
+    out.append("; ");
+    AppendCount(s.not_objects, "document", &out);
+    out.append(" not checked: no Kubernetes object");
+    out.append(s.not_objects == 1 ? "" : "s");
+    out.append(" (no apiVersion or kind)");
+  }
   if (s.baselined) {
     out.append("; ");
     AppendCount(*s.baselined, "finding", &out);

@@ -32,6 +32,9 @@ struct Summary {
   size_t not_checked = 0;  // objects holding containers gpulint could not reach
   size_t under_owner =
       0;  // objects judged under their owner (engine/base/owners.h), not counted above
+  // Documents that are no Kubernetes object (no apiVersion, no kind: a
+  // workflow, a compose file), not checked and not counted above.
+  size_t not_objects = 0;
   // Findings a --baseline hid (not counted above); unset without a baseline.
   std::optional<size_t> baselined;
   void Count(Severity severity);
@@ -40,7 +43,9 @@ struct Summary {
 };
 // "3 errors, 1 warning in 2 objects (5 files)"; infos appear only when present,
 // "; 1 workload checked, 1 not checked" only when an object was not checked,
-// and "; 4 objects judged under their owner" only when some were.
+// "; 4 objects judged under their owner" only when some were, and "; 2
+// documents not checked: no Kubernetes objects (no apiVersion or kind)" only
+// when some were not.
 std::string SummaryText(const Summary& summary);
 
 // file:line:col: severity: message [rule]   (unknown parts left out)

@@ -133,20 +133,54 @@ const Rule kFakeRule = {
 
 TEST_CASE("markdown catalogue escapes table cells and shows examples", "[output]") {
   std::string md;
-  AppendRulesMarkdown({&kFakeRule}, &md);
-  CHECK(md.find("| [`fake-rule`](#fake-rule) | warning | Pipes \\| in titles |\n") !=
-        std::string::npos);
-  CHECK(md.find("\n### fake-rule\n\n**warning**: Pipes | in titles\n\nBecause.\n\n"
+  AppendRulesMarkdown({{&kFakeRule, {true, true, false, true}}}, &md);
+  CHECK(md.find("| [`fake-rule`](#fake-rule) | warning | yes | yes | no | yes | Pipes \\| in "
+                "titles |\n") != std::string::npos);
+  CHECK(md.find("\n### fake-rule\n\n**warning by default**: Pipes | in titles\n\n"
+                "`gpulint fix` repairs its findings where the manifest says how. Exported as CEL "
+                "by `gpulint export vap`.\n\nBecause.\n\n"
                 "**Fix:** Do this.\n\n```yaml\nkind: Pod\nspec:\n  containers: []\n```\n") !=
         std::string::npos);
 }
 
+TEST_CASE("the catalogue says which rules are off, repaired, need nodes and are CEL",
+          "[output]") {
+  // Off by default, repaired by nothing, needing nodes, not exported.
+  CatalogueRule off{&kFakeRule, {false, false, true, false}};
+  std::string text;
+  AppendExplanation(off, "ignore.example/", &text);
+  CHECK_THAT(text, Catch::StartsWith(
+                       "fake-rule (off by default; warning when enabled)\n"
+                       "  Pipes | in titles\n\n"
+                       "  Off in the built-in policy: enable it in spec.rules to use it.\n"
+                       "  gpulint fix does not repair it.\n"
+                       "  Needs a node inventory (--nodes, the policy's node classes, or the webhook's\n"
+                       "  node watch): without one it reports nothing.\n"
+                       "  Not exported as CEL (gpulint export vap leaves it to the webhook).\n"));
+  CHECK(text.find("warning by default") == std::string::npos);
+  std::string table;
+  AppendRulesText({off, {&kFakeRule, {true, true, false, true}}}, &table);
+  CHECK(table ==
+        "RULE       SEVERITY  DEFAULT  FIX  NODES  CEL  TITLE\n"
+        "fake-rule  warning   off      -    yes    -    Pipes | in titles\n"
+        "fake-rule  warning   on       yes  -      yes  Pipes | in titles\n");
+  std::string json;
+  AppendRulesJson({off}, &json);
+  nlohmann::json doc = nlohmann::json::parse(json);
+  CHECK(doc["rules"][0]["enabledByDefault"] == false);
+  CHECK(doc["rules"][0]["fixable"] == false);
+  CHECK(doc["rules"][0]["needsNodes"] == true);
+  CHECK(doc["rules"][0]["exportedAsCel"] == false);
+}
+
 TEST_CASE("explain shows the example indented, not wrapped", "[output]") {
   std::string text;
-  AppendExplanation(kFakeRule, "ignore.example/", &text);
+  AppendExplanation({&kFakeRule, {}}, "ignore.example/", &text);
   CHECK(text ==
         "fake-rule (warning by default)\n"
-        "  Pipes | in titles\n"
+        "  Pipes | in titles\n\n"
+        "  gpulint fix does not repair it.\n"
+        "  Not exported as CEL (gpulint export vap leaves it to the webhook).\n"
         "\nWhy it matters:\n  Because.\n"
         "\nHow to fix:\n  Do this.\n"
         "\nExample:\n  kind: Pod\n  spec:\n    containers: []\n"
@@ -160,7 +194,7 @@ TEST_CASE("rules as JSON carry a null example when there is none", "[output]") {
   Rule plain = kFakeRule;
   plain.info.example = nullptr;
   std::string json;
-  AppendRulesJson({&kFakeRule, &plain}, &json);
+  AppendRulesJson({{&kFakeRule, {}}, {&plain, {}}}, &json);
   nlohmann::json doc = nlohmann::json::parse(json);
   REQUIRE(doc.at("rules").size() == 2);
   CHECK(doc.at("rules").at(0).at("example") == "kind: Pod\nspec:\n  containers: []\n");

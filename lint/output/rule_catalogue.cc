@@ -60,37 +60,85 @@ std::string_view OrEmpty(const char* s) { return s == nullptr ? std::string_view
 
 }  // namespace
 
-void AppendRulesText(const std::vector<const Rule*>& rules, std::string* out) {
+namespace {
+
+// "error by default", "off by default; warning when enabled".
+std::string Default(const RuleInfo& info, const RuleFacts& facts) {
+  std::string severity = SeverityName(info.severity);
+  return facts.on_by_default ? severity + " by default"
+                             : "off by default; " + severity + " when enabled";
+}
+
+// The facts as sentences, for explain and the Markdown sections.
+std::vector<std::string> FactSentences(const RuleFacts& facts, bool markdown) {
+  std::string fix = markdown ? "`gpulint fix`" : "gpulint fix";
+  std::string nodes = markdown ? "`--nodes`" : "--nodes";
+  std::string vap = markdown ? "`gpulint export vap`" : "gpulint export vap";
+  std::vector<std::string> out;
+  if (!facts.on_by_default)
+    out.push_back("Off in the built-in policy: enable it in spec.rules to use it.");
+  out.push_back(facts.fixes ? fix + " repairs its findings where the manifest says how."
+                            : fix + " does not repair it.");
+  if (facts.needs_nodes)
+    out.push_back("Needs a node inventory (" + nodes +
+                  ", the policy's node classes, or the webhook's node watch): without one "
+                  "it reports nothing.");
+  out.push_back(facts.cel ? "Exported as CEL by " + vap + "."
+                          : "Not exported as CEL (" + vap + " leaves it to the webhook).");
+  return out;
+}
+
+const char* YesNo(bool b) { return b ? "yes" : "-"; }
+
+}  // namespace
+
+void AppendRulesText(const std::vector<CatalogueRule>& rules, std::string* out) {
   size_t name_width = 4;  // "RULE"
-  for (const Rule* r : rules)
-    name_width = std::max(name_width, std::string_view(r->info.name).size());
-  auto row = [&](std::string_view name, std::string_view severity, std::string_view title) {
-    out->append(name);
-    out->append(name_width + 2 - name.size(), ' ');
-    out->append(severity);
-    out->append(10 - severity.size(), ' ');
+  for (const CatalogueRule& r : rules)
+    name_width = std::max(name_width, std::string_view(r.rule->info.name).size());
+  auto row = [&](std::vector<std::pair<std::string_view, size_t>> cells,
+                 std::string_view title) {
+    for (auto [text, width] : cells) {
+      out->append(text);
+      out->append(width - text.size(), ' ');
+    }
     out->append(title);
     out->push_back('\n');
   };
-  row("RULE", "SEVERITY", "TITLE");
-  for (const Rule* r : rules)
-    row(r->info.name, SeverityName(r->info.severity), OrEmpty(r->info.title));
+  row({{"RULE", name_width + 2}, {"SEVERITY", 10}, {"DEFAULT", 9}, {"FIX", 5}, {"NODES", 7},
+       {"CEL", 5}},
+      "TITLE");
+  for (const CatalogueRule& r : rules) {
+    const RuleInfo& info = r.rule->info;
+    row({{info.name, name_width + 2},
+         {SeverityName(info.severity), 10},
+         {r.facts.on_by_default ? "on" : "off", 9},
+         {YesNo(r.facts.fixes), 5},
+         {YesNo(r.facts.needs_nodes), 7},
+         {YesNo(r.facts.cel), 5}},
+        OrEmpty(info.title));
+  }
 }
 
-void AppendRulesJson(const std::vector<const Rule*>& rules, std::string* out) {
+void AppendRulesJson(const std::vector<CatalogueRule>& rules, std::string* out) {
   out->append("{\"rules\":[");
   bool first = true;
-  for (const Rule* r : rules) {
+  for (const CatalogueRule& r : rules) {
+    const RuleInfo& info = r.rule->info;
     out->append(first ? "\n" : ",\n");
     first = false;
     json rule = {
-        {"name", r->info.name},
-        {"severity", SeverityName(r->info.severity)},
-        {"title", OrEmpty(r->info.title)},
-        {"rationale", OrEmpty(r->info.rationale)},
-        {"fix", OrEmpty(r->info.fix)},
-        {"gpus", r->info.gpus ? json(r->info.gpus) : json(nullptr)},
-        {"example", r->info.example ? json(r->info.example) : json(nullptr)},
+        {"name", info.name},
+        {"severity", SeverityName(info.severity)},
+        {"enabledByDefault", r.facts.on_by_default},
+        {"fixable", r.facts.fixes},
+        {"needsNodes", r.facts.needs_nodes},
+        {"exportedAsCel", r.facts.cel},
+        {"title", OrEmpty(info.title)},
+        {"rationale", OrEmpty(info.rationale)},
+        {"fix", OrEmpty(info.fix)},
+        {"gpus", info.gpus ? json(info.gpus) : json(nullptr)},
+        {"example", info.example ? json(info.example) : json(nullptr)},
     };
     out->append(DumpJson(rule));
   }
@@ -99,53 +147,68 @@ void AppendRulesJson(const std::vector<const Rule*>& rules, std::string* out) {
 
 // Headings are the bare rule names so that GitHub's anchors (#rule-name) are
 // the names themselves, and the table can link to them.
-void AppendRulesMarkdown(const std::vector<const Rule*>& rules, std::string* out) {
+void AppendRulesMarkdown(const std::vector<CatalogueRule>& rules, std::string* out) {
   out->append("<!-- Generated by `gpulint rules --format markdown`. Do not edit. -->\n\n");
-  out->append("| Rule | Severity | Title |\n|---|---|---|\n");
-  for (const Rule* r : rules) {
+  out->append(
+      "| Rule | Severity | On by default | `fix` repairs | Needs nodes | CEL (`export vap`) | "
+      "Title |\n|---|---|---|---|---|---|---|\n");
+  for (const CatalogueRule& r : rules) {
+    const RuleInfo& info = r.rule->info;
     out->append("| [`");
-    out->append(r->info.name);
+    out->append(info.name);
     out->append("`](#");
-    out->append(r->info.name);
+    out->append(info.name);
     out->append(") | ");
-    out->append(SeverityName(r->info.severity));
+    out->append(SeverityName(info.severity));
+    for (bool fact : {r.facts.on_by_default, r.facts.fixes, r.facts.needs_nodes, r.facts.cel}) {
+      out->append(" | ");
+      out->append(fact ? "yes" : "no");
+    }
     out->append(" | ");
-    AppendCell(OrEmpty(r->info.title), out);
+    AppendCell(OrEmpty(info.title), out);
     out->append(" |\n");
   }
-  for (const Rule* r : rules) {
+  for (const CatalogueRule& r : rules) {
+    const RuleInfo& info = r.rule->info;
     out->append("\n### ");
-    out->append(r->info.name);
+    out->append(info.name);
     out->append("\n\n**");
-    out->append(SeverityName(r->info.severity));
+    out->append(Default(info, r.facts));
     out->append("**: ");
-    out->append(OrEmpty(r->info.title));
+    out->append(OrEmpty(info.title));
     out->append("\n\n");
-    out->append(OrEmpty(r->info.rationale));
-    if (r->info.gpus != nullptr) {
+    std::vector<std::string> facts = FactSentences(r.facts, true);
+    for (size_t i = 0; i < facts.size(); ++i) out->append((i ? " " : "") + facts[i]);
+    out->append("\n\n");
+    out->append(OrEmpty(info.rationale));
+    if (info.gpus != nullptr) {
       out->append("\n\n**GPUs:** ");
-      out->append(r->info.gpus);
+      out->append(info.gpus);
     }
     out->append("\n\n**Fix:** ");
-    out->append(OrEmpty(r->info.fix));
+    out->append(OrEmpty(info.fix));
     out->push_back('\n');
-    if (r->info.example != nullptr) {
+    if (info.example != nullptr) {
       out->append("\n```yaml\n");
-      out->append(r->info.example);
+      out->append(info.example);
       if (out->back() != '\n') out->push_back('\n');
       out->append("```\n");
     }
   }
 }
 
-void AppendExplanation(const Rule& rule, std::string_view ignore_prefix, std::string* out) {
+void AppendExplanation(const CatalogueRule& rule, std::string_view ignore_prefix,
+                       std::string* out) {
   constexpr size_t kWidth = 80;
-  const RuleInfo& info = rule.info;
+  const RuleInfo& info = rule.rule->info;
   out->append(info.name);
   out->append(" (");
-  out->append(SeverityName(info.severity));
-  out->append(" by default)\n");
+  out->append(Default(info, rule.facts));
+  out->append(")\n");
   AppendWrapped(OrEmpty(info.title), "  ", kWidth, out);
+  out->push_back('\n');
+  for (const std::string& fact : FactSentences(rule.facts, false))
+    AppendWrapped(fact, "  ", kWidth, out);
   out->append("\nWhy it matters:\n");
   AppendWrapped(OrEmpty(info.rationale), "  ", kWidth, out);
   if (info.gpus != nullptr) {

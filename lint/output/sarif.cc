@@ -3,6 +3,17 @@
 // one result per finding, and an invocation that says whether the run
 // succeeded, with a notification per input error. Results stream out as they
 // come; only the rule table is written up front.
+//
+// Within code scanning's ingestion rules ("SARIF support for code scanning"
+// and its limits, in GitHub's docs; tests/sarif_github.py checks them): every
+// result has a physical location, a file with a region whose startLine is at
+// least 1 (1 where the finding's line is not known); its identity is in
+// partialFingerprints.primaryLocationLineHash, the one key code scanning
+// reads, so alerts follow gpulint's fingerprint rather than a hash of the
+// line; a run holds at most 25,000 results, and a notification says how many
+// more there were. A finding with no file (none should come: the commands
+// name stdin and a cluster's objects) is not a result but a notification, so
+// it is neither lost nor the cause of a refused upload.
 #include <cctype>
 #include <filesystem>
 #include <map>
@@ -48,9 +59,23 @@ std::string PascalCase(std::string_view name) {
   return out;
 }
 
+// Code scanning refuses a rule description longer than 1,024 characters: the
+// whole sentences that fit, the rest in the help's Markdown.
+std::string Description(std::string_view text) {
+  constexpr size_t kMax = 1024;
+  if (text.size() <= kMax) return std::string(text);
+  size_t end = text.rfind(". ", kMax - 1);
+  if (end == std::string_view::npos) end = text.rfind(' ', kMax - 4);
+  if (end == std::string_view::npos) end = kMax - 4;
+  return std::string(text.substr(0, end + 1)) + (text[end] == '.' ? "" : "...");
+}
+
 json RuleJson(const RuleInfo& info, const Policy* policy) {
   Severity severity = policy ? policy->RuleSeverity(info.name, info.severity) : info.severity;
+  std::string rationale = info.rationale;
   std::string markdown = std::string("**Fix:** ") + info.fix;
+  if (Description(rationale).size() < rationale.size())
+    markdown = "**Why:** " + rationale + "\n\n" + markdown;
   if (info.example != nullptr) {
     std::string example = info.example;
     if (!example.empty() && example.back() != '\n') example += '\n';
@@ -62,7 +87,7 @@ json RuleJson(const RuleInfo& info, const Policy* policy) {
       {"id", info.name},
       {"name", PascalCase(info.name)},
       {"shortDescription", {{"text", info.title}}},
-      {"fullDescription", {{"text", info.rationale}}},
+      {"fullDescription", {{"text", Description(rationale)}}},
       {"help", {{"text", info.fix}, {"markdown", markdown}}},
       {"defaultConfiguration", configuration},
       {"properties", {{"tags", {"kubernetes", "gpu"}}}},
@@ -108,26 +133,43 @@ class SarifWriter : public BufferedWriter {
     buf_ = head + ",\"results\":[";
   }
 
+  // Code scanning refuses a run with more results ("SARIF limits").
+  static constexpr size_t kMaxResults = 25000;
+
   void Add(const Finding& f) override {
+    json physical = PhysicalLocation(f.file, f.mark, /*result=*/true);
+    if (physical.is_null()) {
+      unplaced_.push_back(f);
+      return;
+    }
+    if (results_ == kMaxResults) {
+      ++left_out_;
+      return;
+    }
+    ++results_;
     json result = {
         {"ruleId", f.rule}, {"level", Level(f.severity)}, {"message", {{"text", f.message}}}};
     auto it = rule_index_.find(f.rule);
     if (it != rule_index_.end()) result["ruleIndex"] = it->second;
-    json location = json::object();
-    if (json physical = PhysicalLocation(f.file, f.mark); !physical.is_null())
-      location["physicalLocation"] = std::move(physical);
+    json location = {{"physicalLocation", std::move(physical)}};
     if (!f.object.kind.empty()) {
       location["logicalLocations"] = json::array({{{"name", f.object.name},
                                                    {"fullyQualifiedName", ObjectName(f.object)},
                                                    {"kind", "resource"}}});
     }
-    if (!location.empty()) result["locations"] = json::array({location});
+    result["locations"] = json::array({location});
     if (!f.path.empty()) result["properties"] = {{"path", f.path}};
     // A chart's finding is at its template; where helm's output has it.
     if (f.rendered.line > 0)
       result["properties"]["rendered"] = {{"line", f.rendered.line}, {"column", f.rendered.column}};
-    // What code scanning matches alerts across runs by, instead of the line.
-    if (!f.fingerprint.empty()) result["partialFingerprints"] = {{kFingerprintKey, f.fingerprint}};
+    // What code scanning matches alerts across runs by, instead of the line:
+    // it reads primaryLocationLineHash alone ("hash:occurrence"), and
+    // computes one from the line's text where there is none, which would
+    // make one alert of the findings a cluster's audit places on one line.
+    if (!f.fingerprint.empty()) {
+      result["partialFingerprints"] = {{kFingerprintKey, f.fingerprint},
+                                       {"primaryLocationLineHash", f.fingerprint + ":1"}};
+    }
     buf_ += first_ ? "\n" : ",\n";
     first_ = false;
     buf_ += DumpJson(result);
@@ -141,10 +183,26 @@ class SarifWriter : public BufferedWriter {
   // and executionSuccessful false is a failed run, not a clean one.
   void Finish(const Summary&) override {
     json invocation = {{"executionSuccessful", errors_.empty()}};
+    json notifications = json::array();
+    if (left_out_ > 0) {
+      notifications.push_back(
+          {{"level", "warning"},
+           {"message",
+            {{"text", std::to_string(left_out_) + " more findings are not in this log: GitHub code "
+                      "scanning refuses a run of more than " +
+                          std::to_string(kMaxResults) +
+                          " results (run gpulint with --format json for all)"}}}});
+    }
+    for (const Finding& f : unplaced_) {
+      notifications.push_back(
+          {{"level", "warning"},
+           {"message",
+            {{"text", "a finding in no file, so not a result: " + f.message + " [" + f.rule +
+                          "]"}}}});
+    }
     if (!errors_.empty()) {
-      json notifications = json::array();
       for (const Error& e : errors_) {
-        json physical = PhysicalLocation(e.file, e.mark);
+        json physical = PhysicalLocation(e.file, e.mark, /*result=*/false);
         // The location is said once: in the message when it has no artifact.
         json notification = {
             {"level", "error"},
@@ -153,8 +211,8 @@ class SarifWriter : public BufferedWriter {
           notification["locations"] = json::array({{{"physicalLocation", physical}}});
         notifications.push_back(std::move(notification));
       }
-      invocation["toolExecutionNotifications"] = std::move(notifications);
     }
+    if (!notifications.empty()) invocation["toolExecutionNotifications"] = std::move(notifications);
     buf_ += "\n],\"invocations\":";
     buf_ += DumpJson(json::array({invocation}));
     buf_ += "}]}\n";
@@ -163,23 +221,26 @@ class SarifWriter : public BufferedWriter {
 
  private:
   // `file` at `mark` as a SARIF physicalLocation; null for no file or stdin,
-  // which are no artifact of the repository.
-  json PhysicalLocation(const std::string& file, Mark mark) const {
+  // which are no artifact of the repository. A result's region starts on line
+  // 1 when the line is not known: code scanning needs a startLine there; a
+  // notification's (an error) has a region only where a line is known.
+  json PhysicalLocation(const std::string& file, Mark mark, bool result) const {
     if (file.empty() || file == "<stdin>") return nullptr;
     std::string uri = SarifUri(file, base_dir_);
     json artifact = {{"uri", uri}};
     if (uri.rfind("file:", 0) != 0 && !base_dir_.empty()) artifact["uriBaseId"] = "%SRCROOT%";
-    json physical = {{"artifactLocation", artifact}};
-    if (mark.line > 0) {
-      physical["region"] = {{"startLine", mark.line}};
-      if (mark.column > 0) physical["region"]["startColumn"] = mark.column;
-    }
-    return physical;
+    if (mark.line == 0 && !result) return {{"artifactLocation", artifact}};
+    json region = {{"startLine", mark.line > 0 ? mark.line : 1}};
+    if (mark.line > 0 && mark.column > 0) region["startColumn"] = mark.column;
+    return {{"artifactLocation", artifact}, {"region", region}};
   }
 
   std::string base_dir_;
   std::map<std::string, size_t, std::less<>> rule_index_;
   std::vector<Error> errors_;
+  std::vector<Finding> unplaced_;  // in no file: notifications
+  size_t results_ = 0;
+  size_t left_out_ = 0;  // past kMaxResults
   bool first_ = true;
 };
 

@@ -162,6 +162,19 @@ TEST_CASE("access policies follow what the webhook does", "[chart][access]") {
   CHECK(At(*FindObject(audit, "ValidatingAdmissionPolicy", "gpulint-webhook-writes"),
            "/spec/matchConditions/0/expression") ==
         "request.userInfo.username == \"system:serviceaccount:gpu-system:gw\"");
+  CHECK(At(*reports, "/spec/matchConstraints/resourceRules/0/apiGroups") ==
+        json::array({"wgpolicyk8s.io"}));
+  // With OpenReports, those of openreports.io instead.
+  Rendered open = RenderOn130({"--set", "audit.enabled=true", "--set", "audit.reportFormat=openreports"});
+  const json* open_reports =
+      FindObject(open, "ValidatingAdmissionPolicy", "gpulint-webhook-audit-reports");
+  REQUIRE(open_reports != nullptr);
+  CHECK(At(*open_reports, "/spec/matchConstraints/resourceRules/0/apiGroups") ==
+        json::array({"openreports.io"}));
+  CHECK(At(*open_reports, "/spec/matchConstraints/resourceRules/0/resources") ==
+        json::array({"reports", "clusterreports"}));
+  CHECK(At(*open_reports, "/spec/matchConstraints/resourceRules/0/operations") ==
+        json::array({"CREATE", "UPDATE", "DELETE"}));
   Rendered no_reports = RenderOn130({"--set", "audit.enabled=true", "--set", "audit.policyReport=false"});
   CHECK(FindObject(no_reports, "ValidatingAdmissionPolicy", "gpulint-webhook-audit-reports") == nullptr);
 }

@@ -61,7 +61,7 @@ TEST_CASE("the audit CronJob runs gpulint audit with the webhook's policy", "[ch
   CHECK(c["command"] == json::array({"gpulint"}));
   CHECK(c["args"] == json::parse(R"(["audit", "--policy=/etc/gpulint/policy/policy.yaml",
       "--format=text", "--page-size=500", "--fail-on=none", "--timeout=25m",
-      "--request-timeout=60s", "--policy-report"])"));
+      "--request-timeout=60s", "--policy-report", "--report-format=wgpolicyk8s"])"));
   CHECK(At(pod, "/volumes/0/configMap/name") == std::string(kRelease) + "-policy");
   CHECK(At(c, "/securityContext/readOnlyRootFilesystem") == true);
   // Its pods are no endpoints of the webhook's Service, nor counted by its
@@ -79,6 +79,22 @@ TEST_CASE("the audit CronJob runs gpulint audit with the webhook's policy", "[ch
   CHECK(Verbs(plain, "wgpolicyk8s.io", "policyreports").empty());
 }
 
+TEST_CASE("the audit writes OpenReports with audit.reportFormat, and may write only those",
+          "[chart][audit]") {
+  Rendered r = RenderAudit({"--set", "audit.reportFormat=openreports"});
+  CHECK(Contains(Container(r)["args"], "--report-format=openreports"));
+  using V = std::vector<std::string>;
+  CHECK(Verbs(r, "openreports.io", "reports") == V{"create", "delete", "list", "patch"});
+  CHECK(Verbs(r, "openreports.io", "clusterreports") == V{"create", "delete", "list", "patch"});
+  CHECK(Verbs(r, "wgpolicyk8s.io", "policyreports").empty());
+  CHECK(Verbs(RenderAudit(), "openreports.io", "reports").empty());
+  // Written and deleted by their one name, as the wgpolicyk8s.io reports.
+  for (const json& rule : At(*FindObject(r, "ClusterRole", kAudit), "/rules")) {
+    if (!Contains(rule["apiGroups"], "openreports.io") || Contains(rule["verbs"], "list")) continue;
+    CHECK(rule["resourceNames"] == json::array({"gpulint-audit"}));
+  }
+}
+
 TEST_CASE("the audit's ClusterRole: list what it reads, and write only its reports",
           "[chart][audit]") {
   Rendered r = RenderAudit();
@@ -94,6 +110,7 @@ TEST_CASE("the audit's ClusterRole: list what it reads, and write only its repor
     INFO(rule.dump());
     for (const json& verb : rule["verbs"])
       CHECK((verb == "list" || Contains(rule["apiGroups"], "wgpolicyk8s.io")));
+    CHECK_FALSE(Contains(rule["apiGroups"], "openreports.io"));
     CHECK_FALSE(Contains(rule["resources"], "*"));
   }
   // Every workload kind of the built-in policy's table is listed: a kind the
@@ -126,6 +143,11 @@ TEST_CASE("audit values that would break the job are refused", "[chart][audit]")
        "audit.extraArgs: --fail-on is set by the chart from audit.failOn"},
       {{"--set", "audit.schedule=hourly"}, "/audit/schedule"},
       {{"--set", "audit.format=yaml"}, "/audit/format"},
+      // SARIF needs a file of a repository to put results on; a CronJob has none.
+      {{"--set", "audit.format=sarif"}, "/audit/format"},
+      {{"--set", "audit.reportFormat=kyverno"}, "/audit/reportFormat"},
+      {{"--set", "audit.enabled=true", "--set", "audit.extraArgs={--report-format=openreports}"},
+       "audit.extraArgs: --report-format is set by the chart from audit.reportFormat"},
       {{"--set", "audit.failOn=critical"}, "/audit/failOn"},
   };
   for (const Case& c : cases) {

@@ -50,9 +50,9 @@ kc create -n e2e-k-warn -f - < <(pod p)
 expect_ok "namespace labelled warn"
 grep -q 'Warning: gpulint would deny: exceeds-allocatable' <<<"$OUT" ||
   fail "kubectl does not show what deny would refuse" "Warning: gpulint would deny: exceeds-allocatable ..." "$OUT"
-grep -q 'Warning: gpulint would change this pod in deny mode: .*container "trainer": memory +4Gi (headroom for the GPU driver); container "logs": NVIDIA_VISIBLE_DEVICES=void' <<<"$OUT" ||
+grep -q 'Warning: gpulint would change this pod in deny mode: .*container "trainer": memory +4Gi = 4.3 GB = 4 GiB (headroom for the GPU driver); container "logs": NVIDIA_VISIBLE_DEVICES=void' <<<"$OUT" ||
   fail "kubectl does not show what deny would change" \
-    'Warning: gpulint would change this pod in deny mode: ... container "trainer": memory +4Gi (headroom ...); container "logs": NVIDIA_VISIBLE_DEVICES=void ...' "$OUT"
+    'Warning: gpulint would change this pod in deny mode: ... container "trainer": memory +4Gi = 4.3 GB = 4 GiB (headroom ...); container "logs": NVIDIA_VISIBLE_DEVICES=void ...' "$OUT"
 unpatched e2e-k-warn p
 note "warn: $(grep -c '^Warning: gpulint' <<<"$OUT") warnings, stored as written"
 

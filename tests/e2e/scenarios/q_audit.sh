@@ -8,9 +8,13 @@
 # sum in both unit systems, the Deployment reported once (not its ReplicaSet
 # or pod) with "deny" for its next pod in deny mode. Without list on nodes:
 # a message naming the verb, resource and group, exit status 2, and the
-# workloads still reported. --policy-report: the reports `kubectl get
-# policyreports -A` shows, replaced by the next run, and a namespace's report
-# deleted once it has nothing to say.
+# workloads still reported. -n: one namespace's workloads, no node's sums, as
+# a service account that may list in that namespace alone. --format sarif:
+# every result on the --sarif-file, within GitHub code scanning's ingestion
+# rules. --policy-report: the reports `kubectl get policyreports -A` shows,
+# the same results as OpenReports (--report-format openreports, the chart's
+# role for it, `kubectl get reports -A`), replaced by the next run, and a
+# namespace's report deleted once it has nothing to say.
 # shellcheck source=../lib.sh
 source "$(dirname "$0")/../lib.sh"
 new_namespace e2e-q
@@ -22,16 +26,19 @@ kc label namespace e2e-q-other gpulint.io/mode=audit
 at_exit "k delete pods --all -n e2e-q-other --force --grace-period=0; k delete namespace e2e-q-other --wait=false"
 at_exit "k delete node $NODE"
 CRDS=$ROOT/testdata/crds/wgpolicyk8s.io-v1alpha2.yaml
+OPENREPORTS_CRDS=$ROOT/testdata/crds/openreports.io-v1alpha1.yaml
 at_exit "k delete -f $CRDS --wait=false"
+at_exit "k delete -f $OPENREPORTS_CRDS --wait=false"
 at_exit "k delete clusterrolebinding,clusterrole -l e2e.gpulint.io/audit"
 sleep 1  # the API server reads namespace labels through its informer
 
-# The PolicyReport CRDs, as a cluster running Kyverno or Policy Reporter has them.
-kc apply -f "$CRDS"
-expect_ok "apply the PolicyReport CRDs"
+# The PolicyReport CRDs, as a cluster running Kyverno or Policy Reporter has
+# them, and OpenReports', as Kyverno 1.15 installs them.
+kc apply -f "$CRDS" -f "$OPENREPORTS_CRDS"
+expect_ok "apply the PolicyReport and OpenReports CRDs"
 kc wait --for condition=established --timeout=30s crd/policyreports.wgpolicyk8s.io \
-  crd/clusterpolicyreports.wgpolicyk8s.io
-expect_ok "the PolicyReport CRDs are established"
+  crd/clusterpolicyreports.wgpolicyk8s.io crd/reports.openreports.io crd/clusterreports.openreports.io
+expect_ok "the PolicyReport and OpenReports CRDs are established"
 
 # Incident 1's V100 node, tainted so that no other scenario's pod lands on it.
 make_node "$NODE" '{"nvidia.com/gpu.present":"true","nvidia.com/gpu.count":"4",
@@ -89,8 +96,8 @@ wait_bound app=trainer 1 60 "$NODE"
 
 # The chart's audit ClusterRole, for a service account here, and the same
 # without nodes for another.
-role() {  # role NAME JQ-FILTER-ON-RULES
-  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint --set audit.enabled=true |
+role() {  # role NAME JQ-FILTER-ON-RULES [HELM-ARGS...]
+  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint --set audit.enabled=true "${@:3}" |
     k create --dry-run=client -o json -f - |
     jq -s --arg n "$1" '[.[] | if .kind == "List" then .items[] else . end
       | select(.kind == "ClusterRole" and (.metadata.name | endswith("-audit")))][0]
@@ -112,10 +119,25 @@ kubeconfig_for() {
 }
 role e2e-q-audit '.' | k apply -f - >/dev/null
 role e2e-q-no-nodes 'map(.resources -= ["nodes"])' | k apply -f - >/dev/null
+role e2e-q-openreports '.' --set audit.reportFormat=openreports | k apply -f - >/dev/null
 kubeconfig_for auditor e2e-q-audit
 kubeconfig_for blind e2e-q-no-nodes
+kubeconfig_for reporter e2e-q-openreports
 AUDITOR=$E2E_TMP/kubeconfig.auditor
 BLIND=$E2E_TMP/kubeconfig.blind
+REPORTER=$E2E_TMP/kubeconfig.reporter
+# A service account that may list in e2e-q-other alone: the audit role bound
+# there by a RoleBinding, which grants nothing cluster-wide (no nodes).
+kc create serviceaccount local -n e2e-q-other
+expect_ok "service account local"
+kc create rolebinding e2e-q-local --clusterrole=e2e-q-audit --serviceaccount=e2e-q-other:local \
+  -n e2e-q-other
+expect_ok "bind e2e-q-audit to local in e2e-q-other"
+token=$(k create token local -n e2e-q-other --duration=1h) || fail "no token for service account local"
+k config view --raw --minify -o json |
+  jq --arg t "$token" '.users = [{name: "sa", user: {token: $t}}] | .contexts[0].context.user = "sa"' \
+    >"$E2E_TMP/kubeconfig.local"
+LOCAL=$E2E_TMP/kubeconfig.local
 
 # --- the audit, as kubectl's plugin, with the chart's permissions ---------------
 plugins=$E2E_TMP/plugins
@@ -180,9 +202,52 @@ jq -e --arg ns "$NS" '(.nodes == []) and (.errors | length == 1)
   "$(jq -c '{nodes: (.nodes | length), errors, workloads: [.workloads[].object.name]}' <<<"$OUT")"
 note "without list nodes: exit 2, $(jq -r '.errors[0].message' <<<"$OUT" | cut -c1-80)..."
 
+# --- -n: one namespace, as one who may list there alone --------------------------
+audit_json "$LOCAL" -n e2e-q-other
+# Its pods and workloads are listed; the nodes (cluster-wide) are not granted.
+jq -e '(.namespace == "e2e-q-other") and (.summary.nodesSummed == false)
+    and (.errors | length == 1) and (.errors[0].message | startswith("cannot list nodes"))
+    and (.workloads | length == 1) and .workloads[0].object.name == "flannel"
+    and any(.workloads[0].nextPod.findings[]; .rule == "gpu-visibility-bypass")' <<<"$OUT" >/dev/null ||
+  fail "audit -n e2e-q-other as a namespace's account" \
+    "flannel judged, nodes not summed, only the nodes list refused" \
+    "$(jq -c '{namespace, summary, errors, workloads: [.workloads[].object.name]}' <<<"$OUT")"
+# With the cluster role: the namespace's workloads against the real nodes,
+# their sums left alone.
+text=$(KUBECONFIG="$AUDITOR" "$GPULINT" audit -n "$NS" --fail-on none 2>&1) ||
+  fail "gpulint audit -n $NS failed" "exit 0" "$text"
+grep -q "^gpulint audit of .*; namespace $NS; policy: built-in$" <<<"$text" &&
+  grep -q "^Nodes at risk: not checked (an audit of namespace $NS sees its own pods only" <<<"$text" &&
+  grep -q "^  Deployment $NS/trainer (1 pod)$" <<<"$text" &&
+  ! grep -q "e2e-q-other/flannel" <<<"$text" ||
+  fail "gpulint audit -n $NS" "namespace $NS, nodes not checked, its Deployment, no other namespace" "$text"
+note "-n: $(tail -1 <<<"$text")"
+
+# --- SARIF: every result on the stated file, as code scanning takes it ----------
+(cd "$ROOT" && KUBECONFIG="$AUDITOR" "$GPULINT" audit --format sarif --fail-on none \
+  --sarif-file docs/audit.md >"$E2E_TMP/audit.sarif") ||
+  fail "gpulint audit --format sarif --sarif-file docs/audit.md failed" "exit 0" ""
+problems=$(python3 "$ROOT/tests/sarif_github.py" --root "$ROOT" "$E2E_TMP/audit.sarif" 2>&1) ||
+  fail "the audit's SARIF is not what GitHub code scanning takes" "no problem" "$problems"
+jq -e '(.runs[0].results | length) >= 4
+    and all(.runs[0].results[]; .locations[0].physicalLocation.artifactLocation.uri == "docs/audit.md")
+    and ([.runs[0].results[].partialFingerprints.primaryLocationLineHash] | unique | length)
+        == (.runs[0].results | length)' "$E2E_TMP/audit.sarif" >/dev/null ||
+  fail "the audit's SARIF results are not each on docs/audit.md with an identity of its own" \
+    "every result on docs/audit.md, distinct primaryLocationLineHash" \
+    "$(jq -c '[.runs[0].results[] | {ruleId, l: .locations[0].physicalLocation, p: .partialFingerprints}]' "$E2E_TMP/audit.sarif" | cut -c1-1500)"
+set +e
+out=$(KUBECONFIG="$AUDITOR" "$GPULINT" audit --format sarif 2>&1)
+rc=$?
+set -e
+((rc == 2)) && grep -qF -- "--format sarif needs --sarif-file FILE" <<<"$out" ||
+  fail "audit --format sarif without --sarif-file" "exit 2, --format sarif needs --sarif-file FILE" "$out"
+note "SARIF: $(jq '.runs[0].results | length' "$E2E_TMP/audit.sarif") results on docs/audit.md, as code scanning takes them"
+
 # --- --policy-report: written, replaced, stale ones deleted ---------------------
 audit_json "$AUDITOR" --policy-report
 ((RC == 0)) || fail "audit --policy-report with the chart's ClusterRole: exit status $RC" "0" "$ERR"
+wg_found=$OUT
 kc get policyreports -A
 expect_ok "kubectl get policyreports -A"
 grep -Eq "^$NS +gpulint-audit +0 +[0-9]+ +[0-9]+ " <<<"$OUT" &&
@@ -198,6 +263,67 @@ jq -e '.summary.fail >= 2 and any(.results[]; .rule == "gpu-limit-missing" and .
 k get clusterpolicyreport gpulint-audit -o json |
   jq -e --arg n "$NODE" 'any(.results[]; .rule == "node-memory-requests" and .resources[0].name == $n)' >/dev/null ||
   fail "the ClusterPolicyReport lacks the node at risk" "node-memory-requests on $NODE"
+
+# --- OpenReports: the same results as Reports and a ClusterReport ---------------
+# As the chart's role for them (audit.reportFormat=openreports), which grants
+# nothing on wgpolicyk8s.io.
+audit_json "$REPORTER" --policy-report --report-format openreports
+((RC == 0)) || fail "audit --policy-report --report-format openreports with its role: exit status $RC" "0" "$ERR"
+open_found=$OUT
+grep -q '^kubectl gpulint: ClusterReport gpulint-audit written ([0-9]* results)$' <<<"$ERR" ||
+  fail "the OpenReports run does not say it wrote the ClusterReport" "ClusterReport gpulint-audit written" "$ERR"
+kc get reports -A
+expect_ok "kubectl get reports -A"
+grep -Eq "^$NS +gpulint-audit +0 +[0-9]+ +[0-9]+ " <<<"$OUT" &&
+  grep -Eq '^e2e-q-other +gpulint-audit ' <<<"$OUT" ||
+  fail "kubectl get reports -A does not show the reports" "gpulint-audit in $NS and e2e-q-other" "$OUT"
+note "OpenReports: $(grep gpulint-audit <<<"$OUT" | tr -s ' ' | paste -sd';')"
+# Each report holds what its own run found in its namespace (the cluster-wide
+# one: the nodes and cluster-scoped objects), in both APIs. Compared with the
+# run's findings, not across the two runs: a node's status may change between
+# them (the VRAM advertiser retries), and so may a node's sums.
+# results_of KIND NAME [NAMESPACE]: its results' rule, message and object, sorted.
+results_of() {
+  k get "$1" "$2" ${3:+-n "$3"} -o json |
+    jq -c '[.results[] | [.rule, .message, .resources[0].kind, .resources[0].name]] | sort'
+}
+# found_in RUN-JSON NAMESPACE: the same of the run's findings there.
+found_in() {
+  jq -c --arg ns "$2" '[.findings[] | select(.object.namespace == $ns)
+    | [.rule, .message, .object.kind, .object.name]] | sort' <<<"$1"
+}
+# holds WHAT FOUND REPORTED: fails when the report's results are not what was found.
+holds() {
+  [[ $2 != "[]" && $2 == "$3" ]] ||
+    fail "$1 does not hold its run's findings" "the same results" \
+      "$(diff <(jq . <<<"$2") <(jq . <<<"$3") | head -40)"
+}
+for ns in "$NS" e2e-q-other; do
+  holds "the PolicyReport of $ns" "$(found_in "$wg_found" "$ns")" \
+    "$(results_of policyreports.wgpolicyk8s.io gpulint-audit "$ns")"
+  holds "the Report of $ns" "$(found_in "$open_found" "$ns")" \
+    "$(results_of reports.openreports.io gpulint-audit "$ns")"
+done
+holds "the ClusterPolicyReport" "$(found_in "$wg_found" "")" \
+  "$(results_of clusterpolicyreports.wgpolicyk8s.io gpulint-audit)"
+holds "the ClusterReport" "$(found_in "$open_found" "")" \
+  "$(results_of clusterreports.openreports.io gpulint-audit)"
+# And the same fields in each result, as the two APIs define them alike.
+fields_of() { k get "$1" gpulint-audit -n "$NS" -o json | jq -c '[.results[] | keys] | unique'; }
+[[ $(fields_of reports.openreports.io) == "$(fields_of policyreports.wgpolicyk8s.io)" ]] ||
+  fail "the Report's results have other fields than the PolicyReport's" "the same fields" \
+    "$(fields_of reports.openreports.io) vs $(fields_of policyreports.wgpolicyk8s.io)"
+k get report gpulint-audit -n "$NS" -o json |
+  jq -e '.apiVersion == "openreports.io/v1alpha1" and .source == "gpulint"
+    and .metadata.labels["app.kubernetes.io/managed-by"] == "gpulint"
+    and (.summary | .fail >= 2 and .pass == 0)' >/dev/null ||
+  fail "the Report of $NS is not an openreports.io/v1alpha1 Report of gpulint's" \
+    "apiVersion openreports.io/v1alpha1, source gpulint, its label, a summary" \
+    "$(k get report gpulint-audit -n "$NS" -o json | jq -c 'del(.results)')"
+# The wgpolicyk8s.io reports were not touched by it.
+[[ $(k get policyreport gpulint-audit -n "$NS" -o jsonpath='{.metadata.resourceVersion}') == \
+  $(jq -r .metadata.resourceVersion <<<"$report") ]] ||
+  fail "the OpenReports run changed the PolicyReport" "its resourceVersion unchanged" ""
 
 # The next run replaces them: the flannel pod gone, e2e-q-other has nothing to
 # say and its report goes; the trainer's stays, once.
@@ -219,3 +345,12 @@ after=$(k get policyreport gpulint-audit -n "$NS" -o json)
 jq -e '[.results[] | select(.rule == "gpu-limit-missing")] | length == 1' <<<"$after" >/dev/null ||
   fail "the trainer's result is not there once" "1 gpu-limit-missing result" "$(jq -c '[.results[].rule]' <<<"$after")"
 note "second run: $reports"
+# The same with OpenReports: e2e-q-other's Report goes too.
+audit_json "$REPORTER" --policy-report --report-format openreports
+((RC == 0)) || fail "the second OpenReports run: exit status $RC" "0" "$ERR"
+grep -q '^kubectl gpulint: stale Report e2e-q-other/gpulint-audit deleted$' <<<"$ERR" ||
+  fail "the second OpenReports run does not delete the stale Report" \
+    "kubectl gpulint: stale Report e2e-q-other/gpulint-audit deleted" "$ERR"
+k get report gpulint-audit -n e2e-q-other >/dev/null 2>&1 &&
+  fail "e2e-q-other's Report is still there" "deleted" ""
+note "second OpenReports run: e2e-q-other's Report deleted"
