@@ -19,7 +19,8 @@ const std::vector<OptionSpec>& Specs() {
       {"--client-ca", "", true},   {"--policy", "", true},         {"--nodes", "", true},
       {"--kubeconfig", "", true},  {"--workers", "", true},        {"--drain-seconds", "", true},
       {"--in-cluster", "", false}, {"--advertise-vram", "", false}, {"--register", "", true},
-      {"--ca-bundle", "", true},
+      {"--ca-bundle", "", true},   {"--version", "", false},
+      {"--watch-stale-after", "", true},
       // The limits (docs/webhook.md, "Limits and security").
       {"--max-body-bytes", "", true},     {"--max-buffered-bytes", "", true},
       {"--max-connections", "", true},    {"--review-workers", "", true},
@@ -132,6 +133,16 @@ bool ReadValues(const ParsedArgs& args, WebhookFlags* f, std::string* error) {
     }
     f->server.drain = std::chrono::seconds(n);
   }
+  if (args.Has("--watch-stale-after")) {
+    std::string value = args.Get("--watch-stale-after");
+    std::chrono::milliseconds d{};
+    if (!ParseDuration(value, &d) || d < std::chrono::seconds(1)) {
+      *error = "--watch-stale-after " + value +
+               ": expected a duration of at least 1s, such as 90s, 3m or 1h";
+      return false;
+    }
+    f->server.watch_stale_after = d;
+  }
   if (!ReadLimits(args, &f->server, error)) return false;
   f->server.tls.cert = args.Get("--cert");
   f->server.tls.key = args.Get("--key");
@@ -153,7 +164,8 @@ bool ParseWebhookFlags(const std::vector<std::string>& args, WebhookFlags* f,
   ParsedArgs parsed;
   if (!ParseArgs(args, kProgram, Specs(), false, ClosestWord, &parsed, error)) return false;
   f->help = parsed.help;
-  if (f->help) return true;
+  f->version = parsed.Has("--version");
+  if (f->help || f->version) return true;
   if (!parsed.positional.empty()) {
     *error = "unexpected argument '" + parsed.positional.front() +
              "' (gpulint-webhook takes only flags; see 'gpulint-webhook --help')";
