@@ -3,6 +3,8 @@
 // refuses) against nlohmann's alone, which it replaced.
 // Usage: json_parse ROUNDS FILE...   Prints one line per parser.
 // JSON_PARSE_ONLY=fast measures ParseJson alone (for a profiler).
+// JSON_PARSE_BUDGET=N parses as the webhook does, within a tree budget of N
+// times each body (ParseJsonWithin; N=0: ParseJson).
 #include <time.h>
 
 #include <cstdio>
@@ -60,9 +62,15 @@ int main(int argc, char** argv) {
     text << in.rdbuf();
     bodies.push_back(text.str());
   }
+  const char* budget_text = std::getenv("JSON_PARSE_BUDGET");
+  size_t budget = budget_text ? std::strtoul(budget_text, nullptr, 10) : 0;
   for (int pass = 0; pass < 2; ++pass) {  // the first pass warms caches and the allocator
-    Measure("ParseJson", bodies, rounds, [](const std::string& b, gpulint::Value* v,
-                                            gpulint::Error* e) { return gpulint::ParseJson(b, 256, v, e); });
+    Measure("ParseJson", bodies, rounds, [budget](const std::string& b, gpulint::Value* v,
+                                                  gpulint::Error* e) {
+      if (budget == 0) return gpulint::ParseJson(b, 256, v, e);
+      gpulint::JsonLimits limits{256, budget * b.size()};
+      return gpulint::ParseJsonWithin(b, limits, v, e) == gpulint::JsonParse::kOk;
+    });
     if (const char* only = std::getenv("JSON_PARSE_ONLY"); only && std::string(only) == "fast") continue;
     Measure("nlohmann", bodies, rounds, [](const std::string& b, gpulint::Value* v, gpulint::Error* e) {
       return gpulint::ParseJsonNlohmann(b, 256, v, e);

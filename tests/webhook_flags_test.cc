@@ -62,6 +62,39 @@ TEST_CASE("webhook flags: what is left out keeps its default", "[webhook][flags]
   CHECK_FALSE(r.flags.advertise_vram);
 }
 
+TEST_CASE("webhook flags: the limits, bytes as quantities", "[webhook][flags]") {
+  Result r = Parse({"--cert", "c", "--key", "k", "--max-body-bytes=1Mi",
+                    "--max-buffered-bytes", "64M", "--max-connections", "100",
+                    "--review-workers=3", "--max-reviews-in-flight", "9", "--parse-budget", "0",
+                    "--read-timeout-seconds", "4", "--idle-timeout-seconds", "60"});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  const ServerOptions& s = r.flags.server;
+  CHECK(s.max_body_bytes == 1048576);
+  CHECK(s.max_buffered_bytes == 64000000);
+  CHECK(s.max_connections == 100);
+  CHECK(s.review_workers == 3);
+  CHECK(s.max_reviews_in_flight == 9);
+  CHECK(s.parse_budget == 0);
+  CHECK(s.read_timeout_seconds == 4);
+  CHECK(s.keep_alive_seconds == 60);
+
+  Result d = Parse({"--cert", "c", "--key", "k"});
+  REQUIRE(d.ok);
+  CHECK(d.flags.server.max_body_bytes == 3145728);
+  CHECK(d.flags.server.max_buffered_bytes == 32u << 20);
+  CHECK(d.flags.server.max_connections == 1024);
+  CHECK(d.flags.server.review_workers == 0);  // one per CPU
+  CHECK(d.flags.server.max_reviews_in_flight == 64);
+  CHECK(d.flags.server.parse_budget == 12);
+  CHECK(d.flags.server.read_timeout_seconds == 10);
+  CHECK(d.flags.server.keep_alive_seconds == 30);
+  // A plain number of bytes.
+  Result plain = Parse({"--cert", "c", "--key", "k", "--max-body-bytes", "4096"});
+  REQUIRE(plain.ok);
+  CHECK(plain.flags.server.max_body_bytes == 4096);
+}
+
 TEST_CASE("webhook flags: --version needs no other flag, as --help", "[webhook][flags]") {
   Result r = Parse({"--version"});
   INFO(r.error);
@@ -116,6 +149,33 @@ TEST_CASE("webhook flags: usage errors, word for word", "[webhook][flags]") {
        "--drain-seconds -1: expected a number from 0 to 300"},
       {{"--drain-seconds=301", "--cert", "c", "--key", "k"},
        "--drain-seconds 301: expected a number from 0 to 300"},
+      {{"--cert", "c", "--key", "k", "--max-body-bytes", "3MB"},
+       "--max-body-bytes 3MB: expected a whole number of bytes from 1024 to 1Ti, as a quantity "
+       "(3Mi, 3145728)"},
+      {{"--cert", "c", "--key", "k", "--max-body-bytes", "1024.5"},
+       "--max-body-bytes 1024.5: expected a whole number of bytes from 1024 to 1Ti, as a quantity "
+       "(3Mi, 3145728)"},
+      {{"--cert", "c", "--key", "k", "--max-body-bytes", "100m"},
+       "--max-body-bytes 100m: expected a whole number of bytes from 1024 to 1Ti, as a quantity "
+       "(3Mi, 3145728)"},
+      {{"--cert", "c", "--key", "k", "--max-buffered-bytes", "1Ki"},
+       "--max-buffered-bytes 1Ki: expected a whole number of bytes from 65536 to 1Ti, as a "
+       "quantity (3Mi, 3145728)"},
+      {{"--cert", "c", "--key", "k", "--max-buffered-bytes", "2Mi"},
+       "--max-buffered-bytes (2097152) is less than --max-body-bytes (3145728): no body of the "
+       "largest size could ever be read"},
+      {{"--cert", "c", "--key", "k", "--max-connections", "0"},
+       "--max-connections 0: expected a number from 1 to 1000000"},
+      {{"--cert", "c", "--key", "k", "--review-workers", "0"},
+       "--review-workers 0: expected a number from 1 to 4096"},
+      {{"--cert", "c", "--key", "k", "--max-reviews-in-flight", "-1"},
+       "--max-reviews-in-flight -1: expected a number from 1 to 100000"},
+      {{"--cert", "c", "--key", "k", "--parse-budget", "1001"},
+       "--parse-budget 1001: expected a number from 0 to 1000"},
+      {{"--cert", "c", "--key", "k", "--read-timeout-seconds", "0"},
+       "--read-timeout-seconds 0: expected a number from 1 to 300"},
+      {{"--cert", "c", "--key", "k", "--idle-timeout-seconds", "1h"},
+       "--idle-timeout-seconds 1h: expected a number from 1 to 3600"},
       {{"--watch-stale-after", "0", "--cert", "c", "--key", "k"},
        "--watch-stale-after 0: expected a duration of at least 1s, such as 90s, 3m or 1h"},
       {{"--watch-stale-after=5", "--cert", "c", "--key", "k"},

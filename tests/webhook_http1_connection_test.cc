@@ -16,9 +16,12 @@ class RecordingHandler : public HttpHandler {
  public:
   bool admit = true;
   bool throw_in_serve = false;
+  bool defer = false;  // answer from "another thread": the test, through `pending`
   std::vector<std::string> admitted_paths;
   std::vector<BodyFraming> framings;
   std::vector<std::string> bodies;
+  std::vector<std::string> refused;  // "431 why"
+  std::shared_ptr<PendingAnswer> pending;
 
   bool Admit(const HttpRequest& head, const PeerInfo& peer, const BodyFraming& framing,
              HttpResponse& res) override {
@@ -30,11 +33,24 @@ class RecordingHandler : public HttpHandler {
     }
     return admit;
   }
-  void Serve(const HttpRequest& req, HttpResponse& res) override {
+  std::shared_ptr<PendingAnswer> Serve(HttpRequest& req, HttpResponse& res,
+                                       const ConnectionWakerPtr& waker) override {
     if (throw_in_serve) throw std::runtime_error("boom");
     bodies.push_back(req.body);
+    if (defer) return pending = std::make_shared<PendingAnswer>(waker);
     res.SetContent("got " + req.body + "\n", "text/plain");
+    return nullptr;
   }
+  void Refused(int status, const std::string& why, const PeerInfo&) override {
+    refused.push_back(std::to_string(status) + " " + why);
+  }
+};
+
+// Counts its wakes, as a loop would drive the connection for each.
+class CountingWaker : public ConnectionWaker {
+ public:
+  void Wake() override { ++wakes; }
+  int wakes = 0;
 };
 
 const std::string kPostHead =
@@ -43,7 +59,8 @@ const std::string kPostHead =
 struct Fixture {
   Http1Limits limits;
   RecordingHandler handler;
-  Http1Connection http{limits, handler, nullptr};
+  std::shared_ptr<CountingWaker> waker = std::make_shared<CountingWaker>();
+  Http1Connection http{limits, handler, nullptr, waker};
   std::string out;
 
   ConsumerStep Feed(std::string_view bytes, bool stopping = false) {
@@ -198,12 +215,83 @@ TEST_CASE("http1: heads that do not parse or are too long are refused, then ling
   CHECK(out.find("\r\n\r\nrequest line and headers are over the limit of 64 bytes\n") !=
         std::string::npos);
   CHECK(small.Consume("", false, &out).next == ConnectionNext::kLinger);
+  // The handler hears of it, for the logs and the counts.
+  CHECK(f.handler.refused ==
+        std::vector<std::string>{"431 request line and headers are over the limit of 64 bytes"});
 
   Fixture g;
   CHECK(g.Feed("GARBAGE\r\n\r\n").next == ConnectionNext::kWrite);
   CHECK(g.out.find("400 Bad Request") != std::string::npos);
   CHECK(g.handler.admitted_paths.empty());
   CHECK(g.Feed("").next == ConnectionNext::kLinger);
+  CHECK(g.handler.refused ==
+        std::vector<std::string>{"400 malformed request line: expected METHOD TARGET HTTP/1.1"});
+}
+
+TEST_CASE("http1: an answer worked out elsewhere is sent when it is ready, and only then",
+          "[webhook][http1]") {
+  Fixture f;
+  f.handler.defer = true;
+  std::string request = kPostHead + "Content-Length: 2\r\n\r\n{}";
+  std::string next = "GET /healthz HTTP/1.1\r\n\r\n";
+  ConsumerStep step = f.Feed(request + next);
+  // The request is the handler's: consumed whole, nothing sent, nothing more read.
+  CHECK(step.next == ConnectionNext::kPending);
+  CHECK(step.consumed == request.size());
+  CHECK(f.out.empty());
+  REQUIRE(f.handler.pending);
+  // Woken before the answer is there (or by mistake): still waiting.
+  step = f.Feed(next);
+  CHECK(step.next == ConnectionNext::kPending);
+  CHECK(step.consumed == 0);
+  CHECK(f.handler.admitted_paths == std::vector<std::string>{"/validate"});
+  // Completed: the connection is woken and sends it, then takes the next request.
+  HttpResponse res;
+  res.SetContent("judged\n", "text/plain");
+  f.handler.pending->Complete(res);
+  CHECK(f.waker->wakes == 1);
+  step = f.Feed(next);
+  CHECK(step.next == ConnectionNext::kWrite);
+  CHECK(step.consumed == 0);
+  CHECK(f.out.find("\r\n\r\njudged\n") != std::string::npos);
+  f.handler.defer = false;
+  step = f.Feed(next);
+  CHECK(step.next == ConnectionNext::kWrite);
+  CHECK(step.consumed == next.size());
+  CHECK(f.handler.admitted_paths == std::vector<std::string>{"/validate", "/healthz"});
+}
+
+TEST_CASE("http1: a connection that goes first abandons the answer it waited for",
+          "[webhook][http1]") {
+  RecordingHandler handler;
+  handler.defer = true;
+  Http1Limits limits;
+  {
+    Http1Connection http(limits, handler, nullptr, std::make_shared<CountingWaker>());
+    std::string out;
+    CHECK(http.Consume(kPostHead + "Content-Length: 2\r\n\r\n{}", false, &out).next ==
+          ConnectionNext::kPending);
+    CHECK_FALSE(handler.pending->abandoned());
+  }
+  CHECK(handler.pending->abandoned());
+  handler.pending->Complete(HttpResponse());  // nobody is there: no harm
+}
+
+TEST_CASE("http1: no room to buffer a request is 503, and the connection lingers",
+          "[webhook][http1]") {
+  Fixture f;
+  CHECK(f.Feed(kPostHead + "Content-Length: 100\r\n\r\n{\"a").next == ConnectionNext::kRead);
+  std::string out;
+  ConsumerStep step = f.http.OutOfBuffer(false, &out);
+  CHECK(step.next == ConnectionNext::kWrite);
+  CHECK(out.rfind("HTTP/1.1 503 Service Unavailable\r\n", 0) == 0);
+  CHECK(out.find("Retry-After: 1\r\n") != std::string::npos);
+  CHECK(out.find("Connection: close\r\n") != std::string::npos);
+  CHECK(out.find("\r\n\r\nserver busy: it holds as many bytes of requests as it may "
+                 "(--max-buffered-bytes); try again\n") != std::string::npos);
+  CHECK(f.handler.bodies.empty());
+  CHECK(f.handler.refused.size() == 1);
+  CHECK(f.Feed("").next == ConnectionNext::kLinger);
 }
 
 TEST_CASE("http1: Connection: close, a stopping server and the request budget end the connection",

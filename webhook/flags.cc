@@ -6,6 +6,7 @@
 
 #include "common/flags.h"
 #include "engine/base/edit_distance.h"
+#include "engine/quantity/quantity.h"
 
 namespace gpulint {
 namespace {
@@ -20,6 +21,11 @@ const std::vector<OptionSpec>& Specs() {
       {"--in-cluster", "", false}, {"--advertise-vram", "", false}, {"--register", "", true},
       {"--ca-bundle", "", true},   {"--version", "", false},
       {"--watch-stale-after", "", true},
+      // The limits (docs/webhook.md, "Limits and security").
+      {"--max-body-bytes", "", true},     {"--max-buffered-bytes", "", true},
+      {"--max-connections", "", true},    {"--review-workers", "", true},
+      {"--max-reviews-in-flight", "", true}, {"--parse-budget", "", true},
+      {"--read-timeout-seconds", "", true},  {"--idle-timeout-seconds", "", true},
   };
   return kSpecs;
 }
@@ -31,6 +37,72 @@ bool ParseInt(const std::string& text, int min, int max, int* out) {
   if (text.empty() || ec != std::errc() || end != text.data() + text.size() || v < min || v > max)
     return false;
   *out = v;
+  return true;
+}
+
+// A count of bytes as a Kubernetes quantity ("3Mi", "3145728"), whole and
+// within [min, max].
+bool ParseBytes(const std::string& text, uint64_t min, uint64_t max, uint64_t* out) {
+  Quantity q;
+  if (!Quantity::Parse(text, &q, nullptr)) return false;
+  int64_t v = q.Value();
+  if (v < 0 || !(Quantity::FromInt(v) == q)) return false;
+  if (static_cast<uint64_t>(v) < min || static_cast<uint64_t>(v) > max) return false;
+  *out = static_cast<uint64_t>(v);
+  return true;
+}
+
+// The limits: each a number in its range, or a usage error that gives the range.
+bool ReadLimits(const ParsedArgs& args, ServerOptions* s, std::string* error) {
+  struct Count {
+    const char* flag;
+    int min, max;
+    int* out;
+  };
+  int connections = static_cast<int>(s->max_connections);
+  int in_flight = static_cast<int>(s->max_reviews_in_flight);
+  int budget = static_cast<int>(s->parse_budget);
+  for (const Count& c : {Count{"--max-connections", 1, 1000000, &connections},
+                         Count{"--review-workers", 1, 4096, &s->review_workers},
+                         Count{"--max-reviews-in-flight", 1, 100000, &in_flight},
+                         Count{"--parse-budget", 0, 1000, &budget},
+                         Count{"--read-timeout-seconds", 1, 300, &s->read_timeout_seconds},
+                         Count{"--idle-timeout-seconds", 1, 3600, &s->keep_alive_seconds}}) {
+    if (!args.Has(c.flag)) continue;
+    std::string value = args.Get(c.flag);
+    if (!ParseInt(value, c.min, c.max, c.out)) {
+      *error = std::string(c.flag) + " " + value + ": expected a number from " +
+               std::to_string(c.min) + " to " + std::to_string(c.max);
+      return false;
+    }
+  }
+  s->max_connections = static_cast<size_t>(connections);
+  s->max_reviews_in_flight = static_cast<size_t>(in_flight);
+  s->parse_budget = static_cast<size_t>(budget);
+  struct Bytes {
+    const char* flag;
+    uint64_t min;
+    size_t* out;
+  };
+  constexpr uint64_t kMaxBytes = uint64_t{1} << 40;
+  for (const Bytes& b : {Bytes{"--max-body-bytes", 1024, &s->max_body_bytes},
+                         Bytes{"--max-buffered-bytes", 64 * 1024, &s->max_buffered_bytes}}) {
+    if (!args.Has(b.flag)) continue;
+    std::string value = args.Get(b.flag);
+    uint64_t n = 0;
+    if (!ParseBytes(value, b.min, kMaxBytes, &n)) {
+      *error = std::string(b.flag) + " " + value + ": expected a whole number of bytes from " +
+               std::to_string(b.min) + " to 1Ti, as a quantity (3Mi, 3145728)";
+      return false;
+    }
+    *b.out = static_cast<size_t>(n);
+  }
+  if (s->max_buffered_bytes < s->max_body_bytes) {
+    *error = "--max-buffered-bytes (" + std::to_string(s->max_buffered_bytes) +
+             ") is less than --max-body-bytes (" + std::to_string(s->max_body_bytes) +
+             "): no body of the largest size could ever be read";
+    return false;
+  }
   return true;
 }
 
@@ -71,6 +143,7 @@ bool ReadValues(const ParsedArgs& args, WebhookFlags* f, std::string* error) {
     }
     f->server.watch_stale_after = d;
   }
+  if (!ReadLimits(args, &f->server, error)) return false;
   f->server.tls.cert = args.Get("--cert");
   f->server.tls.key = args.Get("--key");
   f->server.tls.client_ca = args.Get("--client-ca");

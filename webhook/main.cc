@@ -91,6 +91,28 @@ Flags:
   --version           the version and the git commit it was built from
   --help              this text
 
+Limits (each refusal is logged as "refused" with its reason and counted in
+gpulint_webhook_refusals_total; docs/webhook.md says what memory they need):
+  --max-body-bytes N        a request's body, as a quantity (default 3Mi, the
+                            API server's own); larger: 413 before it is read
+  --max-buffered-bytes N    bytes of requests held at once: being read,
+                            waiting for a review worker or being judged
+                            (default 32Mi); past it: 503
+  --max-connections N       open at once (default 1024); past it a new one is
+                            closed at once
+  --review-workers N        threads judging reviews, apart from the threads
+                            serving connections, so probes never wait behind
+                            a review (default: one per CPU)
+  --max-reviews-in-flight N waiting for a worker or being judged (default 64);
+                            past it: 503
+  --parse-budget N          a review's parsed tree may take N times its body's
+                            bytes (at least 1 MiB; default 12, 0: no limit);
+                            past it: 400, refused while it is parsed
+  --read-timeout-seconds N  to finish the TLS handshake, and to send a whole
+                            request from its first byte (default 10)
+  --idle-timeout-seconds N  a keep-alive connection idle between requests
+                            (default 30)
+
 Try it by hand:
   openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 30 \
     -subj /CN=localhost -addext subjectAltName=DNS:localhost,IP:127.0.0.1 \

@@ -1,6 +1,8 @@
 #include "engine/base/value.h"
 
 #include <cstddef>
+#include <new>
+#include <utility>
 
 namespace gpulint {
 namespace {
@@ -127,6 +129,45 @@ size_t Utf8SequenceLength(std::string_view s, size_t i) {
 }
 
 }  // namespace
+
+Value::Value(const Value& other) : mark_(other.mark_), type_(other.type_) {
+  switch (type_) {
+    case Type::kSequence: new (&items_) std::vector<Value>(other.items_); break;
+    case Type::kMapping: new (&members_) std::vector<Member>(other.members_); break;
+    default: new (&text_) std::string(other.text_); break;
+  }
+}
+
+// Through a copy: `other` may live inside this value (a tree assigned one of
+// its own children), and would die with it.
+Value& Value::operator=(const Value& other) {
+  if (this == &other) return *this;
+  Value copy(other);
+  return *this = std::move(copy);
+}
+
+const std::string& Value::EmptyText() {
+  static const std::string* empty = new std::string();
+  return *empty;
+}
+const std::vector<Value>& Value::EmptyItems() {
+  static const std::vector<Value>* empty = new std::vector<Value>();
+  return *empty;
+}
+const std::vector<Value::Member>& Value::EmptyMembers() {
+  static const std::vector<Member>* empty = new std::vector<Member>();
+  return *empty;
+}
+std::vector<Value>& Value::DiscardedItems() {
+  thread_local std::vector<Value> discarded;
+  discarded.clear();
+  return discarded;
+}
+std::vector<Value::Member>& Value::DiscardedMembers() {
+  thread_local std::vector<Member> discarded;
+  discarded.clear();
+  return discarded;
+}
 
 const char* TypeName(Value::Type type) {
   switch (type) {

@@ -146,23 +146,40 @@ constexpr size_t kMaxRecursion = 512;
 
 }  // namespace
 
-bool ParseJsonFast(std::string_view text, size_t max_depth, Value* out, const JsonItemSink& items) {
+JsonParse ParseJsonFastWithin(std::string_view text, const JsonLimits& limits, Value* out,
+                              Error* error, const JsonItemSink& items) {
   constexpr unsigned kFlags = rapidjson::kParseNumbersAsStringsFlag;
-  if (max_depth > kMaxRecursion || !IsUtf8(text)) return false;
-  JsonTreeBuilder tree(max_depth, items);
+  if (limits.max_depth > kMaxRecursion || !IsUtf8(text)) return JsonParse::kInvalid;
+  JsonTreeBuilder tree(limits, items);
   RapidSax sax(&tree, text.find("\\u") != std::string_view::npos);
   rapidjson::MemoryStream in(text.data(), text.size());
   rapidjson::Reader reader;
   rapidjson::ParseResult result = reader.Parse<kFlags>(in, sax);
+  if (tree.over_budget()) {
+    *error = tree.error();
+    return JsonParse::kOverBudget;
+  }
   // The reader stops at a NUL byte as at the end: what follows must be nothing.
-  if (result.IsError() || tree.failed() || in.Tell() != text.size()) return false;
+  if (result.IsError() || tree.failed() || in.Tell() != text.size()) return JsonParse::kInvalid;
   *out = tree.TakeRoot();
-  return true;
+  return JsonParse::kOk;
+}
+
+bool ParseJsonFast(std::string_view text, size_t max_depth, Value* out, const JsonItemSink& items) {
+  Error unused;
+  return ParseJsonFastWithin(text, JsonLimits{max_depth, 0}, out, &unused, items) ==
+         JsonParse::kOk;
+}
+
+JsonParse ParseJsonWithin(std::string_view text, const JsonLimits& limits, Value* out,
+                          Error* error) {
+  JsonParse fast = ParseJsonFastWithin(text, limits, out, error);
+  if (fast != JsonParse::kInvalid) return fast;
+  return ParseJsonNlohmannWithin(text, limits, out, error);
 }
 
 bool ParseJson(std::string_view text, size_t max_depth, Value* out, Error* error) {
-  if (ParseJsonFast(text, max_depth, out)) return true;
-  return ParseJsonNlohmann(text, max_depth, out, error);
+  return ParseJsonWithin(text, JsonLimits{max_depth, 0}, out, error) == JsonParse::kOk;
 }
 
 bool ParseJsonList(std::string_view text, size_t max_depth, Value* out, Error* error,

@@ -17,6 +17,27 @@ namespace gpulint {
 // carries its line/column. On failure returns false with *error.
 bool ParseJson(std::string_view text, size_t max_depth, Value* out, Error* error);
 
+// What one parse may build, checked as the tree is built, so that a text is
+// refused before it grows rather than after.
+struct JsonLimits {
+  size_t max_depth = 128;
+  // Bytes the tree may take: each value's own size (sizeof(Value), and a
+  // key's std::string beside it in a mapping), every string too long to sit
+  // inside its value, the index of a large mapping's keys, and the builder's
+  // stacks of the containers still open. Ten bytes of text can so cost more
+  // than a hundred ("0," is a 48-byte value). 0: no limit.
+  size_t max_tree_bytes = 0;
+};
+enum class JsonParse : uint8_t {
+  kOk,
+  kInvalid,     // not JSON, or nested deeper than max_depth: *error says where
+  kOverBudget,  // JSON, maybe, but its tree would take more than max_tree_bytes
+};
+// ParseJson within `limits`. Over the budget, *error says how far it got (a
+// JSON pointer) and what the budget was; nothing of the tree is kept.
+JsonParse ParseJsonWithin(std::string_view text, const JsonLimits& limits, Value* out,
+                          Error* error);
+
 // Where ParseJsonList sends the items of a List: each item of the root's
 // "items" array, as soon as it is read, instead of the tree. A page of 500
 // Pods from the API server is then never one tree, only one Pod at a time.

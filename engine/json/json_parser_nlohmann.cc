@@ -77,20 +77,27 @@ Mark MarkAt(std::string_view text, size_t position) {
 
 bool ParseJsonNlohmann(std::string_view text, size_t max_depth, Value* out, Error* error,
                        const JsonItemSink& items) {
-  JsonTreeBuilder tree(max_depth, items);
+  return ParseJsonNlohmannWithin(text, JsonLimits{max_depth, 0}, out, error, items) ==
+         JsonParse::kOk;
+}
+
+JsonParse ParseJsonNlohmannWithin(std::string_view text, const JsonLimits& limits, Value* out,
+                                  Error* error, const JsonItemSink& items) {
+  JsonTreeBuilder tree(limits, items);
   NlohmannSax sax(&tree);
   bool ok = false;
   try {
     ok = json::sax_parse(text, &sax);
   } catch (const std::exception& e) {
     *error = Error{"", {}, std::string("cannot parse JSON: ") + e.what()};
-    return false;
+    return JsonParse::kInvalid;
   }
   if (!ok || tree.failed()) {
     *error = tree.error();
+    if (tree.over_budget()) return JsonParse::kOverBudget;
     if (sax.error_position() != 0) error->mark = MarkAt(text, sax.error_position());
     if (!tree.failed()) error->message = "cannot parse JSON";
-    return false;
+    return JsonParse::kInvalid;
   }
   // nlohmann's lexer takes a NUL byte outside a string for the end of the
   // text (one inside a string it refuses), so whatever follows would be
@@ -99,10 +106,10 @@ bool ParseJsonNlohmann(std::string_view text, size_t max_depth, Value* out, Erro
   if (size_t nul = text.find('\0'); nul != std::string_view::npos) {
     *error = Error{"", MarkAt(text, nul + 1),
                    "cannot parse JSON: a NUL byte after the value (only whitespace may follow it)"};
-    return false;
+    return JsonParse::kInvalid;
   }
   *out = tree.TakeRoot();
-  return true;
+  return JsonParse::kOk;
 }
 
 }  // namespace gpulint

@@ -261,6 +261,36 @@ TEST_CASE("without the node watch there is no RBAC and no service account token"
   CHECK_FALSE(HasArg(At(pod_off, "/containers/0"), "--advertise-vram"));
 }
 
+TEST_CASE("serverLimits become the webhook's limit flags, numbers in full", "[chart]") {
+  struct Case {
+    std::vector<std::string> args;
+    std::vector<std::string> flags;
+  };
+  for (const Case& c : std::vector<Case>{
+           {{},
+            {"--max-body-bytes=3Mi", "--max-buffered-bytes=32Mi", "--max-connections=1024",
+             "--review-workers=2", "--max-reviews-in-flight=64", "--parse-budget=12",
+             "--read-timeout-seconds=10", "--idle-timeout-seconds=30"}},
+           // Numbers as YAML reads them from a values file: floats, printed in full.
+           {{"--set-json",
+             R"(serverLimits={"maxBodyBytes":4194304,"maxBufferedBytes":"64Mi","maxConnections":1000000,)"
+             R"("reviewWorkers":4,"maxReviewsInFlight":128,"parseBudget":0,"readTimeoutSeconds":5,)"
+             R"("idleTimeoutSeconds":60})"},
+            {"--max-body-bytes=4194304", "--max-buffered-bytes=64Mi", "--max-connections=1000000",
+             "--review-workers=4", "--max-reviews-in-flight=128", "--parse-budget=0",
+             "--read-timeout-seconds=5", "--idle-timeout-seconds=60"}},
+       }) {
+    Rendered r = Render(c.args, "gpu-system");
+    INFO(r.helm.err);
+    REQUIRE(r.helm.status == 0);
+    const json& container = At(*FindObject(r, "Deployment"), "/spec/template/spec/containers/0");
+    for (const std::string& flag : c.flags) {
+      INFO(flag);
+      CHECK(HasArg(container, flag));
+    }
+  }
+}
+
 TEST_CASE("extraArgs come after the chart's own flags", "[chart]") {
   Rendered r = Render({"--set", "extraArgs[0]=--nodes=/etc/nodes.yaml"}, "gpu-system");
   REQUIRE(r.helm.status == 0);
@@ -360,6 +390,14 @@ TEST_CASE("values that would make a broken or unsafe install are refused", "[cha
       {"extraArgs[0]=--nodes=/n.yaml,extraArgs[1]=--workers=8",
        "extraArgs: --workers is set by the chart from workers; set that value instead "
        "(gpulint-webhook refuses a flag given twice)"},
+      {"serverLimits.maxConnections=0",
+       "- at '/serverLimits/maxConnections': minimum: got 0, want 1"},
+      {"serverLimits.maxBodyBytes=3MB",
+       "- at '/serverLimits/maxBodyBytes': '3MB' does not match pattern "
+       "'^[0-9]+(Ki|Mi|Gi|Ti|k|M|G|T)?$'"},
+      {"extraArgs[0]=--parse-budget=3",
+       "extraArgs: --parse-budget is set by the chart from serverLimits.parseBudget; set that "
+       "value instead (gpulint-webhook refuses a flag given twice)"},
       {"extraArgs[0]=--in-cluster",
        "extraArgs: --in-cluster is set by the chart from nodeWatch.enabled; set that value "
        "instead (gpulint-webhook refuses a flag given twice)"},

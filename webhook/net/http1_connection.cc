@@ -20,14 +20,20 @@ HttpResponse InternalError() {
 }  // namespace
 
 Http1Connection::Http1Connection(const Http1Limits& limits, HttpHandler& handler,
-                                 const PeerInfo* peer)
-    : limits_(limits), handler_(handler), peer_(peer) {}
+                                 const PeerInfo* peer, ConnectionWakerPtr waker)
+    : limits_(limits), handler_(handler), peer_(peer), waker_(std::move(waker)) {}
+
+// Nobody will send an answer still being worked out: its work may be skipped.
+Http1Connection::~Http1Connection() {
+  if (pending_) pending_->Abandon();
+}
 
 ConsumerStep Http1Connection::Consume(std::string_view plaintext, bool stopping,
                                       std::string* out) {
   switch (state_) {
     case State::kHead: return TakeHead(plaintext, stopping, out);
     case State::kBody: return TakeBody(plaintext, 0, stopping, out);
+    case State::kPending: return TakeAnswer(stopping, out);
     case State::kClose: return {ConnectionNext::kClose};
     case State::kLinger: return {ConnectionNext::kLinger};
   }
@@ -85,18 +91,43 @@ ConsumerStep Http1Connection::TakeBody(std::string_view rest, size_t consumed, b
   req_.body.assign(rest.data(), body_length_);
   HttpResponse res;
   try {
-    handler_.Serve(req_, res);
+    pending_ = handler_.Serve(req_, res, waker_);
   } catch (...) {
     res = InternalError();
+  }
+  if (pending_) {
+    state_ = State::kPending;
+    return {ConnectionNext::kPending, consumed + body_length_};
   }
   Answer(res, false, stopping, out);
   return {ConnectionNext::kWrite, consumed + body_length_};
 }
 
+ConsumerStep Http1Connection::TakeAnswer(bool stopping, std::string* out) {
+  HttpResponse res;
+  if (!pending_->Take(&res)) return {ConnectionNext::kPending};  // woken early
+  pending_.reset();
+  Answer(res, false, stopping, out);
+  return {ConnectionNext::kWrite};
+}
+
+ConsumerStep Http1Connection::OutOfBuffer(bool stopping, std::string* out) {
+  if (state_ == State::kClose || state_ == State::kLinger) return {ConnectionNext::kClose};
+  if (state_ == State::kHead) req_ = HttpRequest();  // its head was not read whole
+  Refuse(503,
+         "server busy: it holds as many bytes of requests as it may (--max-buffered-bytes); "
+         "try again",
+         stopping, out);
+  return {ConnectionNext::kWrite};
+}
+
+// Refusals of the HTTP layer's own; the handler hears of each.
 void Http1Connection::Refuse(int status, const std::string& why, bool stopping,
                              std::string* out) {
+  handler_.Refused(status, why, peer_ ? *peer_ : kNobody);
   HttpResponse res;
   res.status = status;
+  if (status == 503) res.headers.Set("Retry-After", "1");
   res.SetContent(why + "\n", kText);
   Answer(res, true, stopping, out);  // what follows the head cannot be trusted to frame
 }

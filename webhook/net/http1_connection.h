@@ -6,11 +6,14 @@
 // admitted or refused by the handler, an `Expect: 100-continue` answered,
 // then the body and the handler's answer. A refused request's body is never
 // read; its connection closes after the answer, lingering so the client reads
-// the answer rather than a reset.
+// the answer rather than a reset. A handler may answer a whole request from
+// another thread (a PendingAnswer): the connection reads nothing more until
+// that answer is sent.
 //
 // States, top to bottom:
 //   kHead    waiting for a request's line and headers
 //   kBody    the head was admitted; waiting for its body
+//   kPending the request is the handler's, answered from another thread
 //   kClose   the last answer is queued: the connection closes once it is sent
 //   kLinger  the same, and bytes of the refused request follow unread
 #ifndef GPULINT_WEBHOOK_NET_HTTP1_CONNECTION_H_
@@ -20,8 +23,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <memory>
 #include <string_view>
 
+#include "webhook/net/connection_waker.h"
 #include "webhook/net/http_handler.h"
 #include "webhook/net/tls_plaintext_consumer.h"
 
@@ -37,17 +42,22 @@ struct Http1Limits {
 class Http1Connection : public PlaintextConsumer {
  public:
   // `peer`: who the connection is from, handed to the handler with each head
-  // (null: nobody known, as over a test's plain strings).
-  Http1Connection(const Http1Limits& limits, HttpHandler& handler, const PeerInfo* peer);
+  // (null: nobody known, as over a test's plain strings). `waker`: the
+  // connection's, for answers the handler completes elsewhere.
+  Http1Connection(const Http1Limits& limits, HttpHandler& handler, const PeerInfo* peer,
+                  ConnectionWakerPtr waker = nullptr);
+  ~Http1Connection() override;
 
   ConsumerStep Consume(std::string_view plaintext, bool stopping, std::string* out) override;
+  ConsumerStep OutOfBuffer(bool stopping, std::string* out) override;
 
  private:
-  enum class State : uint8_t { kHead, kBody, kClose, kLinger };
+  enum class State : uint8_t { kHead, kBody, kPending, kClose, kLinger };
 
   ConsumerStep TakeHead(std::string_view plaintext, bool stopping, std::string* out);
   ConsumerStep TakeBody(std::string_view plaintext, size_t consumed, bool stopping,
                         std::string* out);
+  ConsumerStep TakeAnswer(bool stopping, std::string* out);
   // Queues the final answer to the current request. `unread`: bytes of it
   // may follow, so the connection lingers and closes.
   void Answer(const HttpResponse& res, bool unread, bool stopping, std::string* out);
@@ -56,6 +66,8 @@ class Http1Connection : public PlaintextConsumer {
   const Http1Limits limits_;
   HttpHandler& handler_;
   const PeerInfo* const peer_;
+  const ConnectionWakerPtr waker_;
+  std::shared_ptr<PendingAnswer> pending_;  // in kPending
   State state_ = State::kHead;
   size_t scanned_ = 0;  // FindHeadEnd's progress over the current head
   uint64_t body_length_ = 0;

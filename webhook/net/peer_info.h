@@ -17,10 +17,13 @@ struct PeerInfo {
   bool verified = false;
   std::string subject;      // the certificate's subject, one line (RFC 2253)
   std::string common_name;  // its CN, when it has one
+  std::string address;      // "10.0.0.7:51234", "[fd00::7]:51234": for the logs
 };
 
-// What a finished handshake on `ssl` showed.
+// What a finished handshake on `ssl` showed (all but the address).
 PeerInfo ReadPeerInfo(SSL* ssl);
+// The address of the socket's peer, as PeerInfo::address has it; "" when unknown.
+std::string PeerAddress(int fd);
 
 }  // namespace gpulint
 

@@ -14,7 +14,6 @@
 namespace gpulint {
 namespace {
 
-constexpr size_t kBodyChunk = 256 * 1024;  // large bodies come in bigger reads
 constexpr size_t kLingerBytes = 1u << 20;  // after a refusal: discarded at most
 constexpr auto kLingerTime = std::chrono::seconds(1);
 // Answers a connection may send in one turn while others wait.
@@ -37,7 +36,9 @@ std::unique_ptr<TlsConnection> TlsConnection::Accept(int fd, SSL_CTX* ctx,
     return nullptr;
   }
   std::unique_ptr<TlsConnection> c(new TlsConnection(fd, ssl, loop));
-  c->consumer_ = make(&c->peer_);
+  c->peer_.address = PeerAddress(fd);
+  c->waker_ = std::make_shared<LoopWaker>(loop.wakes, c.get());
+  c->consumer_ = make(&c->peer_, c->waker_);
   c->now_ = now;
   c->deadline_ = now + loop.timeouts->handshake;
   c->events_ = EPOLLIN;
@@ -52,6 +53,9 @@ TlsConnection::TlsConnection(int fd, SSL* ssl, const Loop& loop)
     : fd_(fd), ssl_(ssl), loop_(loop) {}
 
 TlsConnection::~TlsConnection() {
+  waker_->Detach();
+  consumer_.reset();  // while the connection is whole: it may abandon a pending answer
+  if (loop_.buffers) loop_.buffers->Give(charged_);
   if (state_ != State::kHandshake && state_ != State::kFailed &&
       !(SSL_get_shutdown(ssl_) & SSL_SENT_SHUTDOWN))
     SSL_shutdown(ssl_);  // best effort close_notify; the socket is non-blocking
@@ -73,7 +77,8 @@ TlsConnection::Turn TlsConnection::Drive(Clock::time_point now, bool stopping) {
     switch (state_) {
       case State::kHandshake: turn = Handshake(); break;
       case State::kAwaitRequest:
-      case State::kRead: turn = HandUp(&read_all); break;
+      case State::kRead:
+      case State::kPending: turn = HandUp(&read_all); break;
       case State::kWrite: turn = Send(); break;
       case State::kLinger: turn = Discard(); break;
       case State::kFailed: turn = Turn::kClose; break;
@@ -91,12 +96,16 @@ void TlsConnection::Enter(State state) {
     case State::kAwaitRequest:
       deadline_ = now_ + t.idle;
       if (in_pos_ == in_.size()) {  // an idle connection keeps no large buffer
-        if (in_.capacity() > kIdleBuffer) std::string().swap(in_);
-        in_.clear();
-        in_pos_ = 0;
+        if (in_.capacity() > kIdleBuffer) {
+          FreeBuffer();
+        } else {
+          in_.clear();
+          in_pos_ = 0;
+        }
       }
       break;
     case State::kRead: deadline_ = now_ + t.request; break;
+    case State::kPending: deadline_ = now_ + t.answer; break;
     case State::kWrite: deadline_ = now_ + t.write; break;
     case State::kLinger: deadline_ = now_ + kLingerTime; break;
     case State::kFailed: break;
@@ -106,7 +115,9 @@ void TlsConnection::Enter(State state) {
 TlsConnection::Turn TlsConnection::Handshake() {
   int rc = SSL_accept(ssl_);
   if (rc == 1) {
+    std::string address = std::move(peer_.address);
     peer_ = ReadPeerInfo(ssl_);
+    peer_.address = std::move(address);
     Enter(State::kAwaitRequest);
     return Turn::kGoOn;
   }
@@ -123,6 +134,13 @@ TlsConnection::Turn TlsConnection::HandUp(bool* read_all) {
     case ConnectionNext::kWrite: Enter(State::kWrite); return Turn::kGoOn;
     case ConnectionNext::kClose: return Turn::kClose;
     case ConnectionNext::kLinger: BeginLinger(); return Turn::kGoOn;
+    case ConnectionNext::kPending:
+      // The request went whole to its handler, which holds (and counts) its
+      // body now; nothing more is read until the answer is ready.
+      Enter(State::kPending);
+      if (in_pos_ == in_.size()) FreeBuffer();
+      Want(0);
+      return Turn::kWait;
     case ConnectionNext::kAwaitRequest: Enter(State::kAwaitRequest); break;
     case ConnectionNext::kRead: Enter(State::kRead); break;
   }
@@ -134,8 +152,10 @@ TlsConnection::Turn TlsConnection::HandUp(bool* read_all) {
   return Read(step.wanted, read_all);
 }
 
-// Reads once. *read_all: the read did not fill what it asked for, so the
-// socket and OpenSSL are likely empty.
+// Reads once, one TLS record at most, through the loop's buffer: the
+// connection keeps only what was read. *read_all: the read did not fill the
+// buffer, so the socket and OpenSSL are likely empty. `wanted`: bytes of the
+// request still to come, when known (a body).
 TlsConnection::Turn TlsConnection::Read(uint64_t wanted, bool* read_all) {
   if (in_pos_ == in_.size()) {
     in_.clear();
@@ -144,28 +164,51 @@ TlsConnection::Turn TlsConnection::Read(uint64_t wanted, bool* read_all) {
     in_.erase(0, in_pos_);
     in_pos_ = 0;
   }
-  // Heads and small bodies go through the loop's buffer, so a connection's
-  // own grows only to what it holds; a large body is read in place.
-  size_t want = loop_.scratch_size;
-  char* into = loop_.scratch;
-  if (wanted > loop_.scratch_size) {
-    want = static_cast<size_t>(std::min<uint64_t>(wanted, kBodyChunk));
-    in_.resize(in_.size() + want);
-    into = in_.data() + in_.size() - want;
-  }
-  int n = SSL_read(ssl_, into, static_cast<int>(want));
-  if (into == loop_.scratch) {
-    if (n > 0) in_.append(into, static_cast<size_t>(n));
-  } else {
-    in_.resize(in_.size() - want + static_cast<size_t>(std::max(n, 0)));
-  }
+  int n = SSL_read(ssl_, loop_.scratch, static_cast<int>(loop_.scratch_size));
   if (n > 0) {
-    *read_all = static_cast<size_t>(n) != want;
+    if (!Reserve(static_cast<size_t>(n), wanted)) return OutOfBuffer();
+    in_.append(loop_.scratch, static_cast<size_t>(n));
+    *read_all = static_cast<size_t>(n) != loop_.scratch_size;
     if (events_ != EPOLLIN) Want(EPOLLIN);
     return Turn::kGoOn;
   }
   Turn turn = FromSslError(n);
   return turn == Turn::kWait ? Waiting() : turn;
+}
+
+// The buffer doubles as it fills, never past what the request still needs
+// when that is known: a body costs at most what it takes, and a client that
+// announces 3 MiB and sends 45 bytes costs 45 bytes.
+bool TlsConnection::Reserve(size_t more, uint64_t wanted) {
+  size_t need = in_.size() + more;
+  if (need <= in_.capacity()) return true;
+  size_t grown = std::max(need, 2 * in_.capacity());
+  if (wanted >= more) grown = std::min<uint64_t>(grown, in_.size() + wanted);
+  grown = std::max(grown, need);
+  if (grown > charged_ && loop_.buffers && !loop_.buffers->TryTake(grown - charged_))
+    return false;
+  size_t taken = std::max(grown, charged_);
+  in_.reserve(grown);
+  if (loop_.buffers && in_.capacity() > taken) loop_.buffers->Take(in_.capacity() - taken);
+  charged_ = std::max(taken, in_.capacity());
+  return true;
+}
+
+void TlsConnection::FreeBuffer() {
+  std::string().swap(in_);
+  in_pos_ = 0;
+  if (loop_.buffers) loop_.buffers->Give(charged_);
+  charged_ = 0;
+}
+
+// The server holds all the request bytes it may: the consumer answers (503),
+// and the bytes read of this request are let go unread.
+TlsConnection::Turn TlsConnection::OutOfBuffer() {
+  ConsumerStep step = consumer_->OutOfBuffer(stopping_, &out_);
+  FreeBuffer();
+  if (step.next != ConnectionNext::kWrite) return Turn::kClose;
+  Enter(State::kWrite);
+  return Turn::kGoOn;
 }
 
 // Once stopping, a connection with nothing more to read and no request begun
@@ -238,12 +281,15 @@ TlsConnection::Turn TlsConnection::FromSslError(int rc) {
   return Turn::kClose;
 }
 
+// Waiting for nothing is being out of the epoll set: a socket the client
+// has closed would otherwise report EPOLLHUP on every wait.
 void TlsConnection::Want(uint32_t events) {
   if (events_ == events) return;
   epoll_event ev{};
   ev.events = events;
   ev.data.ptr = this;
-  ::epoll_ctl(loop_.epoll_fd, EPOLL_CTL_MOD, fd_, &ev);
+  int op = events == 0 ? EPOLL_CTL_DEL : events_ == 0 ? EPOLL_CTL_ADD : EPOLL_CTL_MOD;
+  ::epoll_ctl(loop_.epoll_fd, op, fd_, &ev);
   events_ = events;
 }
 

@@ -20,9 +20,12 @@ constexpr int kAcceptBurst = 64;
 }  // namespace
 
 TlsEventLoop::TlsEventLoop(TlsLoopHost& host, TlsLoopSetup setup)
-    : host_(host), setup_(setup), accepts_(setup.listener != nullptr) {
-  epoll_fd_ = ::epoll_create1(EPOLL_CLOEXEC);
-  wake_fd_ = ::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    : host_(host),
+      setup_(setup),
+      accepts_(setup.listener != nullptr),
+      epoll_fd_(::epoll_create1(EPOLL_CLOEXEC)),
+      wake_fd_(::eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      wakes_(wake_fd_) {
   epoll_event ev{};
   ev.events = EPOLLIN;
   ev.data.ptr = &wake_tag_;
@@ -32,6 +35,8 @@ TlsEventLoop::TlsEventLoop(TlsLoopHost& host, TlsLoopSetup setup)
   shared_.timeouts = setup_.timeouts;
   shared_.scratch = scratch_;
   shared_.scratch_size = sizeof(scratch_);
+  shared_.buffers = setup_.buffers;
+  shared_.wakes = &wakes_;
   now_ = Clock::now();
   if (ok_ && accepts_) Listen(true);
 }
@@ -81,6 +86,12 @@ void TlsEventLoop::TakeAdopted() {
   }
 }
 
+// Connections whose answers came back from another thread.
+void TlsEventLoop::TakeWoken() {
+  for (const std::shared_ptr<LoopWaker>& waker : wakes_.Take())
+    if (TlsConnection* c = waker->connection()) Drive(c);
+}
+
 void TlsEventLoop::Run() {
   epoll_event events[64];
   Clock::time_point next_tick = Clock::now() + std::chrono::milliseconds(kTickMs);
@@ -95,6 +106,7 @@ void TlsEventLoop::Run() {
         AcceptReady();
       } else if (tag == &wake_tag_) {
         TakeAdopted();
+        TakeWoken();
       } else {
         Drive(static_cast<TlsConnection*>(tag));
       }
@@ -127,6 +139,10 @@ void TlsEventLoop::AcceptReady() {
       return;
     }
     host_.CountConnection();
+    if (!host_.AdmitConnection()) {
+      ::close(fd);  // before TLS: a refused connection costs nothing more
+      continue;
+    }
     TlsEventLoop* target = host_.LeastLoadedLoop(this);
     if (target == this) {
       Add(fd);
@@ -142,6 +158,7 @@ void TlsEventLoop::Add(int fd) {
       TlsConnection::Accept(fd, ctx.get(), *setup_.make_consumer, shared_, now_);
   if (!c) {
     host_.CountHandshakeFailure();
+    host_.ConnectionClosed();
     return;
   }
   c->set_slot(connections_.size());
@@ -175,6 +192,7 @@ void TlsEventLoop::Close(TlsConnection* c) {
   }
   connections_.pop_back();  // closes it
   load_.fetch_sub(1, std::memory_order_relaxed);
+  host_.ConnectionClosed();
 }
 
 void TlsEventLoop::Tick() {
@@ -184,6 +202,9 @@ void TlsEventLoop::Tick() {
       ++i;
       continue;
     }
+    TlsConnection::State state = c->state();
+    if (state != TlsConnection::State::kAwaitRequest && state != TlsConnection::State::kLinger)
+      host_.DeadlinePassed(*c);
     Close(c);  // moves the last connection to i
   }
   if (accepts_ && !listening_ && !host_.stopping() && now_ >= accept_resume_) Listen(true);

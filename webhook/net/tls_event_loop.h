@@ -13,7 +13,9 @@
 #include <mutex>
 #include <vector>
 
+#include "webhook/net/byte_budget.h"
 #include "webhook/net/listener.h"
+#include "webhook/net/loop_waker.h"
 #include "webhook/net/tls_connection.h"
 #include "webhook/net/tls_context.h"
 
@@ -31,6 +33,13 @@ class TlsLoopHost {
   virtual TlsEventLoop* LeastLoadedLoop(TlsEventLoop* self) const = 0;
   virtual void CountConnection() = 0;
   virtual void CountHandshakeFailure() = 0;
+  // Whether one more connection may open (--max-connections); false refuses
+  // it, and the loop closes it at once.
+  virtual bool AdmitConnection() = 0;
+  virtual void ConnectionClosed() = 0;
+  // A connection about to close because its deadline passed (idle and
+  // lingering ones are not told): its state, peer and bytes read say which.
+  virtual void DeadlinePassed(const TlsConnection& connection) = 0;
 
  protected:
   ~TlsLoopHost() = default;
@@ -41,6 +50,7 @@ struct TlsLoopSetup {
   const Listener* listener = nullptr;  // for the loop that accepts; null for the others
   const TlsTimeouts* timeouts = nullptr;
   const ConsumerFactory* make_consumer = nullptr;
+  ByteBudget* buffers = nullptr;  // what connections read, server-wide
 };
 
 class TlsEventLoop {
@@ -65,6 +75,7 @@ class TlsEventLoop {
   void AcceptReady();
   void Add(int fd);
   void TakeAdopted();
+  void TakeWoken();
   void Drive(TlsConnection* c);
   void Close(TlsConnection* c);
   void Tick();
@@ -81,6 +92,7 @@ class TlsEventLoop {
   bool stop_seen_ = false;
   Clock::time_point now_;
   Clock::time_point accept_resume_{};
+  WakeQueue wakes_;  // connections woken from other threads (their answers are ready)
   TlsConnection::Loop shared_;  // what this loop's connections share
   std::vector<std::unique_ptr<TlsConnection>> connections_;
   std::atomic<size_t> load_{0};

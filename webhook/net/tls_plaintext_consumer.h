@@ -19,6 +19,9 @@ enum class ConnectionNext : uint8_t {
                   // (the idle deadline applies; a stopping server closes it)
   kRead,          // a request is under way and needs more bytes
   kWrite,         // bytes are queued: send them, then hand up again
+  kPending,       // a request is in and its answer is worked out elsewhere:
+                  // read nothing, and hand up again when the connection's
+                  // waker (connection_waker.h) is woken
   kClose,         // the conversation is over: close
   kLinger,        // over, but the client may still be sending bytes nobody
                   // will read: drain them a moment so the answer is not reset
@@ -37,6 +40,10 @@ class PlaintextConsumer {
   // `*out`. `stopping`: the server is shutting down, so no request may start
   // a new one on this connection.
   virtual ConsumerStep Consume(std::string_view plaintext, bool stopping, std::string* out) = 0;
+  // The connection cannot hold more of the request: the bytes the server
+  // holds across connections are at their limit (ByteBudget). The request is
+  // answered and the connection closed; what it sent stays unread.
+  virtual ConsumerStep OutOfBuffer(bool stopping, std::string* out) = 0;
 };
 
 }  // namespace gpulint

@@ -7,8 +7,9 @@
 
 namespace gpulint {
 
-TlsServer::TlsServer(TlsTimeouts timeouts, ConsumerFactory make_consumer)
-    : timeouts_(timeouts), make_consumer_(std::move(make_consumer)) {}
+TlsServer::TlsServer(TlsServerLimits limits, ConsumerFactory make_consumer,
+                     NetObserver* observer)
+    : limits_(limits), make_consumer_(std::move(make_consumer)), observer_(observer) {}
 
 TlsServer::~TlsServer() = default;
 
@@ -21,7 +22,8 @@ int TlsServer::Bind(const std::string& host, int port, size_t threads, std::stri
   std::lock_guard<std::mutex> lock(loops_mu_);
   for (size_t i = 0; i < std::max<size_t>(1, threads); ++i) {
     // The first loop accepts, and deals connections to the others.
-    TlsLoopSetup setup{i == 0 ? &listener_ : nullptr, &timeouts_, &make_consumer_};
+    TlsLoopSetup setup{i == 0 ? &listener_ : nullptr, &limits_.timeouts, &make_consumer_,
+                       limits_.buffers};
     loops_.push_back(std::make_unique<TlsEventLoop>(loop_host, setup));
     if (!loops_.back()->ok()) {
       *error = "cannot set up an event loop: " + std::string(std::strerror(errno));
@@ -55,6 +57,14 @@ void TlsServer::Stop() {
 void TlsServer::SetContext(SslCtxPtr ctx) {
   std::lock_guard<std::mutex> lock(ctx_mutex_);
   ctx_ = std::move(ctx);
+}
+
+bool TlsServer::AdmitConnection() {
+  size_t open = open_.fetch_add(1, std::memory_order_relaxed);
+  if (limits_.max_connections == 0 || open < limits_.max_connections) return true;
+  open_.fetch_sub(1, std::memory_order_relaxed);
+  observer_->ConnectionRefused(limits_.max_connections);
+  return false;
 }
 
 TlsEventLoop* TlsServer::LeastLoadedLoop(TlsEventLoop* self) const {

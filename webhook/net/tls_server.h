@@ -28,10 +28,31 @@
 
 namespace gpulint {
 
+// What the server refuses or cuts, told to whoever logs and counts it (the
+// webhook's server). Called on the loops' threads; must not block.
+class NetObserver {
+ public:
+  // A connection accepted while `limit` were open, and closed at once.
+  virtual void ConnectionRefused(size_t limit) = 0;
+  // A connection about to close because its deadline passed: a slow client
+  // (its state, peer and the bytes it sent say which), or an answer not
+  // ready in time (kPending).
+  virtual void DeadlinePassed(const TlsConnection& connection) = 0;
+
+ protected:
+  ~NetObserver() = default;
+};
+
+struct TlsServerLimits {
+  TlsTimeouts timeouts;
+  size_t max_connections = 0;     // open at once; 0: no limit
+  ByteBudget* buffers = nullptr;  // what connections read, server-wide; null: no limit
+};
+
 // The loops see it only as their TlsLoopHost (tls_event_loop.h).
 class TlsServer : private TlsLoopHost {
  public:
-  TlsServer(TlsTimeouts timeouts, ConsumerFactory make_consumer);
+  TlsServer(TlsServerLimits limits, ConsumerFactory make_consumer, NetObserver* observer);
   ~TlsServer();
   TlsServer(const TlsServer&) = delete;
   TlsServer& operator=(const TlsServer&) = delete;
@@ -57,15 +78,22 @@ class TlsServer : private TlsLoopHost {
 
   uint64_t handshake_failures() const { return handshake_failures_.load(); }
   uint64_t connections() const { return connections_.load(); }
+  size_t open_connections() const { return open_.load(std::memory_order_relaxed); }
 
  private:
   // TlsLoopHost, for the loops.
   TlsEventLoop* LeastLoadedLoop(TlsEventLoop* self) const override;
   void CountConnection() override { connections_++; }
   void CountHandshakeFailure() override { handshake_failures_++; }
+  bool AdmitConnection() override;
+  void ConnectionClosed() override { open_.fetch_sub(1, std::memory_order_relaxed); }
+  void DeadlinePassed(const TlsConnection& connection) override {
+    observer_->DeadlinePassed(connection);
+  }
 
-  const TlsTimeouts timeouts_;
+  const TlsServerLimits limits_;
   const ConsumerFactory make_consumer_;
+  NetObserver* const observer_;
   Listener listener_;
   std::atomic<bool> stopping_{false};
   std::mutex loops_mu_;  // guards loops_ against Stop from another thread
@@ -74,6 +102,7 @@ class TlsServer : private TlsLoopHost {
   SslCtxPtr ctx_;
   std::atomic<uint64_t> handshake_failures_{0};
   std::atomic<uint64_t> connections_{0};
+  std::atomic<size_t> open_{0};
 };
 
 }  // namespace gpulint

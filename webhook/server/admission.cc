@@ -350,14 +350,36 @@ void AdmitObject(const Value& object, bool patch, const Snapshot& snap, Mode mod
   if (log->decision == "allowed") log->decision = patched;
 }
 
-ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& snap, Mode mode) {
+// The tree's budget for `body` (ReviewLimits).
+size_t TreeBudget(std::string_view body, const ReviewLimits& limits) {
+  if (limits.parse_budget == 0) return 0;
+  return std::max(kMinParseBudgetBytes, limits.parse_budget * body.size());
+}
+
+ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& snap, Mode mode,
+                   const ReviewLimits& limits) {
   ReviewLog log;
   log.mode = mode;
   Value root;
   Error error;
   if (body.empty()) return BadRequest("request body is empty: expected an AdmissionReview", log);
-  if (!ParseJson(body, kMaxReviewDepth, &root, &error))
-    return BadRequest("request body is not valid JSON: " + error.ToString(), log);
+  switch (ParseJsonWithin(body, JsonLimits{kMaxReviewDepth, TreeBudget(body, limits)}, &root,
+                          &error)) {
+    case JsonParse::kOk: break;
+    case JsonParse::kInvalid:
+      return BadRequest("request body is not valid JSON: " + error.ToString(), log);
+    case JsonParse::kOverBudget: {
+      // Said before the tree grows further: the body's shape, not its size,
+      // is what costs (a 3 MiB array of zeros is 1.5 million values).
+      ReviewResult r = BadRequest(
+          "request body is too costly to judge: " + error.message + " (the budget is " +
+              std::to_string(limits.parse_budget) + " times the body's " +
+              std::to_string(body.size()) + " bytes: --parse-budget)",
+          log);
+      r.log.over_budget = true;
+      return r;
+    }
+  }
   const Value* req = nullptr;
   std::string message = ReadEnvelope(root, &log.api_version, &log.uid, &req);
   if (!message.empty()) return BadRequest(std::move(message), log);
@@ -439,9 +461,9 @@ bool ParseMode(std::string_view text, Mode* mode) {
 }
 
 ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot,
-                          Mode mode) {
+                          Mode mode, const ReviewLimits& limits) {
   try {
-    return Judge(endpoint, body, snapshot, mode);
+    return Judge(endpoint, body, snapshot, mode, limits);
   } catch (const std::exception& e) {
     // Out of memory or a bug: no verdict can be trusted, and an HTTP 500 makes
     // the API server apply the webhook's failurePolicy instead of admitting.

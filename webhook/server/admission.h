@@ -52,6 +52,17 @@ bool ParseMode(std::string_view text, Mode* mode);
 // Nesting allowed in a review body. Pod specs nest about 12 deep and the review
 // adds 3; anything near this cap is an attack, refused before any recursion.
 inline constexpr size_t kMaxReviewDepth = 128;
+// What judging one review may take: its parsed tree at most `parse_budget`
+// times the body's bytes (JsonLimits::max_tree_bytes, counted while the tree
+// is built), and never less than kMinParseBudgetBytes, so that no small
+// review is refused for its shape. A review over it is refused with HTTP 400
+// before its tree grows any further. 0: no limit.
+inline constexpr size_t kDefaultParseBudget = 12;
+inline constexpr size_t kMinParseBudgetBytes = 1u << 20;
+struct ReviewLimits {
+  size_t parse_budget = kDefaultParseBudget;
+};
+
 // Kubernetes uids are 36 bytes; a longer one is not from an API server.
 inline constexpr size_t kMaxUidBytes = 256;
 // kube-apiserver passes warnings on as they are until all of a response's
@@ -77,6 +88,7 @@ struct ReviewLog {
   std::string decision;
   Mode mode = Mode::kDeny;
   std::string reason;  // why the engine was not asked, when it was not
+  bool over_budget = false;  // refused (400): its tree would pass ReviewLimits' budget
   // Rule of each finding, in the engine's order (repeats kept for counting).
   std::vector<std::string> finding_rules;
   std::vector<std::string> finding_severities;
@@ -108,7 +120,7 @@ struct ReviewResult {
 // Without a policy in the snapshot, every review is allowed with a warning
 // naming the snapshot's problem.
 ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot,
-                          Mode mode = Mode::kDeny);
+                          Mode mode = Mode::kDeny, const ReviewLimits& limits = {});
 
 // Cuts `text` to at most `max_bytes`, ending in "..." when cut, never inside a
 // UTF-8 sequence. Control characters become spaces (warnings end up in HTTP

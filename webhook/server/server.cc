@@ -30,13 +30,26 @@ bool ParseListenAddress(const std::string& text, std::string* host, int* port) {
   return true;
 }
 
+namespace {
+
+size_t ThreadsFor(int flag) {
+  return flag > 0 ? static_cast<size_t>(flag) : static_cast<size_t>(UsableCpus());
+}
+
+}  // namespace
+
 WebhookServer::WebhookServer(ServerOptions options)
     : options_(std::move(options)),
       store_(options_.policy_file, options_.nodes_file, options_.log, metrics_),
+      buffers_(options_.max_buffered_bytes),
+      refusals_(metrics_, options_.log),
+      pool_(ThreadsFor(options_.review_workers), options_.max_reviews_in_flight),
       certificate_(
           options_.tls, [this](SslCtxPtr ctx) { http_->SetContext(std::move(ctx)); }, options_.log,
           metrics_),
-      router_(store_, *this, metrics_, options_.log, !options_.tls.client_ca.empty()) {}
+      router_(store_, RouterSetup{this, &metrics_, &refusals_, &pool_, &buffers_, options_.log,
+                                  ReviewLimits{options_.parse_budget},
+                                  !options_.tls.client_ca.empty()}) {}
 
 WebhookServer::~WebhookServer() { Shutdown(); }
 
@@ -88,29 +101,71 @@ void WebhookServer::RefreshMetrics() {
   }
   metrics_.SetReady(ready());
   metrics_.SetConnections(http_->connections(), http_->handshake_failures());
+  metrics_.SetHeld(http_->open_connections(), buffers_.used(), pool_.in_flight());
+}
+
+void WebhookServer::ConnectionRefused(size_t limit) {
+  refusals_.Record(Refusal::kConnections,
+                   LogLine("warn", "refused")
+                       .Add("detail", "connections at their limit of " + std::to_string(limit) +
+                                          " (--max-connections): a new one is closed at once"));
+}
+
+// What a connection was doing when its time ran out says whose fault it is.
+void WebhookServer::DeadlinePassed(const TlsConnection& c) {
+  auto line = [&c](std::string detail) {
+    return LogLine("warn", "refused")
+        .Add("client", c.peer().address)
+        .Add("detail", std::move(detail))
+        .Add("bytes_read", static_cast<int64_t>(c.buffered()));
+  };
+  auto within = [](int seconds) { return " within " + std::to_string(seconds) + " s"; };
+  switch (c.state()) {
+    case TlsConnection::State::kHandshake:
+      refusals_.Record(Refusal::kSlowClient, line("TLS handshake not done" + within(options_.read_timeout_seconds)));
+      break;
+    case TlsConnection::State::kRead:
+      refusals_.Record(Refusal::kSlowClient, line("request not sent whole" + within(options_.read_timeout_seconds)));
+      break;
+    case TlsConnection::State::kWrite:
+      refusals_.Record(Refusal::kSlowClient, line("answer not taken" + within(options_.write_timeout_seconds)));
+      break;
+    case TlsConnection::State::kPending:
+      refusals_.Record(Refusal::kShed, line("review not judged" + within(options_.write_timeout_seconds) +
+                                            ": the review workers are behind"));
+      break;
+    default: break;
+  }
 }
 
 bool WebhookServer::Start(std::string* error) {
-  TlsTimeouts timeouts;
-  timeouts.request = std::chrono::seconds(options_.read_timeout_seconds);
-  timeouts.write = std::chrono::seconds(options_.write_timeout_seconds);
-  timeouts.idle = std::chrono::seconds(options_.keep_alive_seconds);
+  TlsServerLimits net;
+  net.timeouts.handshake = std::chrono::seconds(options_.read_timeout_seconds);
+  net.timeouts.request = std::chrono::seconds(options_.read_timeout_seconds);
+  net.timeouts.write = std::chrono::seconds(options_.write_timeout_seconds);
+  net.timeouts.answer = std::chrono::seconds(options_.write_timeout_seconds);
+  net.timeouts.idle = std::chrono::seconds(options_.keep_alive_seconds);
+  net.max_connections = options_.max_connections;
+  net.buffers = &buffers_;
   Http1Limits limits;
   limits.max_body_bytes = options_.max_body_bytes;
   limits.keep_alive_timeout = std::chrono::seconds(options_.keep_alive_seconds);
   limits.keep_alive_requests = std::max<size_t>(1, options_.keep_alive_requests);
   HttpHandler& handler = router_;
-  http_ = std::make_unique<TlsServer>(timeouts, [&handler, limits](const PeerInfo* peer) {
-    return std::make_unique<Http1Connection>(limits, handler, peer);
-  });
+  NetObserver* observer = this;
+  http_ = std::make_unique<TlsServer>(
+      net,
+      [&handler, limits](const PeerInfo* peer, ConnectionWakerPtr waker) {
+        return std::make_unique<Http1Connection>(limits, handler, peer, std::move(waker));
+      },
+      observer);
 
   store_.ReloadPolicy();
   certificate_.Reload();
   store_.ReloadNodesFile();
   store_.Publish();
 
-  size_t threads = options_.workers > 0 ? static_cast<size_t>(options_.workers)
-                                        : static_cast<size_t>(UsableCpus());
+  size_t threads = ThreadsFor(options_.workers);
   port_ = http_->Bind(options_.host, options_.port, threads, error);
   if (port_ < 0) {
     std::lock_guard<std::mutex> lock(stop_mu_);
@@ -128,6 +183,7 @@ bool WebhookServer::Start(std::string* error) {
       .Add("address", options_.host)
       .Add("port", int64_t{port_})
       .Add("threads", static_cast<int64_t>(threads))
+      .Add("review_workers", static_cast<int64_t>(pool_.threads()))
       .AddBool("ready", ready())
       .Emit(options_.log);
   return true;
@@ -149,6 +205,8 @@ void WebhookServer::Shutdown() {
   std::lock_guard<std::mutex> join_lock(join_mu_);
   if (listen_thread_.joinable()) listen_thread_.join();
   if (reload_thread_.joinable()) reload_thread_.join();
+  // Every connection waiting on a review has been answered (or cut) by now.
+  pool_.Stop();
   if (http_ && !stop_logged_) {
     stop_logged_ = true;
     LogLine("info", "stopped").Emit(options_.log);

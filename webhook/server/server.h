@@ -18,7 +18,10 @@
 #include "webhook/kube/node_sink.h"
 #include "webhook/kube/watch_sync.h"
 #include "webhook/net/tls_server.h"
+#include "webhook/net/byte_budget.h"
 #include "webhook/server/admission.h"
+#include "webhook/server/refusals.h"
+#include "webhook/server/review_pool.h"
 #include "webhook/server/router.h"
 #include "webhook/server/serving_certificate.h"
 #include "webhook/server/snapshot_store.h"
@@ -34,9 +37,15 @@ struct ServerOptions {
   std::string policy_file;  // empty: the policy compiled into the binary
   std::string nodes_file;   // optional: a Node list (YAML or JSON)
   int workers = 0;  // event-loop threads; 0: one per CPU
+  // The limits (docs/webhook.md, "Limits and security"; each a flag).
   size_t max_body_bytes = 3u << 20;  // kube-apiserver's own request limit
+  size_t max_connections = 1024;
+  size_t max_buffered_bytes = 32u << 20;  // requests held: being read, queued, judged
+  int review_workers = 0;                 // threads judging reviews; 0: one per CPU
+  size_t max_reviews_in_flight = 64;      // queued or being judged
+  size_t parse_budget = kDefaultParseBudget;  // a review's tree, in times its body
   int read_timeout_seconds = 10;     // to read one whole request
-  int write_timeout_seconds = 10;
+  int write_timeout_seconds = 10;    // to send an answer, and for a worker to judge it
   int keep_alive_seconds = 30;
   size_t keep_alive_requests = 1000;
   std::chrono::milliseconds reload_interval{1000};
@@ -54,8 +63,9 @@ struct ServerOptions {
 // Each job has one owner: the snapshot and its reloads the SnapshotStore, the
 // certificate and its expiry the ServingCertificate, the routes the Router;
 // this class starts, probes and stops them. It is also the sink of the node
-// watch (node_watch.h), for the snapshot store.
-class WebhookServer : public NodeSink, private ServerStatus {
+// watch (node_watch.h), for the snapshot store, and hears what the net layer
+// refuses (NetObserver), for the logs and metrics.
+class WebhookServer : public NodeSink, private ServerStatus, private NetObserver {
  public:
   explicit WebhookServer(ServerOptions options);
   ~WebhookServer();
@@ -96,6 +106,9 @@ class WebhookServer : public NodeSink, private ServerStatus {
   void AddWatch(const WatchSync* sync);
 
   Snapshot CurrentSnapshot() const { return store_.Current(); }
+  // What is held now against the limits (also in /metrics).
+  size_t buffered_bytes() const { return buffers_.used(); }
+  size_t reviews_in_flight() const { return pool_.in_flight(); }
   Metrics& metrics() { return metrics_; }
 
  private:
@@ -103,6 +116,9 @@ class WebhookServer : public NodeSink, private ServerStatus {
   std::string NotReadyReason() const override;
   std::vector<std::string> ReadinessNotes() const override;
   void RefreshMetrics() override;
+  // NetObserver, for the refusals.
+  void ConnectionRefused(size_t limit) override;
+  void DeadlinePassed(const TlsConnection& connection) override;
 
   void ReloadLoop();
   void CheckOpenFiles();  // logs running out of descriptors, and recovering
@@ -110,6 +126,9 @@ class WebhookServer : public NodeSink, private ServerStatus {
   ServerOptions options_;
   Metrics metrics_;
   SnapshotStore store_;
+  ByteBudget buffers_;
+  Refusals refusals_;
+  ReviewPool pool_;  // outlives the connections that wait on it: stopped after them
   std::unique_ptr<TlsServer> http_;
   ServingCertificate certificate_;  // installs each new context in http_
   Router router_;

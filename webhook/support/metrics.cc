@@ -111,6 +111,37 @@ void Metrics::SetConnections(uint64_t accepted, uint64_t handshake_failures) {
   handshake_failures_ = handshake_failures;
 }
 
+void Metrics::CountRefusal(const std::string& reason) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Add(&refusals_, {{"reason", reason}}, {{"reason", "other"}});
+}
+
+void Metrics::SetHeld(size_t open_connections, size_t buffered_bytes, size_t reviews_in_flight) {
+  std::lock_guard<std::mutex> lock(mu_);
+  open_connections_ = open_connections;
+  buffered_bytes_ = buffered_bytes;
+  reviews_in_flight_ = reviews_in_flight;
+}
+
+void Metrics::RenderLimits(std::string* out) const {
+  Family refusals = refusals_;
+  for (const char* reason : {"oversize", "slow_client", "over_budget", "shed", "connections"})
+    refusals.try_emplace({{"reason", reason}}, 0);
+  Header(out, "gpulint_webhook_refusals_total", "counter",
+         "Requests and connections refused to keep the webhook within its limits, by reason: "
+         "oversize, slow_client, over_budget, shed, connections.");
+  for (const auto& [labels, n] : refusals)
+    *out += "gpulint_webhook_refusals_total" + LabelText(labels) + " " + Number(n) + "\n";
+  Header(out, "gpulint_webhook_open_connections", "gauge", "Connections open now.");
+  *out += "gpulint_webhook_open_connections " + Number(uint64_t{open_connections_}) + "\n";
+  Header(out, "gpulint_webhook_buffered_bytes", "gauge",
+         "Bytes of requests held now: being read, waiting for a review worker, being judged.");
+  *out += "gpulint_webhook_buffered_bytes " + Number(uint64_t{buffered_bytes_}) + "\n";
+  Header(out, "gpulint_webhook_reviews_in_flight", "gauge",
+         "Reviews waiting for a worker or being judged now.");
+  *out += "gpulint_webhook_reviews_in_flight " + Number(uint64_t{reviews_in_flight_}) + "\n";
+}
+
 void Metrics::CountVramPatch(bool ok) {
   std::lock_guard<std::mutex> lock(mu_);
   (ok ? vram_patches_ok_ : vram_patches_failed_)++;
@@ -227,6 +258,7 @@ std::string Metrics::Render() const {
   Header(&out, "gpulint_webhook_tls_handshake_failures_total", "counter",
          "Connections dropped because the TLS handshake failed (plain HTTP, bad client certificate).");
   out += "gpulint_webhook_tls_handshake_failures_total " + Number(handshake_failures_) + "\n";
+  RenderLimits(&out);
   if (vram_advertiser_) {
     Header(&out, "gpulint_webhook_vram_patches_total", "counter",
            "PATCHes of a node's status that advertise its VRAM, by result.");

@@ -33,6 +33,11 @@ class Metrics {
   // A new inventory published: its nodes and groups of alike nodes.
   void CountInventoryPublish(size_t nodes, size_t groups);
   void SetConnections(uint64_t accepted, uint64_t handshake_failures);
+  // What the server's limits hold it to (docs/webhook.md, "Limits and
+  // security"): each refusal by reason (oversize, slow_client, over_budget,
+  // shed, connections), and what is held now against each limit.
+  void CountRefusal(const std::string& reason);
+  void SetHeld(size_t open_connections, size_t buffered_bytes, size_t reviews_in_flight);
   // The VRAM advertiser (--advertise-vram): each PATCH of a node's status, and
   // the GPU nodes in each state now. Its families are rendered only once
   // SetVramNodes has been called, so a webhook without it shows none.
@@ -54,6 +59,7 @@ class Metrics {
   std::string Render() const;
 
  private:
+  void RenderLimits(std::string* out) const;
   using Labels = std::vector<std::pair<std::string, std::string>>;
   using Family = std::map<Labels, uint64_t>;
   static constexpr std::array<double, 12> kBuckets = {0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025,
@@ -66,7 +72,7 @@ class Metrics {
   void Add(Family* family, Labels labels, const Labels& overflow);
 
   mutable std::mutex mu_;
-  Family requests_, findings_, rejections_, reloads_, watch_events_, waivers_;
+  Family requests_, findings_, rejections_, reloads_, watch_events_, waivers_, refusals_;
   struct WatchSync {
     double unsynced_seconds = 0;
     bool stale = false;
@@ -80,6 +86,7 @@ class Metrics {
   uint64_t inventory_publishes_ = 0;
   uint64_t connections_ = 0;
   uint64_t handshake_failures_ = 0;
+  size_t open_connections_ = 0, buffered_bytes_ = 0, reviews_in_flight_ = 0;
   bool vram_advertiser_ = false;
   uint64_t vram_patches_ok_ = 0, vram_patches_failed_ = 0;
   size_t vram_advertised_ = 0, vram_pending_ = 0, vram_skipped_ = 0;

@@ -241,8 +241,15 @@ and the pod would never start. The render names the value to set instead.
 {{- end }}
 {{- end }}
 
+{{/* A byte count as the webhook's flags take it: a quantity as written
+("3Mi"), or a number in full (YAML reads 4194304 as a float, which would
+print as 4.194304e+06). */}}
+{{- define "gpulint-webhook.bytes" -}}
+{{- if kindIs "string" . }}{{ . }}{{ else }}{{ . | int64 }}{{ end }}
+{{- end }}
+
 {{- define "gpulint-webhook.extraArgs" -}}
-{{- $owned := dict "--listen" "listenAddress and containerPort" "--cert" "certManager or generatedCert" "--key" "certManager or generatedCert" "--policy" "policy" "--workers" "workers" "--drain-seconds" "shutdown.drainSeconds" "--in-cluster" "nodeWatch.enabled" "--watch-stale-after" "nodeWatch.staleAfter" "--advertise-vram" "vram.enabled" "--client-ca" "clientCA.configMap" "--register" "webhook.selfRegister" "--ca-bundle" "webhook.selfRegister" }}
+{{- $owned := dict "--listen" "listenAddress and containerPort" "--cert" "certManager or generatedCert" "--key" "certManager or generatedCert" "--policy" "policy" "--workers" "workers" "--drain-seconds" "shutdown.drainSeconds" "--in-cluster" "nodeWatch.enabled" "--watch-stale-after" "nodeWatch.staleAfter" "--advertise-vram" "vram.enabled" "--client-ca" "clientCA.configMap" "--register" "webhook.selfRegister" "--ca-bundle" "webhook.selfRegister" "--max-body-bytes" "serverLimits.maxBodyBytes" "--max-buffered-bytes" "serverLimits.maxBufferedBytes" "--max-connections" "serverLimits.maxConnections" "--review-workers" "serverLimits.reviewWorkers" "--max-reviews-in-flight" "serverLimits.maxReviewsInFlight" "--parse-budget" "serverLimits.parseBudget" "--read-timeout-seconds" "serverLimits.readTimeoutSeconds" "--idle-timeout-seconds" "serverLimits.idleTimeoutSeconds" }}
 {{- include "gpulint-webhook.checkedArgs" (dict "args" .Values.extraArgs "owned" $owned "value" "extraArgs" "binary" "gpulint-webhook") }}
 {{- end }}
 
