@@ -135,9 +135,11 @@ class Policy {
   // pod label/annotation keys of schedulers that assign GPUs themselves.
   PatternList gpu_assignment_resources;
   std::vector<std::string> gpu_assignment_pod_keys;
-  // DRA device classes whose devices are GPUs (NVIDIA's DRA driver: whole GPUs
-  // and MIG slices).
-  std::vector<std::string> gpu_device_classes = {"gpu.nvidia.com", "mig.nvidia.com"};
+  // DRA device classes whose devices are GPUs (the vendors' DRA drivers:
+  // NVIDIA's whole GPUs and MIG slices, Intel's and AMD's GPUs).
+  std::vector<std::string> gpu_device_classes = {"gpu.nvidia.com", "mig.nvidia.com",
+                                                 "gpu.intel.com", "gpu.amd.com",
+                                                 "gpu.amd.com-spx"};
 
   const WorkloadKind* FindWorkload(std::string_view api_version, std::string_view kind) const;
   // The effective setting for a rule (enabled, severity).

@@ -63,7 +63,8 @@ Options:
   --page-size N        objects per list request (default 500, as kubectl)
   -h, --help           print this text
 
-Permissions: list on nodes, pods and the workload kinds of the policy's
+Permissions: list on nodes, pods, DRA's deviceclasses and resourceslices
+(resource.k8s.io, where served) and the workload kinds of the policy's
 workload table that the cluster serves (deployments.apps, replicasets.apps,
 statefulsets.apps, daemonsets.apps, jobs.batch, cronjobs.batch,
 replicationcontrollers, podtemplates, and the GPU CRDs installed), cluster
