@@ -11,6 +11,7 @@
 
 #include "kube/kubeconfig.h"
 #include "webhook/flags.h"
+#include "webhook/kube/dra_watch.h"
 #include "webhook/kube/node_watch.h"
 #include "webhook/kube/registrar.h"
 #include "webhook/kube/vram_advertiser.h"
@@ -54,13 +55,15 @@ Flags:
                       reloaded when it changes, an invalid one is refused and
                       the last good one keeps serving (none: every review is
                       allowed, with a warning)
-  --nodes FILE        a Node list (kubectl get nodes -o yaml) for the inventory;
-                      reloaded when it changes
-  --kubeconfig FILE   list and watch Nodes from the API server of this
-                      kubeconfig's current context (token, client certificate
-                      or exec credential plugin)
+  --nodes FILE        a Node list, with DeviceClasses and ResourceSlices
+                      (kubectl get nodes,deviceclasses,resourceslices -o yaml),
+                      for the inventory; reloaded when it changes
+  --kubeconfig FILE   list and watch Nodes, and DRA's DeviceClasses and
+                      ResourceSlices where resource.k8s.io is served, from the
+                      API server of this kubeconfig's current context (token,
+                      client certificate or exec credential plugin)
   --in-cluster        the same with the pod's service account (RBAC: get, list
-                      and watch nodes)
+                      and watch nodes, deviceclasses and resourceslices)
   --advertise-vram    keep each GPU node's status advertising its VRAM (GPU
                       count x nvidia.com/gpu.memory) as the policy's vram
                       resource, which /mutate adds to GPU containers; needs
@@ -124,10 +127,14 @@ int Run(WebhookFlags flags) {
     return 1;
   }
   std::unique_ptr<NodeWatcher> watcher;
+  std::unique_ptr<DraWatcher> dra_watcher;
   std::unique_ptr<VramAdvertiser> advertiser;
   if (watch) {
     watcher = std::make_unique<NodeWatcher>(endpoint, &server, StderrLogSink, &server.metrics(),
                                             NodeWatcher::Options{});
+    dra_watcher = std::make_unique<DraWatcher>(endpoint, &server, StderrLogSink,
+                                               DraWatcher::Options{});
+    server.AwaitDra();
     if (flags.advertise_vram) {
       advertiser = std::make_unique<VramAdvertiser>(
           endpoint, [&server] { return VramResourceOf(server.CurrentSnapshot()); }, StderrLogSink,
@@ -136,6 +143,7 @@ int Run(WebhookFlags flags) {
       advertiser->Start();
     }
     watcher->Start();
+    dra_watcher->Start();
   }
   std::unique_ptr<Registrar> registrar;
   if (!flags.register_file.empty()) {
@@ -164,6 +172,7 @@ int Run(WebhookFlags flags) {
   // update must not leave a gap.
   if (registrar) registrar->Stop();
   if (watcher) watcher->Stop();  // first: it calls the advertiser
+  if (dra_watcher) dra_watcher->Stop();
   if (advertiser) advertiser->Stop();
   server.Shutdown();
   return signalled ? 0 : 1;

@@ -8,7 +8,7 @@
 #   tests/e2e/run.sh [--k8s VERSION] [SCENARIO...]
 #
 # VERSION is 1.28 or 1.36 (or GPULINT_K8S_VERSION); without one, the suite
-# runs on each version in turn. A scenario is its letter (a..q; m..p need
+# runs on each version in turn. A scenario is its letter (a..s; m..p and s need
 # 1.36); the default is every scenario the version runs.
 #
 # Environment: GPULINT_K8S_ASSETS (control-plane binaries, one directory per
@@ -67,12 +67,14 @@ declare -A SCRIPTS=(
   [o]="o_dra.sh"
   [p]="p_sidecars.sh"
   [q]="q_audit.sh"
+  [s]="s_dra_extended_resources.sh"
 )
-ORDER=(a b c d e f h i j k l m n o p q g-without g-with)
+ORDER=(a b c d e f h i j k l m n o p q s g-without g-with)
 # What only newer servers can show: the first minor version each scenario
-# runs on (pod-level resources and their resize, DRA resource.k8s.io/v1 and
-# native sidecars are all on by default in 1.36; none of them is in 1.28).
-declare -A SINCE=([m]=36 [n]=36 [o]=36 [p]=36)
+# runs on (pod-level resources and their resize, DRA resource.k8s.io/v1 with
+# extended resources, and native sidecars are all on by default in 1.36;
+# none of them is in 1.28).
+declare -A SINCE=([m]=36 [n]=36 [o]=36 [p]=36 [s]=36)
 # Scenarios that need longer than SCENARIO_SECONDS: l creates its pods one at a time.
 declare -A SCENARIO_LIMIT=([l]=240)
 
@@ -98,7 +100,7 @@ if (($#)); then
   for want in "$@"; do
     case $want in
       g) selected+=(g-without g-with) ;;
-      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..q)" >&2; exit 2; }
+      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..s)" >&2; exit 2; }
          [[ $K8S_MINOR =~ ^[0-9]+$ ]] && ((K8S_MINOR < ${SINCE[$want]:-0})) &&
            { echo "run.sh: scenario $want needs Kubernetes 1.${SINCE[$want]} or later, not $GPULINT_K8S_VERSION" >&2; exit 2; }
          selected+=("$want") ;;

@@ -50,8 +50,8 @@ struct ServerOptions {
 // Each job has one owner: the snapshot and its reloads the SnapshotStore, the
 // certificate and its expiry the ServingCertificate, the routes the Router;
 // this class starts, probes and stops them. It is also the sink of the node
-// watch (node_watch.h), for the snapshot store.
-class WebhookServer : public NodeSink, private ServerStatus {
+// and DRA watches (node_watch.h, dra_watch.h), for the snapshot store.
+class WebhookServer : public NodeSink, public DraSink, private ServerStatus {
  public:
   explicit WebhookServer(ServerOptions options);
   ~WebhookServer();
@@ -86,6 +86,12 @@ class WebhookServer : public NodeSink, private ServerStatus {
   }
   void PutNode(NodeClass node) override { store_.PutNode(std::move(node)); }
   void RemoveNode(const std::string& name) override { store_.RemoveNode(name); }
+  // DraSink: the snapshot store's too. AwaitDra before the watches start.
+  void AwaitDra() { store_.AwaitDra(); }
+  void SetDra(std::shared_ptr<const DraInventory> dra,
+              const std::set<std::string>* changed_nodes) override {
+    store_.SetDra(std::move(dra), changed_nodes);
+  }
 
   Snapshot CurrentSnapshot() const { return store_.Current(); }
   Metrics& metrics() { return metrics_; }
