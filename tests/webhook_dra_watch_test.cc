@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <condition_variable>
 #include <mutex>
+#include <thread>
 
 #include "engine/cluster/inventory.h"
 #include "tests/webhook_fake_node_api.h"
@@ -113,6 +114,15 @@ DraWatcher::Options Fast() {
   return o;
 }
 
+// Whether `sync` reports an open watch within 10 s.
+bool Watching(const WatchSync& sync) {
+  for (auto until = WatchSync::Clock::now() + 10s; WatchSync::Clock::now() < until;) {
+    if (sync.At(WatchSync::Clock::now()).watching) return true;
+    std::this_thread::sleep_for(20ms);
+  }
+  return false;
+}
+
 NodeClass Node(const std::string& name) {
   NodeClass n;
   n.name = name;
@@ -140,6 +150,11 @@ TEST_CASE("the DRA watch lists classes and slices, then tells each change with i
   REQUIRE(listed.dra->DevicesOf(Node("a100-1")));
   CHECK(listed.dra->DevicesOf(Node("a100-1"))->devices.size() == 4);
   CHECK(log.Messages("DRA objects published").size() == 1);
+  // Each of its watches keeps how current it is, for /metrics and /readyz.
+  CHECK(watch.class_sync().resource() == "deviceclasses");
+  CHECK(watch.slice_sync().resource() == "resourceslices");
+  CHECK(Watching(watch.class_sync()));
+  CHECK(Watching(watch.slice_sync()));
 
   // A slice of one node: that node alone, and the other node's devices are
   // the ones it had (shared, not evaluated again).
@@ -180,6 +195,13 @@ TEST_CASE("where resource.k8s.io is not served, the DRA watch says so once and t
   CHECK(log.Messages("resource.k8s.io is not served: no DRA devices, and none of the inventory's "
                      "extended resources is DRA's")
             .size() == 1);
+  // Nothing to watch: never stale, however long it runs.
+  for (const WatchSync* sync : {&watch.class_sync(), &watch.slice_sync()}) {
+    WatchSync::State later = sync->At(WatchSync::Clock::now() + std::chrono::hours(1));
+    CHECK(later.ever_synced);
+    CHECK(later.unsynced == 0s);
+    CHECK(later.last_error.empty());
+  }
   watch.Stop();
   CHECK(sink.count() == 1);
 }
@@ -208,6 +230,12 @@ TEST_CASE("a DRA watch that cannot list tells the sink the objects are unknown, 
   CHECK(log.Messages("DRA objects not read in time: extended resources no node lists are only "
                      "warnings until they are")
             .size() == 1);
+  // The slices' watch ages from its start, and says why; the classes' does not.
+  WatchSync::State slices = watch.slice_sync().At(WatchSync::Clock::now() + std::chrono::hours(1));
+  CHECK_FALSE(slices.ever_synced);
+  CHECK(slices.unsynced >= std::chrono::hours(1));
+  CHECK(slices.last_error.rfind("resource slice list failed: HTTP 403", 0) == 0);
+  CHECK(Watching(watch.class_sync()));
   watch.Stop();
 }
 

@@ -67,9 +67,10 @@ declare -A SCRIPTS=(
   [o]="o_dra.sh"
   [p]="p_sidecars.sh"
   [q]="q_audit.sh"
+  [r]="r_least_privilege.sh"
   [s]="s_dra_extended_resources.sh"
 )
-ORDER=(a b c d e f h i j k l m n o p q s g-without g-with)
+ORDER=(a b c d e f h i j k l m n o p q r s g-without g-with)
 # What only newer servers can show: the first minor version each scenario
 # runs on (pod-level resources and their resize, DRA resource.k8s.io/v1 with
 # extended resources, and native sidecars are all on by default in 1.36;
@@ -114,6 +115,10 @@ else
 fi
 
 start=$SECONDS
+# The API server authenticates to the webhook with a client certificate, the
+# chart's clientCA set (cluster.sh, webhook_client_auth): every scenario's
+# call goes through it.
+E2E_CLIENT_AUTH=1
 cluster_prepare
 failed=()
 scenario_pid=
@@ -135,7 +140,7 @@ install_webhook
 wait_inventory
 echo "e2e: gpulint-webhook installed from the chart on port $WEBHOOK_PORT ($((SECONDS - start)) s)"
 
-export KUBECTL KUBECONFIG E2E_TMP K8S_MINOR WEBHOOK_LOG WEBHOOK_PORT WEBHOOK_CMDLINE POLICY_FILE REGISTRATION_FILE HELM GPULINT CHART
+export KUBECTL KUBECONFIG E2E_TMP K8S_MINOR WEBHOOK_LOG WEBHOOK_PORT WEBHOOK_CMDLINE POLICY_FILE REGISTRATION_FILE HELM GPULINT CHART HELM_CAPABILITIES
 cp "$POLICY_FILE" "$E2E_TMP/policy.default.yaml"
 export DEFAULT_POLICY=$E2E_TMP/policy.default.yaml
 

@@ -172,6 +172,8 @@ void DraWatcher::Run() {
     if (problem != last_problem)
       LogLine("error", "cannot discover resource.k8s.io").Add("error", problem).Emit(log_);
     last_problem = problem;
+    for (WatchSync* sync : {&class_sync_, &slice_sync_})
+      sync->Failed("cannot discover resource.k8s.io: " + problem);
     tell_unknown();
     if (!loop_.SleepFor(backoff.After(++failures))) return;
   }
@@ -183,6 +185,8 @@ void DraWatcher::Run() {
             "resource.k8s.io is not served: no DRA devices, and none of the inventory's extended "
             "resources is DRA's")
         .Emit(log_);
+    class_sync_.NotServed();
+    slice_sync_.NotServed();
     sink_->SetDra(DraInventory::Make({}), nullptr);
     return;
   }
@@ -190,9 +194,11 @@ void DraWatcher::Run() {
   class_kind_ = std::make_unique<Kind>(this, false);
   slice_kind_ = std::make_unique<Kind>(this, true);
   class_watch_ = std::make_unique<ListWatch>(endpoint_, "device class", classes->Path(),
-                                             class_kind_.get(), log_, nullptr, options_.watch);
+                                             class_kind_.get(), &class_sync_, log_, nullptr,
+                                             options_.watch);
   slice_watch_ = std::make_unique<ListWatch>(endpoint_, "resource slice", slices->Path(),
-                                             slice_kind_.get(), log_, nullptr, options_.watch);
+                                             slice_kind_.get(), &slice_sync_, log_, nullptr,
+                                             options_.watch);
   class_watch_->Start();
   slice_watch_->Start();
   while (!loop_.stopping()) {

@@ -24,6 +24,7 @@
 #include "engine/cluster/dra_inventory.h"
 #include "kube/kube_client.h"
 #include "webhook/kube/list_watch.h"
+#include "webhook/kube/watch_sync.h"
 #include "webhook/support/log.h"
 
 namespace gpulint {
@@ -57,6 +58,10 @@ class DraWatcher {
   void Stop();  // idempotent
 
   uint64_t publishes() const { return publishes_.load(); }
+  // How current each of its watches is, for /metrics and /readyz
+  // (WebhookServer::AddWatch): "deviceclasses" and "resourceslices".
+  const WatchSync& class_sync() const { return class_sync_; }
+  const WatchSync& slice_sync() const { return slice_sync_; }
 
  private:
   // One resource's objects, kept from its list and events.
@@ -85,6 +90,7 @@ class DraWatcher {
 
   std::shared_ptr<const DraInventory> published_;  // the publisher's
   std::atomic<uint64_t> publishes_{0};
+  WatchSync class_sync_{"deviceclasses"}, slice_sync_{"resourceslices"};
   std::unique_ptr<Kind> class_kind_, slice_kind_;
   std::unique_ptr<ListWatch> class_watch_, slice_watch_;
   LoopControl loop_;  // last: stopped first

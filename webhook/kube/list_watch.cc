@@ -20,12 +20,13 @@ std::string ResourceVersionOf(const Value& object) {
 }  // namespace
 
 ListWatch::ListWatch(KubeEndpoint endpoint, std::string what, std::string path,
-                     ListWatchHandler* handler, LogSink log,
+                     ListWatchHandler* handler, WatchSync* sync, LogSink log,
                      std::function<void(const std::string&)> count_event, Options options)
     : endpoint_(std::move(endpoint)),
       what_(std::move(what)),
       path_(std::move(path)),
       handler_(handler),
+      sync_(sync),
       log_(std::move(log)),
       count_event_(std::move(count_event)),
       options_(options) {}
@@ -87,14 +88,16 @@ bool ListWatch::List() {
   ListResult result =
       ListPaged(endpoint_, path_, options, [&](Value& item) { handler_->ListItem(item); });
   if (!result.ok) {
-    if (!loop_.stopping())
-      LogLine("error", what_ + " list failed")
-          .Add("error", result.status
-                            ? "HTTP " + std::to_string(result.status) + ": " + result.message
-                            : result.message)
-          .Emit(log_);
+    std::string why = result.status
+                          ? "HTTP " + std::to_string(result.status) + ": " + result.message
+                          : result.message;
+    if (!loop_.stopping()) {
+      LogLine("error", what_ + " list failed").Add("error", why).Emit(log_);
+      sync_->Failed(what_ + " list failed: " + why);
+    }
     return false;
   }
+  sync_->Listed();
   resource_version_ = result.resource_version;
   lists_++;
   handler_->ListEnd(resource_version_);
@@ -116,6 +119,7 @@ ListWatch::WatchEnd ListWatch::Watch() {
       "GET", path, {}, {},
       [&](int answered) {
         status = answered;
+        if (status == 200) sync_->WatchOpened();
         return true;
       },
       [&](const char* data, size_t n) {
@@ -139,13 +143,23 @@ ListWatch::WatchEnd ListWatch::Watch() {
       });
   loop_.Untrack();
   if (loop_.stopping()) return WatchEnd::kStopped;
-  if (status == 410) return WatchEnd::kGone;
+  if (status == 410) {
+    sync_->WatchEnded();
+    return WatchEnd::kGone;
+  }
   if (status != 200) {
-    LogLine("error", what_ + " watch failed")
-        .Add("error", status ? "HTTP " + std::to_string(status) + ": " + error_body : res.error)
-        .Emit(log_);
+    std::string why = status ? "HTTP " + std::to_string(status) + ": " + client->Scrub(error_body)
+                             : res.error;
+    LogLine("error", what_ + " watch failed").Add("error", why).Emit(log_);
+    sync_->Failed(what_ + " watch failed: " + why);
     return WatchEnd::kFailed;
   }
+  if (end == WatchEnd::kFailed)
+    sync_->Failed(what_ + " watch failed mid-stream (its log line says why)");
+  else if (!res.error.empty())
+    sync_->Failed(what_ + " watch broke: " + res.error);
+  else
+    sync_->WatchEnded();
   return end;
 }
 

@@ -3,7 +3,8 @@
 // resourceVersion, handing each item and then each ADDED, MODIFIED and
 // DELETED to a ListWatchHandler. Admission requests never wait on it. A broken
 // stream reconnects with backoff; "410 Gone" (the watch fell too far behind)
-// lists again. The node watch (node_watch.h) and the DRA watch (dra_watch.h)
+// lists again. How current its view is goes to a WatchSync (watch_sync.h)
+// as it goes. The node watch (node_watch.h) and the DRA watch (dra_watch.h)
 // are each a handler on one or more of these.
 #ifndef GPULINT_WEBHOOK_KUBE_LIST_WATCH_H_
 #define GPULINT_WEBHOOK_KUBE_LIST_WATCH_H_
@@ -18,6 +19,7 @@
 #include "engine/base/value.h"
 #include "kube/kube_client.h"
 #include "webhook/kube/loop_control.h"
+#include "webhook/kube/watch_sync.h"
 #include "webhook/support/log.h"
 
 namespace gpulint {
@@ -47,9 +49,11 @@ class ListWatch {
 
   // `what` names the resource in the log ("node": "node list failed");
   // `path` is its collection ("/api/v1/nodes"). Each event's type goes to
-  // `count_event` (metrics), when given. `handler` must outlive the loop.
+  // `count_event` (metrics), when given. `handler` and `sync` must outlive
+  // the loop.
   ListWatch(KubeEndpoint endpoint, std::string what, std::string path, ListWatchHandler* handler,
-            LogSink log, std::function<void(const std::string&)> count_event, Options options);
+            WatchSync* sync, LogSink log, std::function<void(const std::string&)> count_event,
+            Options options);
   ~ListWatch();
   ListWatch(const ListWatch&) = delete;
   ListWatch& operator=(const ListWatch&) = delete;
@@ -72,6 +76,7 @@ class ListWatch {
   KubeEndpoint endpoint_;
   const std::string what_, path_;
   ListWatchHandler* handler_;
+  WatchSync* sync_;
   LogSink log_;
   std::function<void(const std::string&)> count_event_;
   Options options_;

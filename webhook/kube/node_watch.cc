@@ -16,7 +16,7 @@ NodeWatcher::NodeWatcher(KubeEndpoint endpoint, NodeSink* sink, LogSink log, Met
                          Options options)
     : sink_(sink),
       log_(log),
-      loop_(std::move(endpoint), "node", "/api/v1/nodes", this, std::move(log),
+      loop_(std::move(endpoint), "node", "/api/v1/nodes", this, &sync_, std::move(log),
             metrics ? std::function<void(const std::string&)>(
                           [metrics](const std::string& type) { metrics->CountNodeWatchEvent(type); })
                     : nullptr,

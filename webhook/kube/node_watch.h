@@ -1,7 +1,8 @@
 // The node inventory, kept current from the API server in the background
 // (list_watch.h): the list and then each ADDED, MODIFIED and DELETED go to a
 // NodeSink (node_sink.h), and an observer, such as the VRAM advertiser, is
-// told what was read.
+// told what was read. How current the inventory is shows in sync()
+// (watch_sync.h).
 #ifndef GPULINT_WEBHOOK_KUBE_NODE_WATCH_H_
 #define GPULINT_WEBHOOK_KUBE_NODE_WATCH_H_
 
@@ -17,6 +18,7 @@
 #include "kube/kube_client.h"
 #include "webhook/kube/list_watch.h"
 #include "webhook/kube/node_sink.h"
+#include "webhook/kube/watch_sync.h"
 #include "webhook/support/log.h"
 #include "webhook/support/metrics.h"
 
@@ -55,6 +57,7 @@ class NodeWatcher : private ListWatchHandler {
 
   uint64_t lists() const { return loop_.lists(); }
   uint64_t events() const { return loop_.events(); }
+  const WatchSync& sync() const { return sync_; }
 
  private:
   // ListWatchHandler
@@ -75,6 +78,7 @@ class NodeWatcher : private ListWatchHandler {
       skipped_;  // node -> its problem, as logged; the watch thread's
   std::vector<NodeClass> listed_nodes_;  // the list being read
   std::set<std::string> listed_;         // its usable nodes and skipped ones
+  WatchSync sync_{"nodes"};
   ListWatch loop_;  // last: stopped first
 };
 
