@@ -109,11 +109,23 @@ void ApplyIgnores(const Ignores& ignores, const ObjectContext& ctx, std::string_
 
 }  // namespace
 
-Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes) {
+Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes,
+                         std::shared_ptr<const DraInventory> dra) {
   NodeGroups groups;
   for (size_t i = 0; i < policy.node_classes.size(); ++i) groups.Add(policy.node_classes[i], i);
-  for (size_t i = 0; i < nodes.size(); ++i) groups.Add(std::move(nodes[i]), kFileNodeOrder + i);
-  return groups.inventory();
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    if (dra) nodes[i].devices = dra->DevicesOf(nodes[i]);
+    groups.Add(std::move(nodes[i]), kFileNodeOrder + i);
+  }
+  Inventory inventory = groups.inventory();
+  inventory.dra = std::move(dra);
+  return inventory;
+}
+
+Inventory BuildInventoryFrom(const Policy& policy, NodesFile file) {
+  std::shared_ptr<const DraInventory> dra;
+  if (!file.dra.empty()) dra = DraInventory::Make(std::move(file.dra));
+  return BuildInventory(policy, std::move(file.nodes), std::move(dra));
 }
 
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,

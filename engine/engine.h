@@ -3,6 +3,7 @@
 #ifndef GPULINT_ENGINE_ENGINE_H_
 #define GPULINT_ENGINE_ENGINE_H_
 
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "engine/base/objects.h"
 #include "engine/base/value.h"
 #include "engine/cluster/inventory.h"
+#include "engine/cluster/nodes_file.h"
 #include "engine/policies.h"
 #include "engine/policy/policy.h"
 #include "engine/workload/dra.h"
@@ -17,8 +19,14 @@
 
 namespace gpulint {
 
-// The policy's node classes plus real nodes (from --nodes or the API server).
-Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes);
+// The policy's node classes plus real nodes (from --nodes or the API server),
+// each node with the DRA devices `dra` gives it (null: no DRA objects known).
+Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes,
+                         std::shared_ptr<const DraInventory> dra = nullptr);
+// The same with what a nodes file holds: the inventory knows DRA when the
+// file holds a DeviceClass or ResourceSlice (none says nothing: `kubectl get
+// nodes` alone may have been run).
+Inventory BuildInventoryFrom(const Policy& policy, NodesFile file);
 
 // An ignore annotation that met findings of its rule (engine/rules/ignore.h):
 // honoured, they are gone from Evaluate's findings; not honoured (an error

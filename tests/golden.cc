@@ -36,6 +36,15 @@ std::vector<NodeClass> LoadNodes(const std::string& path) {
   return nodes;
 }
 
+Inventory LoadInventory(const Policy& policy, const std::string& path) {
+  NodesFile file;
+  Error error;
+  bool ok = LoadNodesFile(path, STDIN_FILENO, &file, &error);
+  INFO(error.ToString());
+  REQUIRE(ok);
+  return BuildInventoryFrom(policy, std::move(file));
+}
+
 std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
                               const Inventory& inventory) {
   std::vector<Finding> findings;

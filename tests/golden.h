@@ -16,6 +16,9 @@ namespace gpulint::testing {
 std::string SourceDir();
 // Every Node in `path` (a List or Node documents), as NodeClasses; fails the test on error.
 std::vector<NodeClass> LoadNodes(const std::string& path);
+// The inventory of `policy` with the Nodes, DeviceClasses and ResourceSlices
+// of `path`, as `gpulint check --nodes` builds it; fails the test on error.
+Inventory LoadInventory(const Policy& policy, const std::string& path);
 // Findings for every object of every document in `path` (parse errors included).
 std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
                               const Inventory& inventory);

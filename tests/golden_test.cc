@@ -3,7 +3,8 @@
 //   fail-*.yaml     must give exactly the findings in fail-*.expected
 //                   ("LINE:COL: SEVERITY: MESSAGE", one per line)
 //   policy.yaml     optional policy for the directory (else the default policy)
-//   nodes.yaml      optional node inventory (kubectl get nodes -o yaml)
+//   nodes.yaml      optional node inventory (kubectl get nodes,deviceclasses,
+//                   resourceslices -o yaml)
 //   nodes-NAME.yaml the inventory of the case pass-NAME or fail-NAME alone,
 //                   in place of nodes.yaml
 // and one directory per workload kind: testdata/workloads/<kind>/, the same
@@ -56,9 +57,9 @@ DirSetup SetupFor(const fs::path& dir) {
     Error error;
     REQUIRE(LoadPolicyText(DefaultPolicyText(), "<default policy>", &s.policy, &error));
   }
-  std::vector<NodeClass> nodes;
-  if (fs::exists(dir / "nodes.yaml")) nodes = LoadNodes((dir / "nodes.yaml").string());
-  s.inventory = BuildInventory(s.policy, std::move(nodes));
+  s.inventory = fs::exists(dir / "nodes.yaml")
+                    ? LoadInventory(s.policy, (dir / "nodes.yaml").string())
+                    : BuildInventory(s.policy, {});
   return s;
 }
 
@@ -68,7 +69,7 @@ Inventory InventoryFor(const fs::path& file, const DirSetup& setup) {
   std::string stem = file.stem().string();
   fs::path own = file.parent_path() / ("nodes-" + stem.substr(stem.find('-') + 1) + ".yaml");
   if (!fs::exists(own)) return setup.inventory;
-  return BuildInventory(setup.policy, LoadNodes(own.string()));
+  return LoadInventory(setup.policy, own.string());
 }
 
 std::string Relative(const fs::path& p) { return fs::relative(p, SourceDir()).string(); }

@@ -37,10 +37,18 @@ Policy Default() {
 }
 
 // A rule that needs a node inventory says so in its example's comment, as the
-// user must pass --nodes too; the nodes are those of docs/incidents.md.
+// user must pass --nodes too; the nodes are those of docs/incidents.md, or
+// the file of testdata/nodes/ the comment names ("--nodes
+// testdata/nodes/dra.yaml").
 Inventory InventoryFor(const std::string& failing, const Policy& policy) {
-  if (ReadFile(failing).find("--nodes") == std::string::npos) return BuildInventory(policy, {});
-  return BuildInventory(policy, LoadNodes(SourceDir() + "/testdata/nodes/incidents.yaml"));
+  std::string text = ReadFile(failing);
+  size_t nodes = text.find("--nodes");
+  if (nodes == std::string::npos) return BuildInventory(policy, {});
+  std::string file = "testdata/nodes/incidents.yaml";
+  constexpr std::string_view kNamed = "--nodes testdata/nodes/";
+  if (text.compare(nodes, kNamed.size(), kNamed) == 0)
+    file = text.substr(nodes + 8, text.find_first_of(" \n)", nodes + 8) - nodes - 8);
+  return LoadInventory(policy, SourceDir() + "/" + file);
 }
 
 std::string Lower(std::string s) {

@@ -1,10 +1,12 @@
-// A stand-in for the API server's Nodes, for the VRAM advertiser's and node
-// watch's tests.
+// A stand-in for the API server's collections (Nodes; DeviceClasses and
+// ResourceSlices), for the VRAM advertiser's and the node and DRA watches'
+// tests.
 #ifndef GPULINT_TESTS_WEBHOOK_FAKE_NODE_API_H_
 #define GPULINT_TESTS_WEBHOOK_FAKE_NODE_API_H_
 
 #include <chrono>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -14,62 +16,63 @@
 
 namespace gpulint::webhook_test {
 
-// Nodes behind FakeKubeApi, as kube-apiserver keeps them: GET /api/v1/nodes
-// lists them or watches them (every change an event, from the
-// resourceVersion asked for), PATCH /api/v1/nodes/NAME/status applies a JSON
-// patch, and a patch that changes nothing writes nothing.
-class FakeNodeApi {
+// One collection of objects behind FakeKubeApi, as kube-apiserver keeps it:
+// GET `path` lists them (a List of `list_kind`) or watches them (every change
+// an event, from the resourceVersion asked for).
+class FakeCollection {
  public:
-  struct Patched {
-    std::string node, content_type, body;
-  };
-
-  FakeNodeApi() {
-    api_.server().Get("/api/v1/nodes", [this](const httplib::Request& req, httplib::Response& res) {
+  FakeCollection(FakeKubeApi& api, const std::string& path, std::string list_kind)
+      : api_(api), list_kind_(std::move(list_kind)) {
+    api_.server().Get(path, [this](const httplib::Request& req, httplib::Response& res) {
       Get(req, res);
     });
-    api_.server().Patch(
-        R"(/api/v1/nodes/([^/]+)/status)",
-        [this](const httplib::Request& req, httplib::Response& res) { Patch(req, res); });
-    api_.Listen();
   }
-  ~FakeNodeApi() { api_.Stop(); }
 
-  FakeKubeApi& api() { return api_; }
-
-  void Put(Json node) {
+  void Put(Json object) {
     std::lock_guard<std::mutex> lock(mu_);
-    std::string name = node["metadata"]["name"];
-    Emit(nodes_.count(name) ? "MODIFIED" : "ADDED", std::move(node));
+    std::string name = object["metadata"]["name"];
+    Emit(objects_.count(name) ? "MODIFIED" : "ADDED", std::move(object));
   }
   void Delete(const std::string& name) {
     std::lock_guard<std::mutex> lock(mu_);
-    Json node = nodes_.at(name);
-    nodes_.erase(name);
-    Emit("DELETED", std::move(node));
+    Json object = objects_.at(name);
+    objects_.erase(name);
+    Emit("DELETED", std::move(object));
   }
-  Json Node(const std::string& name) {
+  Json Object(const std::string& name) {
     std::lock_guard<std::mutex> lock(mu_);
-    return nodes_.at(name);
+    return objects_.at(name);
   }
-  std::vector<Patched> patches() {
+  // Applies `patch` (a JSON patch) to the object; false (with *status) when
+  // there is none or the patch does not apply. A patch that changes nothing
+  // writes nothing.
+  bool Patch(const std::string& name, const std::string& patch, int* status, std::string* body) {
     std::lock_guard<std::mutex> lock(mu_);
-    return patches_;
-  }
-  // The next `n` PATCHes are answered `status`.
-  void FailPatches(int n, int status) {
-    std::lock_guard<std::mutex> lock(mu_);
-    fail_left_ = n;
-    fail_status_ = status;
+    auto it = objects_.find(name);
+    if (it == objects_.end()) {
+      *status = 404;
+      return false;
+    }
+    Json patched;
+    try {
+      patched = it->second.patch(Json::parse(patch));
+    } catch (const std::exception& e) {
+      *status = 422;
+      *body = e.what();
+      return false;
+    }
+    if (patched != it->second) Emit("MODIFIED", patched);
+    *body = objects_.at(name).dump();
+    return true;
   }
 
  private:
   // Under mu_.
-  void Emit(const std::string& type, Json node) {
-    std::string name = node["metadata"]["name"];
-    node["metadata"]["resourceVersion"] = std::to_string(++version_);
-    if (type != "DELETED") nodes_[name] = node;
-    events_.emplace_back(version_, Json{{"type", type}, {"object", node}}.dump() + "\n");
+  void Emit(const std::string& type, Json object) {
+    std::string name = object["metadata"]["name"];
+    object["metadata"]["resourceVersion"] = std::to_string(++version_);
+    if (type != "DELETED") objects_[name] = object;
+    events_.emplace_back(version_, Json{{"type", type}, {"object", object}}.dump() + "\n");
     cv_.notify_all();
   }
 
@@ -77,8 +80,8 @@ class FakeNodeApi {
     std::unique_lock<std::mutex> lock(mu_);
     if (!req.has_param("watch")) {
       Json items = Json::array();
-      for (const auto& [name, node] : nodes_) items.push_back(node);
-      res.set_content(Json{{"kind", "NodeList"},
+      for (const auto& [name, object] : objects_) items.push_back(object);
+      res.set_content(Json{{"kind", list_kind_},
                            {"apiVersion", "v1"},
                            {"metadata", {{"resourceVersion", std::to_string(version_)}}},
                            {"items", items}}
@@ -108,44 +111,78 @@ class FakeNodeApi {
         });
   }
 
-  void Patch(const httplib::Request& req, httplib::Response& res) {
+  FakeKubeApi& api_;
+  const std::string list_kind_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::map<std::string, Json> objects_;
+  int64_t version_ = 100;
+  std::vector<std::pair<int64_t, std::string>> events_ = {{100, ""}};
+};
+
+// Nodes behind FakeKubeApi (a FakeCollection), and PATCH
+// /api/v1/nodes/NAME/status, which applies a JSON patch.
+class FakeNodeApi {
+ public:
+  struct Patched {
+    std::string node, content_type, body;
+  };
+
+  FakeNodeApi() : nodes_(api_, "/api/v1/nodes", "NodeList") {
+    api_.server().Patch(
+        R"(/api/v1/nodes/([^/]+)/status)",
+        [this](const httplib::Request& req, httplib::Response& res) { Patch(req, res); });
+    api_.Listen();
+  }
+  ~FakeNodeApi() { api_.Stop(); }
+
+  FakeKubeApi& api() { return api_; }
+
+  void Put(Json node) { nodes_.Put(std::move(node)); }
+  void Delete(const std::string& name) { nodes_.Delete(name); }
+  Json Node(const std::string& name) { return nodes_.Object(name); }
+  std::vector<Patched> patches() {
     std::lock_guard<std::mutex> lock(mu_);
+    return patches_;
+  }
+  // The next `n` PATCHes are answered `status`.
+  void FailPatches(int n, int status) {
+    std::lock_guard<std::mutex> lock(mu_);
+    fail_left_ = n;
+    fail_status_ = status;
+  }
+
+ private:
+  void Patch(const httplib::Request& req, httplib::Response& res) {
     std::string name = req.matches[1];
     std::string type = req.get_header_value("Content-Type");
-    patches_.push_back({name, type, req.body});
-    if (fail_left_ > 0) {
-      --fail_left_;
-      res.status = fail_status_;
-      res.set_content(R"({"kind":"Status","message":"injected failure"})", "application/json");
-      return;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      patches_.push_back({name, type, req.body});
+      if (fail_left_ > 0) {
+        --fail_left_;
+        res.status = fail_status_;
+        res.set_content(R"({"kind":"Status","message":"injected failure"})", "application/json");
+        return;
+      }
     }
     if (type != "application/json-patch+json") {
       res.status = 415;
       return;
     }
-    auto it = nodes_.find(name);
-    if (it == nodes_.end()) {
-      res.status = 404;
+    int status = 200;
+    std::string body;
+    if (!nodes_.Patch(name, req.body, &status, &body)) {
+      res.status = status;
+      if (!body.empty()) res.set_content(body, "text/plain");
       return;
     }
-    Json patched;
-    try {
-      patched = it->second.patch(Json::parse(req.body));
-    } catch (const std::exception& e) {
-      res.status = 422;
-      res.set_content(e.what(), "text/plain");
-      return;
-    }
-    if (patched != it->second) Emit("MODIFIED", patched);
-    res.set_content(nodes_.at(name).dump(), "application/json");
+    res.set_content(body, "application/json");
   }
 
   FakeKubeApi api_;
+  FakeCollection nodes_;
   std::mutex mu_;
-  std::condition_variable cv_;
-  std::map<std::string, Json> nodes_;
-  int64_t version_ = 100;
-  std::vector<std::pair<int64_t, std::string>> events_ = {{100, ""}};
   std::vector<Patched> patches_;
   int fail_left_ = 0, fail_status_ = 0;
 };

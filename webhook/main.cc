@@ -12,6 +12,7 @@
 #include "common/version.h"
 #include "kube/kubeconfig.h"
 #include "webhook/flags.h"
+#include "webhook/kube/dra_watch.h"
 #include "webhook/kube/node_watch.h"
 #include "webhook/kube/registrar.h"
 #include "webhook/kube/vram_advertiser.h"
@@ -34,7 +35,7 @@ Endpoints (HTTPS only):
   GET  /healthz   200 while the process runs
   GET  /readyz    200 once a valid certificate is loaded; 503 from SIGTERM on;
                   its "ok" notes what it runs without: no valid policy, a
-                  stale node watch
+                  stale node, DeviceClass or ResourceSlice watch
 
 Each review path also takes a mode (the chart chooses it per namespace):
   /validate/deny, /mutate/deny    what /validate and /mutate do
@@ -57,13 +58,15 @@ Flags:
                       reloaded when it changes, an invalid one is refused and
                       the last good one keeps serving (none: every review is
                       allowed, with a warning)
-  --nodes FILE        a Node list (kubectl get nodes -o yaml) for the inventory;
-                      reloaded when it changes
-  --kubeconfig FILE   list and watch Nodes from the API server of this
-                      kubeconfig's current context (token, client certificate
-                      or exec credential plugin)
+  --nodes FILE        a Node list, with DeviceClasses and ResourceSlices
+                      (kubectl get nodes,deviceclasses,resourceslices -o yaml),
+                      for the inventory; reloaded when it changes
+  --kubeconfig FILE   list and watch Nodes, and DRA's DeviceClasses and
+                      ResourceSlices where resource.k8s.io is served, from the
+                      API server of this kubeconfig's current context (token,
+                      client certificate or exec credential plugin)
   --in-cluster        the same with the pod's service account (RBAC: get, list
-                      and watch nodes)
+                      and watch nodes, deviceclasses and resourceslices)
   --advertise-vram    keep each GPU node's status advertising its VRAM (GPU
                       count x nvidia.com/gpu.memory) as the policy's vram
                       resource, which /mutate adds to GPU containers; needs
@@ -79,10 +82,11 @@ Flags:
   --ca-bundle FILE    the CA put in each registered webhook's caBundle (the
                       Secret's ca.crt); reread when it changes
   --watch-stale-after DURATION
-                      a node watch that has not synced for this long (its
-                      list or watch failing) is stale: /readyz says so and
-                      gpulint_webhook_watch_stale is 1, but the webhook stays
-                      ready and judges against the nodes as last read
+                      a watch (nodes, deviceclasses, resourceslices) that has
+                      not synced for this long (its list or watch failing) is
+                      stale: /readyz says so and gpulint_webhook_watch_stale
+                      is 1, but the webhook stays ready and judges against
+                      what it last read
                       (default 3m)
   --workers N         threads serving connections, each an event loop over many
                       (default: one per CPU this process may run on)
@@ -158,11 +162,17 @@ int Run(WebhookFlags flags) {
     return 1;
   }
   std::unique_ptr<NodeWatcher> watcher;
+  std::unique_ptr<DraWatcher> dra_watcher;
   std::unique_ptr<VramAdvertiser> advertiser;
   if (watch) {
     watcher = std::make_unique<NodeWatcher>(endpoint, &server, StderrLogSink, &server.metrics(),
                                             NodeWatcher::Options{});
+    dra_watcher = std::make_unique<DraWatcher>(endpoint, &server, StderrLogSink,
+                                               DraWatcher::Options{});
+    server.AwaitDra();
     server.AddWatch(&watcher->sync());
+    server.AddWatch(&dra_watcher->class_sync());
+    server.AddWatch(&dra_watcher->slice_sync());
     if (flags.advertise_vram) {
       advertiser = std::make_unique<VramAdvertiser>(
           endpoint, [&server] { return VramTargetOf(server.CurrentSnapshot()); }, StderrLogSink,
@@ -171,6 +181,7 @@ int Run(WebhookFlags flags) {
       advertiser->Start();
     }
     watcher->Start();
+    dra_watcher->Start();
   }
   std::unique_ptr<Registrar> registrar;
   if (!flags.register_file.empty()) {
@@ -199,6 +210,7 @@ int Run(WebhookFlags flags) {
   // update must not leave a gap.
   if (registrar) registrar->Stop();
   if (watcher) watcher->Stop();  // first: it calls the advertiser
+  if (dra_watcher) dra_watcher->Stop();
   if (advertiser) advertiser->Stop();
   server.Shutdown();
   return signalled ? 0 : 1;

@@ -414,6 +414,10 @@ bool CanLandOn(const Placement& p, const NodeClass& node) {
   return Judge(p, {node, node.name}).why == Verdict::Why::kNone;
 }
 
+bool MatchesNodeSelector(const Value& selector, const NodeClass& node) {
+  return MatchesNodeSelector(selector, NodeView{node, node.name});
+}
+
 std::vector<Candidate> Candidates(const Placement& p, const Inventory& inv) {
   bool per_node = ReadsNodeIdentity(p);
   std::vector<std::pair<const NodeMember*, Candidate>> found;
@@ -425,7 +429,7 @@ std::vector<Candidate> Candidates(const Placement& p, const Inventory& inv) {
       if (!first) first = &m;  // members are in inventory order
       count += n;
     });
-    if (first) found.push_back({first, Candidate{&group->shape, first->name, count}});
+    if (first) found.push_back({first, Candidate{&group->shape, first->name, count, group.get()}});
   }
   std::sort(found.begin(), found.end(),
             [](const auto& a, const auto& b) { return Before(*a.first, *b.first); });

@@ -12,6 +12,7 @@
 
 #include "engine/base/finding.h"
 #include "engine/base/value.h"
+#include "engine/cluster/dra_inventory.h"
 #include "engine/quantity/quantity.h"
 
 namespace gpulint {
@@ -54,6 +55,10 @@ struct NodeClass {
   std::vector<Taint> taints;
   ResourceList allocatable;
   GpuInfo gpu;
+  // The DRA devices the node can be given (ResourceSlices for it, for all
+  // nodes, or for a node selector it matches); null when none, or when the
+  // inventory holds no DRA objects.
+  std::shared_ptr<const NodeDevices> devices;
   bool has_gpu() const { return gpu.count > 0; }
 };
 
@@ -75,12 +80,16 @@ struct NodeMember {
   std::string name;
   std::string source;
   std::map<std::string, std::string> own_labels;  // its per-node labels
+  // Its own DRA devices: their key is the group's, their names and
+  // attributes its own (a claim's selector may tell them apart).
+  std::shared_ptr<const NodeDevices> devices;
   uint64_t order = 0;  // place in the inventory; nodes of equal order go by name
 };
 bool Before(const NodeMember& a, const NodeMember& b);  // inventory order
 
 // Nodes that no rule can tell apart: the same labels (per-node ones aside),
-// taints, allocatable and GPUs. A class from the policy is a group of its own.
+// taints, allocatable, GPUs and DRA devices (NodeDevices::key). A class from
+// the policy is a group of its own.
 struct NodeGroup {
   NodeClass shape;  // what they all have; its labels leave out per-node ones
   std::vector<std::shared_ptr<const NodeMember>> members;  // in inventory order
@@ -93,12 +102,17 @@ struct NodeGroup {
 struct Inventory {
   std::vector<std::shared_ptr<const NodeGroup>> groups;  // in no particular order
   size_t nodes = 0;  // classes and nodes, all groups together
+  // DeviceClasses and ResourceSlices; null when the inventory knows nothing
+  // of DRA (no such objects given, or not listed yet). A cluster that does
+  // not serve resource.k8s.io has an empty one: it has no DeviceClasses.
+  std::shared_ptr<const DraInventory> dra;
   bool empty() const { return nodes == 0; }
   size_t size() const { return nodes; }
   // Each node (or class) in inventory order, rebuilt whole: for tests and
   // tools, not for the per-object path.
   std::vector<NodeClass> Nodes() const;
-  // Adds the groups of `other`, whose nodes are others than these.
+  // Adds the groups of `other`, whose nodes are others than these (and its
+  // DRA objects, when it has some).
   void Append(const Inventory& other);
 };
 
@@ -120,6 +134,8 @@ class NodeGroups {
   bool Put(NodeClass node, uint64_t order);
   bool Remove(const std::string& name);  // false when no node has that name
   void Clear();
+  // The node of that name, rebuilt whole; false when there is none.
+  bool Find(const std::string& name, NodeClass* out) const;
   const Inventory& inventory() const { return inventory_; }
 
  private:
@@ -165,12 +181,16 @@ bool Tolerates(const Placement& p, const Taint& t);
 // DoesNotExist, Gt, Lt) and taints, in the scheduler's order.
 std::string ExclusionReason(const Placement& p, const NodeClass& node);
 bool CanLandOn(const Placement& p, const NodeClass& node);
+// Whether a NodeSelector ({nodeSelectorTerms: [...]}, as in required node
+// affinity and a ResourceSlice's nodeSelector) selects `node`.
+bool MatchesNodeSelector(const Value& selector, const NodeClass& node);
 
 // Alike nodes of one group that a pod can land on.
 struct Candidate {
   const NodeClass* node;  // what they all have; its name is not theirs
   std::string_view name;  // the first of them, in inventory order
   size_t count;           // how many they are
+  const NodeGroup* group = nullptr;  // theirs
 };
 // The groups a pod can land on, by their first such node in inventory order:
 // "the first candidate with a GPU" is the one it was node by node.

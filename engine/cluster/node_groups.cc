@@ -54,6 +54,7 @@ std::string KeyOf(const NodeClass& shape, const NodeMember& member) {
   Append(&key, std::to_string(gpu.replicas));
   Append(&key, gpu.mig_slice ? "mig" : "-");
   Append(&key, gpu.unified_memory ? "unified" : "-");
+  Append(&key, shape.devices ? shape.devices->key : "-");
   return key;
 }
 
@@ -63,6 +64,7 @@ std::pair<NodeClass, NodeMember> Split(NodeClass node, uint64_t order) {
   member.name = std::move(node.name);
   member.source = node.source;
   member.order = order;
+  member.devices = node.devices;
   for (auto it = node.labels.begin(); it != node.labels.end();) {
     if (IsPerNodeLabel(it->first)) {
       member.own_labels.insert(node.labels.extract(it++));
@@ -76,8 +78,11 @@ std::pair<NodeClass, NodeMember> Split(NodeClass node, uint64_t order) {
 }
 
 bool SameMember(const NodeMember& a, const NodeMember& b) {
+  auto identity = [](const NodeMember& m) {
+    return m.devices ? std::string_view(m.devices->identity) : std::string_view();
+  };
   return a.name == b.name && a.source == b.source && a.own_labels == b.own_labels &&
-         a.order == b.order;
+         a.order == b.order && identity(a) == identity(b);
 }
 
 }  // namespace
@@ -91,25 +96,46 @@ bool Before(const NodeMember& a, const NodeMember& b) {
   return a.order != b.order ? a.order < b.order : a.name < b.name;
 }
 
+namespace {
+
+// The node `member` of a group of `shape`, whole.
+NodeClass Rebuild(const NodeClass& shape, const NodeMember& member) {
+  NodeClass n = shape;
+  n.name = member.name;
+  n.source = member.source;
+  n.devices = member.devices;
+  for (const auto& [k, v] : member.own_labels) n.labels[k] = v;
+  return n;
+}
+
+}  // namespace
+
 std::vector<NodeClass> Inventory::Nodes() const {
   std::vector<std::pair<const NodeMember*, const NodeClass*>> all;
   for (const auto& g : groups)
     for (const auto& m : g->members) all.push_back({m.get(), &g->shape});
   std::sort(all.begin(), all.end(), [](const auto& a, const auto& b) { return Before(*a.first, *b.first); });
   std::vector<NodeClass> out;
-  for (const auto& [member, shape] : all) {
-    NodeClass n = *shape;
-    n.name = member->name;
-    n.source = member->source;
-    for (const auto& [k, v] : member->own_labels) n.labels[k] = v;
-    out.push_back(std::move(n));
-  }
+  for (const auto& [member, shape] : all) out.push_back(Rebuild(*shape, *member));
   return out;
+}
+
+bool NodeGroups::Find(const std::string& name, NodeClass* out) const {
+  auto key = key_of_.find(name);
+  if (key == key_of_.end()) return false;
+  const NodeGroup& group = *inventory_.groups[by_key_.at(key->second)];
+  for (const auto& m : group.members) {
+    if (m->name != name) continue;
+    *out = Rebuild(group.shape, *m);
+    return true;
+  }
+  return false;
 }
 
 void Inventory::Append(const Inventory& other) {
   groups.insert(groups.end(), other.groups.begin(), other.groups.end());
   nodes += other.nodes;
+  if (other.dra) dra = other.dra;
 }
 
 NodeGroup* NodeGroups::Writable(size_t index) {

@@ -8,16 +8,27 @@
 #include <vector>
 
 #include "engine/base/finding.h"
+#include "engine/cluster/dra_objects.h"
 #include "engine/cluster/inventory.h"
 
 namespace gpulint {
 
-// Appends every Node of a nodes file to `nodes`: the output of 'kubectl get
-// nodes -o yaml' (or -o json), a NodeList as the API serves it (its items carry
-// no kind), or Node documents. `path` "-" reads `stdin_fd`, named "<stdin>".
-// Anything that is not a usable Node refuses the whole file, with its position,
-// and `nodes` is left as it was: a Pod there means the wrong file was passed,
-// and a partial inventory would make pods look unschedulable.
+// What a nodes file holds: its Nodes, and the DeviceClasses and
+// ResourceSlices beside them.
+struct NodesFile {
+  std::vector<NodeClass> nodes;
+  DraObjects dra;
+};
+
+// Appends every Node, DeviceClass and ResourceSlice of a nodes file to `out`:
+// the output of 'kubectl get nodes,deviceclasses,resourceslices -o yaml' (or
+// -o json, or 'kubectl get nodes' alone), a NodeList as the API serves it
+// (its items carry no kind), or documents of those kinds. `path` "-" reads
+// `stdin_fd`, named "<stdin>". Anything else refuses the whole file, with its
+// position, and `out` is left as it was: a Pod there means the wrong file was
+// passed, and a partial inventory would make pods look unschedulable.
+bool LoadNodesFile(const std::string& path, int stdin_fd, NodesFile* out, Error* error);
+// The same, for a caller that needs the Nodes alone.
 bool LoadNodesFile(const std::string& path, int stdin_fd, std::vector<NodeClass>* nodes,
                    Error* error);
 

@@ -15,6 +15,8 @@ namespace gpulint {
 namespace {
 
 constexpr char kNode[] = "kind: Node\nmetadata: {name: node-a}\n";
+constexpr char kHint[] =
+    "; --nodes reads the output of 'kubectl get nodes,deviceclasses,resourceslices -o yaml'";
 
 // "" when the file loads, else its error; the names of the nodes read go to `names`.
 std::string Load(const TempDir& dir, const std::string& text, std::vector<std::string>* names) {
@@ -56,11 +58,11 @@ TEST_CASE("LoadNodesFile refuses the whole file, with the position, for anything
   };
   for (const Case& c : std::vector<Case>{
            {"kind: Pod\nmetadata: {name: p}\n",
-            "1:1: not a Node (kind: Pod); --nodes reads the output of 'kubectl get nodes -o yaml'"},
+            std::string("1:1: not a Node (kind: Pod)") + kHint},
            {std::string(kNode) + "---\nmetadata: {name: node-b}\n",
-            "4:1: not a Node (no kind); --nodes reads the output of 'kubectl get nodes -o yaml'"},
+            std::string("4:1: not a Node (no kind)") + kHint},
            {"kind: List\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Pod\n",
-            "5:3: not a Node (kind: Pod); --nodes reads the output of 'kubectl get nodes -o yaml'"},
+            std::string("5:3: not a Node (kind: Pod)") + kHint},
            {"kind: NodeList\nitems:\n- metadata: {uid: x}\n",
             "3:13: metadata.name: a Node needs a name"},
            {std::string(kNode) + "---\nkind: [\n", "5:1: did not find expected node content before the end of the document"},
@@ -100,8 +102,7 @@ TEST_CASE("LoadNodesFile reads \"-\" from the descriptor it is given", "[nodes-f
   CHECK_FALSE(LoadNodesFile("-", fds[0], &nodes, &error));
   close(fds[0]);
   CHECK(error.ToString() ==
-        "<stdin>:1:1: not a Node (kind: Pod); --nodes reads the output of 'kubectl get nodes -o "
-        "yaml'");
+        std::string("<stdin>:1:1: not a Node (kind: Pod)") + kHint);
 }
 
 TEST_CASE("LoadNodesFile reads a List item by item, whatever the order of its keys",
@@ -148,7 +149,6 @@ TEST_CASE("LoadNodesFile refuses a List's first bad item, known only at the end 
           "[nodes-file]") {
   TempDir dir;
   const std::string file = dir.Path("nodes.yaml");
-  constexpr char kHint[] = "; --nodes reads the output of 'kubectl get nodes -o yaml'";
   struct Case {
     std::string text;
     std::string error;  // after "<file>:"

@@ -152,9 +152,11 @@ class Policy {
   // pod label/annotation keys of schedulers that assign GPUs themselves.
   PatternList gpu_assignment_resources;
   std::vector<std::string> gpu_assignment_pod_keys;
-  // DRA device classes whose devices are GPUs (NVIDIA's DRA driver: whole GPUs
-  // and MIG slices).
-  std::vector<std::string> gpu_device_classes = {"gpu.nvidia.com", "mig.nvidia.com"};
+  // DRA device classes whose devices are GPUs (the vendors' DRA drivers:
+  // NVIDIA's whole GPUs and MIG slices, Intel's and AMD's GPUs).
+  std::vector<std::string> gpu_device_classes = {"gpu.nvidia.com", "mig.nvidia.com",
+                                                 "gpu.intel.com", "gpu.amd.com",
+                                                 "gpu.amd.com-spx"};
 
   // GPUs whose memory is the node's own memory (Grace Hopper, Grace
   // Blackwell, GB10, MI300A): RE2 patterns matched anywhere in a node's GPU

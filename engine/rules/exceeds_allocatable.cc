@@ -6,6 +6,7 @@
 
 #include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
+#include "engine/workload/dra_fit.h"
 #include "generated/rule_examples.h"
 
 namespace gpulint {
@@ -29,6 +30,15 @@ Quantity DeclaredGpuMemory(const PodInfo& pod, const Policy& policy) {
         total = total + vram->declared;
   return total;
 }
+
+// A candidate the pod does not fit: the resources it lacks, else why its DRA
+// devices cannot be allocated (the scheduler's NodeResourcesFit filter runs
+// before DynamicResources, so a node is counted under one or the other).
+struct Miss {
+  const Candidate* candidate;
+  std::vector<Shortfall> shortfalls;
+  std::string devices;  // DeviceFit::why
+};
 
 // Every resource of `pod` that does not fit on `node`, in name order, as the
 // scheduler's NodeResourcesFit finds them: a resource the node does not
@@ -80,37 +90,58 @@ const ResourceEntry* EntryFor(const PodInfo& pod, const Shortfall& s) {
   return pod.PodLimit(s.resource);
 }
 
+// For a miss of DRA devices: the first extended resource the node leaves to
+// DRA; none (the pod's claims) points at the pod spec.
+const ResourceEntry* EntryFor(const PodInfo& pod, const Miss& m) {
+  if (!m.shortfalls.empty()) return EntryFor(pod, m.shortfalls.front());
+  for (const ContainerInfo& c : pod.containers)
+    for (const auto* list : {&c.limits, &c.requests})
+      for (const ResourceEntry& e : *list)
+        if (m.devices.starts_with(e.name + " ")) return &e;
+  return nullptr;
+}
+
 // "2 insufficient cpu: node "a": ... (and 1 more); 3 insufficient memory:
-// ...; 3 node(s) had untolerated taint {...}": the candidates counted under
-// each resource they lack (a node short of two is counted under both, as the
-// scheduler counts it), the first of each group with its arithmetic, then the
+// ...; 1 cannot allocate all claims: node "b": ...; 3 node(s) had
+// untolerated taint {...}": the candidates counted under each resource they
+// lack (a node short of two is counted under both, as the scheduler counts
+// it), then those whose DRA devices cannot hold the pod's (in the
+// scheduler's words), the first of each group with its arithmetic, then the
 // nodes the pod cannot reach. Short enough for kubectl to show whole however
 // many nodes there are.
-std::string Misses(const std::vector<std::pair<const Candidate*, std::vector<Shortfall>>>& misses,
-                   const PodInfo& pod, const ObjectContext& ctx) {
+std::string Misses(const std::vector<Miss>& misses, const PodInfo& pod, const ObjectContext& ctx) {
   struct Group {
-    std::string key;  // "memory request"
+    std::string key;  // "memory request"; "" for DRA devices
     const Candidate* first;
-    const Shortfall* shortfall;
+    const Shortfall* shortfall;  // null for DRA devices
+    const std::string* devices;
     size_t nodes;
   };
   std::vector<Group> groups;
-  for (const auto& [candidate, shortfalls] : misses) {
-    for (const Shortfall& s : shortfalls) {
-      std::string key = s.resource + " " + s.what;
-      auto it =
-          std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.key == key; });
-      if (it == groups.end()) it = groups.insert(groups.end(), {key, candidate, &s, 0});
-      it->nodes += candidate->count;
-    }
+  auto add = [&](std::string key, const Miss& m, const Shortfall* s) {
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const Group& g) { return g.key == key; });
+    if (it == groups.end())
+      it = groups.insert(groups.end(), {std::move(key), m.candidate, s, &m.devices, 0});
+    it->nodes += m.candidate->count;
+  };
+  for (const Miss& m : misses) {
+    for (const Shortfall& s : m.shortfalls) add(s.resource + " " + s.what, m, &s);
+    if (m.shortfalls.empty()) add("", m, nullptr);
   }
-  std::stable_sort(groups.begin(), groups.end(),
-                   [](const Group& a, const Group& b) { return a.key < b.key; });
+  std::stable_sort(groups.begin(), groups.end(), [](const Group& a, const Group& b) {
+    return !a.key.empty() && (b.key.empty() || a.key < b.key);
+  });
   std::string msg;
   for (const Group& g : groups) {
-    msg += (msg.empty() ? "" : "; ") + std::to_string(g.nodes) + " insufficient " +
-           g.shortfall->resource + (g.shortfall->what == "limit" ? " (limit)" : "") + ": " +
-           Explain(*g.shortfall, *g.first, ctx.policy);
+    msg += (msg.empty() ? "" : "; ") + std::to_string(g.nodes);
+    if (g.shortfall)
+      msg += " insufficient " + g.shortfall->resource +
+             (g.shortfall->what == "limit" ? " (limit)" : "") + ": " +
+             Explain(*g.shortfall, *g.first, ctx.policy);
+    else
+      msg += " cannot allocate all claims: node \"" + std::string(g.first->name) + "\": " +
+             *g.devices;
     if (g.nodes > 1) msg += " (and " + std::to_string(g.nodes - 1) + " more)";
   }
   std::string excluded = ExclusionSummary(pod.placement, ctx.inventory);
@@ -118,9 +149,11 @@ std::string Misses(const std::vector<std::pair<const Candidate*, std::vector<Sho
   return msg;
 }
 
-// Whether some node of the inventory advertises `resource`: one that none
-// does is unknown-resource's to report, with a "did you mean".
+// Whether some node of the inventory advertises `resource`, or a DeviceClass
+// backs it: one that neither is is unknown-resource's to report, with a "did
+// you mean".
 bool Offered(const Inventory& inventory, const std::string& resource) {
+  if (inventory.dra && inventory.dra->ClassForResource(resource) >= 0) return true;
   for (const auto& group : inventory.groups)
     if (group->shape.allocatable.count(resource)) return true;
   return false;
@@ -137,20 +170,29 @@ void CheckPod(const PodInfo& pod, const ObjectContext& ctx, Reporter& out) {
   if (!gpu_memory.is_zero()) resources.insert("memory");
   for (auto it = resources.begin(); it != resources.end();)
     it = Offered(ctx.inventory, *it) ? std::next(it) : resources.erase(it);
-  std::vector<std::pair<const Candidate*, std::vector<Shortfall>>> misses;
+  std::vector<Miss> misses;
   size_t nodes = 0;
-  for (const Candidate& candidate : pod.candidates) {
-    std::vector<Shortfall> shortfalls =
-        FindShortfalls(pod, *candidate.node, ctx.policy, resources, gpu_memory);
-    if (shortfalls.empty()) return;  // fits somewhere
-    misses.push_back({&candidate, std::move(shortfalls)});
+  bool undecided = false;
+  for (size_t i = 0; i < pod.candidates.size(); ++i) {
+    const Candidate& candidate = pod.candidates[i];
+    std::set<std::string> here;  // what NodeResourcesFit fits on this node
+    for (const std::string& r : resources)
+      if (!LeftToDra(r, *candidate.node, ctx.inventory)) here.insert(r);
+    std::vector<Shortfall> shortfalls = FindShortfalls(pod, *candidate.node, ctx.policy, here, gpu_memory);
+    const DeviceFit& devices = pod.device_fits[i];
+    if (shortfalls.empty() && devices.answer == DeviceFit::Answer::kFits) return;  // fits
+    // A node whose devices gpulint cannot judge may hold the pod:
+    // dra-cannot-tell says so, and nothing is refused.
+    undecided = undecided || (shortfalls.empty() && devices.answer == DeviceFit::Answer::kCannotTell);
+    misses.push_back({&candidate, std::move(shortfalls), devices.why});
     nodes += candidate.count;
   }
+  if (undecided) return;
   if (misses.empty()) return;
   std::string msg = "the pod fits on none of its " + std::to_string(nodes) +
                     " candidate node" + (nodes == 1 ? "" : "s") + ": " +
                     Misses(misses, pod, ctx);
-  const ResourceEntry* at = EntryFor(pod, misses.front().second.front());
+  const ResourceEntry* at = EntryFor(pod, misses.front());
   out.Report(at ? at->value : nullptr, at ? at->path : pod.path, msg);
 }
 

@@ -19,6 +19,7 @@ extern const Rule kGpuFractionalRule;
 extern const Rule kMemoryLimitMissingRule;
 extern const Rule kLimitsMissingOnGpuNodeRule;
 extern const Rule kDraClaimUnresolvedRule;
+extern const Rule kDraCannotTellRule;
 extern const Rule kExceedsAllocatableRule;
 extern const Rule kUnknownResourceRule;
 extern const Rule kNoMatchingNodeRule;
@@ -36,7 +37,7 @@ const std::vector<const Rule*>& AllRules() {
       &kQuantityMixedUnitsRule,  &kQuantityCpuUnitsRule,   &kQuantitySuspiciousRule,
       &kLimitBelowRequestRule,   &kGpuLimitMissingRule,    &kGpuRequestLimitMismatchRule,
       &kGpuFractionalRule,       &kMemoryLimitMissingRule, &kLimitsMissingOnGpuNodeRule,
-      &kDraClaimUnresolvedRule,
+      &kDraClaimUnresolvedRule,  &kDraCannotTellRule,
       &kExceedsAllocatableRule,  &kUnknownResourceRule,    &kNoMatchingNodeRule,
       &kVramExceedsGpuRule,
       &kSharedGpuMultipleReplicasRule, &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,

@@ -19,7 +19,7 @@ inline constexpr const char* kGpuUse =
     "that shares its GPUs by MPS or time-slicing, a replica), for a resource of "
     "otherGpuAssignments.resources (MIG profiles such as nvidia.com/mig-1g.5gb, the shares of "
     "GPU-sharing device plugins), or for a DRA claim of a GPU device class (gpu.nvidia.com, "
-    "mig.nvidia.com).";
+    "mig.nvidia.com, gpu.intel.com, gpu.amd.com, gpu.amd.com-spx).";
 inline constexpr const char* kWholeGpus =
     "Whole GPUs: the policy's gpuResources (nvidia.com/gpu, amd.com/gpu, gpu.intel.com/i915 and "
     "gpu.intel.com/xe by default). A MIG slice or a sharing plugin's share is GPU use, but not a "

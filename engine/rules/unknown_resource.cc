@@ -1,6 +1,8 @@
 // unknown-resource: a resource no node offers keeps the pod Pending for good
 // (the scheduler counts it as 0 allocatable): a typo such as nvidia.com/gpus,
-// or a MIG profile no node is cut into.
+// or a MIG profile no node is cut into. A resource a DeviceClass backs (DRA,
+// KEP-5004) is offered through devices, not allocatable: exceeds-allocatable
+// fits it.
 #include <set>
 
 #include "engine/base/edit_distance.h"
@@ -12,18 +14,40 @@ namespace gpulint {
 namespace {
 
 // Resources every kubelet reports (a node list or node class that leaves one
-// out says nothing about the node), and DRA's implicit extended resources
-// (deviceclass.resource.kubernetes.io/<class>, Kubernetes 1.34+), which the
-// scheduler allocates from ResourceSlices, not from a node's allocatable.
+// out says nothing about the node).
 bool NotANodeResource(std::string_view name) {
-  return name == "cpu" || name == "memory" || name == "ephemeral-storage" || name == "pods" ||
-         name.rfind("deviceclass.resource.kubernetes.io/", 0) == 0;
+  return name == "cpu" || name == "memory" || name == "ephemeral-storage" || name == "pods";
+}
+
+// DRA's implicit extended resources (deviceclass.resource.kubernetes.io/
+// <class>, Kubernetes 1.34+).
+bool ImplicitDraResource(std::string_view name) {
+  return name.starts_with(kDeviceClassResourcePrefix);
 }
 
 // "nvidia.com" of "nvidia.com/gpu"; "" for a name without a domain.
 std::string_view DomainOf(std::string_view name) {
   size_t slash = name.find('/');
   return slash == std::string_view::npos ? std::string_view() : name.substr(0, slash);
+}
+
+// "nvidia.com" of "gpu.nvidia.com": the domain a vendor registered.
+std::string_view VendorOf(std::string_view domain) {
+  size_t last = domain.rfind('.');
+  if (last == std::string_view::npos || last == 0) return domain;
+  size_t before = domain.rfind('.', last - 1);
+  return before == std::string_view::npos ? domain : domain.substr(before + 1);
+}
+
+// The GPU vendors' domains: those of the policy's GPU resources and device
+// classes (nvidia.com, amd.com, intel.com), where a DeviceClass may name an
+// extended resource (Intel's example: intel.com/gpu).
+std::set<std::string, std::less<>> GpuVendors(const Policy& policy) {
+  std::set<std::string, std::less<>> vendors;
+  for (const std::string& gpu : policy.gpu_resources)
+    vendors.emplace(VendorOf(DomainOf(gpu)));
+  for (const std::string& c : policy.gpu_device_classes) vendors.emplace(VendorOf(c));
+  return vendors;
 }
 
 // A name the policy knows as a GPU resource (or the VRAM resource).
@@ -46,8 +70,19 @@ const ResourceEntry* EntryOf(const ContainerInfo& c, const std::string& resource
   return e ? e : c.Request(resource);
 }
 
+// Without DeviceClasses in view, a name no node lists may still be backed by
+// DRA: one under a GPU vendor's domain, or an implicit one.
+std::string MayBeDra(std::string_view name, const Policy& policy) {
+  if (!ImplicitDraResource(name) && !GpuVendors(policy).count(VendorOf(DomainOf(name)))) return "";
+  return "; a DRA DeviceClass may back it (spec.extendedResourceName, or its implicit "
+         "deviceclass.resource.kubernetes.io/<class>), and gpulint was given none: give it the "
+         "cluster's with the nodes ('kubectl get nodes,deviceclasses,resourceslices -o yaml') "
+         "to have it fitted";
+}
+
 void Check(const ObjectContext& ctx, Reporter& out) {
   const Policy& policy = ctx.policy;
+  const DraInventory* dra = ctx.inventory.dra.get();
   std::set<std::string> offered, vendor_domains, known(policy.gpu_resources.begin(),
                                                          policy.gpu_resources.end());
   for (const auto& group : ctx.inventory.groups)
@@ -64,16 +99,22 @@ void Check(const ObjectContext& ctx, Reporter& out) {
       for (const std::string& name : names) {
         const ResourceEntry* e = EntryOf(c, name);
         if (NotANodeResource(name) || (e->valid && e->quantity.sign() <= 0)) continue;
-        if (!ctx.inventory.empty()) {
-          if (offered.count(name)) continue;
+        if (dra && dra->ClassForResource(name) >= 0) continue;  // DRA fits it
+        bool listed = offered.count(name) > 0;
+        if (!ctx.inventory.empty() && !listed) {
+          std::string dra_hint = dra ? "" : MayBeDra(name, policy);
           std::set<std::string> near = offered;
           near.insert(known.begin(), known.end());
-          out.Report(e->value, e->path,
-                     ContainerLabel(c) + " asks for " + name + ", which no node of the " +
-                         "inventory offers" + DidYouMean(name, near) +
-                         ": the scheduler counts it as 0 allocatable everywhere, so the pod "
-                         "would stay Pending");
-        } else if (vendor_domains.count(std::string(DomainOf(name))) && !Known(policy, name)) {
+          std::string message = ContainerLabel(c) + " asks for " + name +
+                                ", which no node of the inventory offers" + DidYouMean(name, near);
+          if (dra_hint.empty())
+            out.Report(e->value, e->path,
+                       message + ": the scheduler counts it as 0 allocatable everywhere, so the "
+                                 "pod would stay Pending");
+          else
+            out.Report(e->value, e->path, message + dra_hint, Severity::kWarning);
+        } else if (ctx.inventory.empty() && !ImplicitDraResource(name) &&
+                   vendor_domains.count(std::string(DomainOf(name))) && !Known(policy, name)) {
           out.Report(e->value, e->path,
                      ContainerLabel(c) + " asks for " + name + ", which is no resource the " +
                          std::string(DomainOf(name)) + " device plugins advertise" +
@@ -95,7 +136,12 @@ extern const Rule kUnknownResourceRule = {
      "`Insufficient nvidia.com/gpus`. A typo in a resource name (nvidia.com/gpus), a MIG profile "
      "no node is cut into, an AMD or Intel GPU in an NVIDIA cluster. With a node list (--nodes, "
      "the webhook's node watch) it is an error; without one, a name under a GPU vendor's domain "
-     "that the policy does not know (gpuResources, otherGpuAssignments) is a warning.",
+     "that the policy does not know (gpuResources, otherGpuAssignments) is a warning. A resource "
+     "a DRA DeviceClass backs (spec.extendedResourceName, or "
+     "deviceclass.resource.kubernetes.io/<class>; Kubernetes 1.34+) comes from devices, not "
+     "allocatable: with the DeviceClasses in view it is fitted (exceeds-allocatable); without "
+     "them, a name under a GPU vendor's domain that no node lists is only a warning, as it may be "
+     "one.",
      "Use the name the nodes advertise (kubectl get nodes -o jsonpath='{.items[*].status."
      "allocatable}'): nvidia.com/gpu for whole NVIDIA GPUs, nvidia.com/mig-<profile> under MIG's "
      "mixed strategy.",

@@ -10,6 +10,7 @@
 #include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
 #include "engine/workload/vram.h"
+#include "engine/workload/dra_fit.h"
 #include "generated/rule_examples.h"
 
 namespace gpulint {
@@ -224,18 +225,54 @@ std::string AskedOfEach(const DeviceRequest& r, const Quantity& asked) {
   return DescribeBytes(asked) + " of memory of each " + r.device_class + " device";
 }
 
+// What a request asks of each device, for a message: "100Gi (...) of memory".
+std::string Asked(const std::string& capacity, const Quantity& q) {
+  return (capacity == "memory" ? DescribeBytes(q) : q.Canonical()) + " of " + capacity;
+}
+
+// The judgment of a request by the devices ResourceSlices publish.
+std::string OnDevices(const DeviceRequest& r, const RequestOnDevices& on) {
+  std::string head = "request \"" + r.name + "\" asks ";
+  std::string tail = ": the scheduler cannot allocate it, and every pod that uses it stays Pending";
+  if (on.capacity.empty()) {
+    std::string asked;
+    for (const auto& [name, text] : r.capacity) asked += (asked.empty() ? "" : ", ") + text + " of " + name;
+    return head + asked + " of each " + r.device_class + " device, but no device that DeviceClass " +
+           r.device_class + " selects has all of it" +
+           (r.selectors.empty() ? "" : " and passes the request's selectors") + tail;
+  }
+  head += Asked(on.capacity, on.asked) + " of each " + r.device_class + " device, but ";
+  if (!on.largest)
+    return head + "no device that DeviceClass " + r.device_class + " selects has a " + on.capacity +
+           " capacity" + tail;
+  return head + "the largest device that DeviceClass selects, \"" + on.largest->info->name +
+         "\" of " + DevicePlace(*on.largest) + ", has " + on.most.Canonical() +
+         ", and no node's have more" + tail;
+}
+
 // DRA, a ResourceClaim or ResourceClaimTemplate on its own (the webhook
 // admits it before any pod uses it): a GPU request that asks each device for
-// more memory than the GPUs of every node in view have can never be
-// allocated, and every pod that uses it stays Pending.
+// more memory than any device its class selects has (in the ResourceSlices
+// in view, else the GPUs GPU Feature Discovery labels) can never be
+// allocated, and every pod that uses it stays Pending. One that gpulint
+// cannot judge by its devices is dra-cannot-tell's.
 void CheckClaimObject(const ObjectContext& ctx, Reporter& out) {
   for (const DeviceRequestAt& r : ClaimRequests(ctx.object)) {
     Quantity asked;
     if (!Judged(r.request, ctx.policy) || !MemoryAsked(r.request, &asked)) continue;
-    const auto* best = LargestIfNoneFits(ctx.inventory.groups, GroupShape, asked);
-    if (!best) continue;
     const Value* capacity = r.node->Find("capacity");
     const Value* requests = capacity ? capacity->Find("requests") : nullptr;
+    RequestOnDevices on = JudgeRequestOnDevices(r.request, ctx.inventory);
+    if (on.answer == RequestOnDevices::Answer::kNo) {
+      const Value* at = requests && !on.capacity.empty() ? requests->Find(on.capacity) : nullptr;
+      out.Report(at ? at : r.node,
+                 at ? AppendKey(r.path + ".capacity.requests", on.capacity) : r.path,
+                 OnDevices(r.request, on));
+      continue;
+    }
+    if (on.answer != RequestOnDevices::Answer::kNoDevices) continue;
+    const auto* best = LargestIfNoneFits(ctx.inventory.groups, GroupShape, asked);
+    if (!best) continue;
     const Value* memory = requests ? requests->Find("memory") : nullptr;
     out.Report(memory ? memory : r.node, memory ? r.path + ".capacity.requests.memory" : r.path,
                "request \"" + r.request.name + "\" asks " + AskedOfEach(r.request, asked) +
@@ -248,12 +285,17 @@ void CheckClaimObject(const ObjectContext& ctx, Reporter& out) {
 
 // DRA, a pod's claims in view: one whose GPUs have more memory on some node,
 // but on none of the pod's candidates. (More than every node's is the
-// claim's own finding, CheckClaimObject.)
+// claim's own finding, CheckClaimObject.) By GPU Feature Discovery's labels
+// only: where ResourceSlices publish the class's devices, the pod's fit
+// with them is exceeds-allocatable's, as it is the scheduler's.
 void CheckClaims(const PodInfo& pod, const ContainerInfo& c, const ObjectContext& ctx,
                  Reporter& out) {
   for (const ContainerInfo::GpuClaim& g : c.gpu_claims) {
     Quantity asked;
     if (!Judged(g.request, ctx.policy) || !MemoryAsked(g.request, &asked)) continue;
+    if (JudgeRequestOnDevices(g.request, ctx.inventory).answer !=
+        RequestOnDevices::Answer::kNoDevices)
+      continue;
     const Candidate* best = LargestIfNoneFits(pod.candidates, CandidateShape, asked);
     if (!best || LargestIfNoneFits(ctx.inventory.groups, GroupShape, asked)) continue;
     std::string path;
@@ -291,7 +333,9 @@ extern const Rule kVramExceedsGpuRule = {
      "profile's name (the H200's 1g.18gb is 16 GiB). On shared GPUs every replica shares one "
      "card's memory. A DRA claim or claim template that asks each GPU for more memory than any "
      "node's GPUs have is refused where it is written: no pod that uses it could ever be "
-     "scheduled.",
+     "scheduled. What a GPU has is what its driver publishes in ResourceSlices (each device's "
+     "memory and other capacities, with the DeviceClass's and the request's selectors), else "
+     "the GPU Feature Discovery labels of the nodes.",
      "Request more GPUs, a larger MIG profile or a node class with larger GPUs, or lower the "
      "declared VRAM (the gpulint.io/vram annotation or resource, or a DRA claim's "
      "capacity.requests.memory) to the measured peak.",

@@ -43,6 +43,7 @@ const std::vector<RuleExport> kExports = {
     {"dra-claim-unresolved",
      "it needs other objects: the ResourceClaims and ResourceClaimTemplates a pod's claims name, "
      "which admission of the pod does not see"},
+    {"dra-cannot-tell", kNeedsNodes},
     {"exceeds-allocatable", kNeedsNodes},
     {"unknown-resource", kNeedsNodes},
     {"no-matching-node", kNeedsNodes},

@@ -21,6 +21,12 @@ DeviceRequest ReadExact(const Value& v, std::string name) {
     long long n = std::strtoll(text.c_str(), &end, 10);
     if (end && *end == '\0' && !text.empty() && n > 0) r.count = n;
   }
+  if (const Value* selectors = v.Find("selectors"); selectors && selectors->is_sequence())
+    for (const Value& s : selectors->items()) {
+      const Value* cel = s.Find("cel");
+      const Value* expression = cel ? cel->Find("expression") : nullptr;
+      if (expression && expression->is_string()) r.selectors.push_back(expression->text());
+    }
   const Value* capacity = v.Find("capacity");
   const Value* requests = capacity ? capacity->Find("requests") : nullptr;
   if (requests && requests->is_mapping())

@@ -31,6 +31,9 @@ struct DeviceRequest {
   // For a firstAvailable request: the device classes of the alternatives
   // after the first, which this entry describes.
   std::vector<std::string> other_classes;
+  // The request's own CEL selectors (selectors[].cel.expression), which a
+  // device must pass besides its class's.
+  std::vector<std::string> selectors;
 };
 
 // Whether a request (or, for firstAvailable, any of its alternatives) asks

@@ -5,6 +5,7 @@
 #include "engine/base/objects.h"
 #include "engine/base/path.h"
 #include "engine/base/resource_names.h"
+#include "engine/workload/dra_fit.h"
 #include "engine/workload/headroom_record.h"
 #include "engine/workload/node_agent.h"
 #include "engine/workload/quantity_field.h"
@@ -139,6 +140,7 @@ void ResolveClaims(const Value& spec, std::string_view ns, const Policy& policy,
             c.gpu_claims.push_back({name, r});
       }
     }
+    if (requests) pod->claims.push_back({name, *requests});
     if (used && !requests) {
       std::string source = from_template.empty()
                                ? "ResourceClaim \"" + std::string(from_claim) + "\""
@@ -346,6 +348,11 @@ void Settle(const Value& object, const Policy& policy, const Inventory& inventor
   if (policy.extended_resource_toleration)
     pod->placement.tolerated_resources = ExtendedResourcesOf(pod->containers);
   pod->candidates = Candidates(pod->placement, inventory);
+  for (const Candidate& c : pod->candidates) {
+    std::vector<DeviceDemand> demands = DeviceDemandsOf(*pod, *c.node, inventory);
+    pod->device_fits.push_back(demands.empty() ? DeviceFit{}
+                                               : FitDevicesOnGroup(demands, *c.group));
+  }
   pod->gpu_reach_reason = GpuReachReason(*pod, policy);
   pod->can_reach_gpu_node = !pod->gpu_reach_reason.empty();
   pod->node_agent = NodeAgentReason(object, *pod, policy);

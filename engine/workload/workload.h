@@ -80,6 +80,15 @@ struct ContainerInfo {
   const Value* Env(std::string_view name) const;
 };
 
+// What a node's DRA devices make of a pod's demands on them (dra_fit.h).
+struct DeviceFit {
+  enum class Answer { kFits, kNo, kCannotTell };
+  Answer answer = Answer::kFits;
+  // kNo: why, in the scheduler's terms ("nvidia.com/gpu 5 > 4 devices of
+  // DeviceClass gpu.nvidia.com"); kCannotTell: what could not be read.
+  std::string why;
+};
+
 struct PodInfo {
   // The PodTemplateSpec (or the Pod itself) holding metadata and spec; null
   // for pod specs found without a template (KServe predictors).
@@ -107,10 +116,23 @@ struct PodInfo {
     std::string source;  // "ResourceClaimTemplate \"gpu-template\""
   };
   std::vector<UnresolvedClaim> unresolved_claims;
+  // The pod's DRA claims (spec.resourceClaims) whose ResourceClaim or
+  // ResourceClaimTemplate is in view, each with its device requests: the
+  // scheduler allocates every one of them with the pod, used by a container
+  // or not.
+  struct Claim {
+    std::string name;  // the pod's name for the claim
+    std::vector<DeviceRequest> requests;
+  };
+  std::vector<Claim> claims;
   Placement placement;
   // Candidate nodes of the inventory (all that pass nodeName, selector,
   // affinity and taints), a group of alike nodes per entry.
   std::vector<Candidate> candidates;
+  // For each candidate, whether its DRA devices hold what the pod asks of
+  // them (its claims' requests, and the extended resources DeviceClasses back
+  // there); kFits for all when it asks none, or the inventory knows no DRA.
+  std::vector<DeviceFit> device_fits;
   bool can_reach_gpu_node = false;  // see Policy: inventory, else taints/labels/images
   std::string gpu_reach_reason;     // why: "tolerates the nvidia.com/gpu taint", ...
   // Why the pod is a GPU node agent (engine/workload/node_agent.h), which no mutation

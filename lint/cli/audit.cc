@@ -76,18 +76,32 @@ void ClusterAudit::AddNode(const Value& node, const std::string& source) {
     node_errors_.push_back(std::move(error));
     return;
   }
-  Node& entry = nodes_[read.name];
-  entry.report.node = read;
-  NodeGroups alone;
-  alone.Add(read, kWatchedNodeOrder);
-  entry.alone = alone.inventory();
+  nodes_[read.name].report.node = read;
   node_list_.push_back(std::move(read));
+}
+
+void ClusterAudit::AddDraObject(const Value& object, const std::string& source) {
+  Error error;
+  if (!ReadDraObject(object, source, &dra_objects_, &error)) {
+    node_errors_.push_back(std::move(error));
+    dra_unreadable_ = true;
+  }
 }
 
 void ClusterAudit::Ready() {
   if (ready_) return;
   ready_ = true;
-  inventory_ = BuildInventory(policy_, std::move(node_list_));
+  // An object that does not read leaves the DRA part unknown, not wrong.
+  std::shared_ptr<const DraInventory> dra;
+  if (dra_complete_ && !dra_unreadable_) dra = DraInventory::Make(std::move(dra_objects_));
+  for (auto& [name, node] : nodes_) {
+    if (dra) node.report.node.devices = dra->DevicesOf(node.report.node);
+    NodeGroups alone;
+    alone.Add(node.report.node, kWatchedNodeOrder);
+    node.alone = alone.inventory();
+    node.alone.dra = dra;
+  }
+  inventory_ = BuildInventory(policy_, std::move(node_list_), dra);
   node_list_.clear();
 }
 

@@ -116,16 +116,23 @@ class ClusterAudit {
   explicit ClusterAudit(const Policy& policy, bool sum_nodes = true)
       : policy_(policy), sum_nodes_(sum_nodes) {}
 
-  // Nodes first: the inventory is built from them when the first workload
-  // or pod comes. With none (the list was refused), workloads are judged
-  // against the policy's node classes.
+  // Nodes and DRA objects first: the inventory is built from them when the
+  // first workload or pod comes. With no nodes (the list was refused),
+  // workloads are judged against the policy's node classes.
   void AddNode(const Value& node, const std::string& source);
+  // A DeviceClass or ResourceSlice. They count only once DraComplete says
+  // that they are all of them; else the inventory knows no DRA (a resource
+  // no node lists may be DRA's: a warning, not an error).
+  void AddDraObject(const Value& object, const std::string& source);
+  // The DRA objects added are all the cluster has (none where it does not
+  // serve resource.k8s.io).
+  void DraComplete() { dra_complete_ = true; }
   // Workload objects of the policy's workload table, before any pod.
   void AddWorkload(const Value& object);
   void AddPod(const Value& pod);
   AuditReport Finish();
 
-  // Nodes that were not usable Nodes, with why.
+  // Nodes (and DRA objects) that were not usable, with why.
   const std::vector<Error>& node_errors() const { return node_errors_; }
 
  private:
@@ -142,6 +149,8 @@ class ClusterAudit {
   const Policy& policy_;
   const bool sum_nodes_;
   std::vector<NodeClass> node_list_;
+  DraObjects dra_objects_;
+  bool dra_complete_ = false, dra_unreadable_ = false;
   struct Node {
     NodeReport report;
     // The node alone: a pod bound to it is judged there, and finding its node

@@ -86,7 +86,8 @@ Options:
                        silence); DURATION as kubectl writes it: 90s, 1m30s
   -h, --help           print this text
 
-Permissions: list on nodes, pods and the workload kinds of the policy's
+Permissions: list on nodes, pods, DRA's deviceclasses and resourceslices
+(resource.k8s.io, where served) and the workload kinds of the policy's
 workload table that the cluster serves (deployments.apps, replicasets.apps,
 statefulsets.apps, daemonsets.apps, jobs.batch, cronjobs.batch,
 replicationcontrollers, podtemplates, and the GPU CRDs installed), cluster

@@ -49,7 +49,7 @@ std::string Permission(const std::string& verb, const std::string& resource,
 bool ReadCluster(const KubeEndpoint& endpoint, const Policy& policy, const ListOptions& options,
                  const std::string& ns, ClusterAudit* audit, ClusterRead* read,
                  std::string* error) {
-  std::vector<std::string> groups;
+  std::vector<std::string> groups = {"resource.k8s.io"};
   for (const WorkloadKind& w : policy.workloads) groups.push_back(w.group);
   Discovery discovery;
   if (!Discover(endpoint, groups, &discovery, error)) {
@@ -84,6 +84,17 @@ bool ReadCluster(const KubeEndpoint& endpoint, const Policy& policy, const ListO
            "no node is checked for what its pods request, and workloads are judged against the "
            "policy's node classes only",
            [&](const Value& node) { audit->AddNode(node, "api-server"); });
+
+  // DRA's devices: where the cluster serves none, there are none.
+  const ApiResource* classes = discovery.Find("resource.k8s.io", "DeviceClass");
+  const ApiResource* slices = discovery.Find("resource.k8s.io", "ResourceSlice");
+  const std::string dra_lacks =
+      "extended resources that DRA DeviceClasses may back are not fitted (a warning says so), "
+      "and claims are judged by GPU Feature Discovery's labels";
+  auto add_dra = [&](const Value& object) { audit->AddDraObject(object, "api-server"); };
+  if (!classes || !slices ||
+      (list(*classes, options, dra_lacks, add_dra) && list(*slices, options, dra_lacks, add_dra)))
+    audit->DraComplete();
 
   std::set<std::string> listed;  // resource paths
   for (const WorkloadKind& w : policy.workloads) {

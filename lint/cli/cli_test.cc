@@ -377,7 +377,7 @@ TEST_CASE("check: --nodes refuses objects that are not Nodes", "[cli][nodes]") {
   CHECK(r.rc == 2);
   CHECK(r.err == "gpulint: error: " + pod +
                      ":1:1: not a Node (kind: Pod); --nodes reads the output of 'kubectl get "
-                     "nodes -o yaml'\n");
+                     "nodes,deviceclasses,resourceslices -o yaml'\n");
   CHECK(r.out.empty());
 }
 

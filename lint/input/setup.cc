@@ -89,13 +89,16 @@ std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
 
 bool RunSetup::Load(const std::string& policy_file, const std::vector<std::string>& nodes_files,
                     int stdin_fd, std::vector<Error>* errors, const std::string& env_policy) {
+  NodesFile read;
   for (const std::string& path : nodes_files) {
     Error error;
-    if (!LoadNodesFile(path, stdin_fd, &nodes_, &error)) {
+    if (!LoadNodesFile(path, stdin_fd, &read, &error)) {
       errors->assign(1, std::move(error));
       return false;
     }
   }
+  nodes_ = std::move(read.nodes);
+  if (!read.dra.empty()) dra_ = DraInventory::Make(std::move(read.dra));
   env_policy_ = env_policy;
   forced_ = !policy_file.empty();
   fixed_ = Get(policy_file, errors);
@@ -114,7 +117,7 @@ const PolicySetup* RunSetup::Get(const std::string& file, std::vector<Error>* er
     setup->name = file;
     setup->policy = &setup->loaded;
   }
-  setup->inventory = BuildInventory(*setup->policy, nodes_);
+  setup->inventory = BuildInventory(*setup->policy, nodes_, dra_);
   return by_file_.emplace(file, std::move(setup)).first->second.get();
 }
 

@@ -70,6 +70,7 @@ class RunSetup {
   const PolicySetup* Get(const std::string& file, std::vector<Error>* errors);
 
   std::vector<NodeClass> nodes_;
+  std::shared_ptr<const DraInventory> dra_;  // null: the --nodes files hold no DRA objects
   std::string env_policy_;
   bool forced_ = false;  // --policy given
   const PolicySetup* fixed_ = nullptr;

@@ -277,6 +277,9 @@ void CheckRbacAndNetwork(const Rendered& r, const ValueSet& set, const json& dep
   // key of a node's status, and nothing else is written.
   json rules = json::parse(R"([{"apiGroups": [""], "resources": ["nodes"],
                                 "verbs": ["get", "list", "watch"]},
+                               {"apiGroups": ["resource.k8s.io"],
+                                "resources": ["deviceclasses", "resourceslices"],
+                                "verbs": ["get", "list", "watch"]},
                                {"apiGroups": [""], "resources": ["nodes/status"],
                                 "verbs": ["patch"]}])");
   // With selfRegister, its own two configurations, by name; never create.

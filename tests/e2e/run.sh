@@ -8,7 +8,7 @@
 #   tests/e2e/run.sh [--k8s VERSION] [SCENARIO...]
 #
 # VERSION is 1.28 or 1.36 (or GPULINT_K8S_VERSION); without one, the suite
-# runs on each version in turn. A scenario is its letter (a..s; m..p need
+# runs on each version in turn. A scenario is its letter (a..t; m..p and t need
 # 1.36); the default is every scenario the version runs.
 #
 # Environment: GPULINT_K8S_ASSETS (control-plane binaries, one directory per
@@ -69,12 +69,14 @@ declare -A SCRIPTS=(
   [q]="q_audit.sh"
   [r]="r_least_privilege.sh"
   [s]="s_real_card.sh"
+  [t]="t_dra_extended_resources.sh"
 )
-ORDER=(a b c d e f h i j k l m n o p q r s g-without g-with)
+ORDER=(a b c d e f h i j k l m n o p q r s t g-without g-with)
 # What only newer servers can show: the first minor version each scenario
-# runs on (pod-level resources and their resize, DRA resource.k8s.io/v1 and
-# native sidecars are all on by default in 1.36; none of them is in 1.28).
-declare -A SINCE=([m]=36 [n]=36 [o]=36 [p]=36)
+# runs on (pod-level resources and their resize, DRA resource.k8s.io/v1 with
+# extended resources, and native sidecars are all on by default in 1.36;
+# none of them is in 1.28).
+declare -A SINCE=([m]=36 [n]=36 [o]=36 [p]=36 [t]=36)
 # Scenarios that need longer than SCENARIO_SECONDS: l creates its pods one at a time.
 declare -A SCENARIO_LIMIT=([l]=240)
 

@@ -1,10 +1,8 @@
-// The node inventory, kept current from the API server in the background:
-// list once, then watch from that resourceVersion, handing the list and then
-// each ADDED, MODIFIED and DELETED to a NodeSink (node_sink.h), and telling an
-// observer, such as the VRAM advertiser, what it read.
-// Admission requests never wait on the API server. A broken stream reconnects
-// with backoff; "410 Gone" (the watch fell too far behind) relists. How
-// current the inventory is shows in sync() (watch_sync.h).
+// The node inventory, kept current from the API server in the background
+// (list_watch.h): the list and then each ADDED, MODIFIED and DELETED go to a
+// NodeSink (node_sink.h), and an observer, such as the VRAM advertiser, is
+// told what was read. How current the inventory is shows in sync()
+// (watch_sync.h).
 #ifndef GPULINT_WEBHOOK_KUBE_NODE_WATCH_H_
 #define GPULINT_WEBHOOK_KUBE_NODE_WATCH_H_
 
@@ -18,7 +16,7 @@
 #include "engine/base/value.h"
 #include "engine/cluster/inventory.h"
 #include "kube/kube_client.h"
-#include "webhook/kube/loop_control.h"
+#include "webhook/kube/list_watch.h"
 #include "webhook/kube/node_sink.h"
 #include "webhook/kube/watch_sync.h"
 #include "webhook/support/log.h"
@@ -41,14 +39,9 @@ class NodeObserver {
   virtual void Listed(const std::set<std::string>& names) = 0;
 };
 
-class NodeWatcher {
+class NodeWatcher : private ListWatchHandler {
  public:
-  struct Options {
-    std::chrono::milliseconds min_backoff{500};
-    std::chrono::milliseconds max_backoff{30000};
-    int watch_timeout_seconds = 300;  // the API server ends each watch after this
-    int page_size = 500;
-  };
+  using Options = ListWatch::Options;
 
   // `sink` must outlive the watch (Stop).
   NodeWatcher(KubeEndpoint endpoint, NodeSink* sink, LogSink log, Metrics* metrics,
@@ -62,38 +55,31 @@ class NodeWatcher {
   void Start();
   void Stop();  // idempotent; interrupts a request in flight
 
-  uint64_t lists() const { return lists_.load(); }
-  uint64_t events() const { return events_.load(); }
+  uint64_t lists() const { return loop_.lists(); }
+  uint64_t events() const { return loop_.events(); }
   const WatchSync& sync() const { return sync_; }
 
  private:
-  enum class WatchEnd { kClosed, kGone, kFailed, kStopped };
-  void Run();
-  bool List();
-  WatchEnd Watch();
-  // Applies one watch event line; sets *end when the stream must stop.
-  bool ApplyEvent(std::string_view line, WatchEnd* end);
-  std::unique_ptr<HttpsClient> Client(int read_timeout_seconds);  // for the watch
-
-  KubeEndpoint endpoint_;
-  NodeSink* sink_;
-  LogSink log_;
-  Metrics* metrics_;
-  Options options_;
-  NodeObserver* observer_ = nullptr;
+  // ListWatchHandler
+  void ListStart() override;
+  void ListItem(Value& item) override;
+  void ListEnd(const std::string& resource_version) override;
+  void Event(std::string_view type, const Value& object) override;
 
   // Whether a node reads, for the log: a node whose labels do not read is
   // logged when its problem first appears or changes, not on each of its
   // status updates (every few seconds per node).
   void NoteRead(const std::string& name, bool ok, const Error& error);
 
+  NodeSink* sink_;
+  LogSink log_;
+  NodeObserver* observer_ = nullptr;
   std::map<std::string, std::string>
       skipped_;  // node -> its problem, as logged; the watch thread's
-  std::string resource_version_;
-
-  std::atomic<uint64_t> lists_{0}, events_{0};
+  std::vector<NodeClass> listed_nodes_;  // the list being read
+  std::set<std::string> listed_;         // its usable nodes and skipped ones
   WatchSync sync_{"nodes"};
-  LoopControl loop_;  // last: stopped first
+  ListWatch loop_;  // last: stopped first
 };
 
 }  // namespace gpulint

@@ -35,6 +35,9 @@ class WatchSync {
   void WatchEnded();     // it ended as watches do (the API server's timeout)
   // A list or watch failed (or a watch broke): why, for /readyz.
   void Failed(std::string why);
+  // The API server does not serve the resource (resource.k8s.io on 1.28):
+  // there is nothing to watch, and the view (none) is current for good.
+  void NotServed() { WatchOpened(); }
 
   struct State {
     bool ever_synced = false;

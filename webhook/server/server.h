@@ -63,9 +63,9 @@ struct ServerOptions {
 // Each job has one owner: the snapshot and its reloads the SnapshotStore, the
 // certificate and its expiry the ServingCertificate, the routes the Router;
 // this class starts, probes and stops them. It is also the sink of the node
-// watch (node_watch.h), for the snapshot store, and hears what the net layer
-// refuses (NetObserver), for the logs and metrics.
-class WebhookServer : public NodeSink, private ServerStatus, private NetObserver {
+// and DRA watches (node_watch.h, dra_watch.h), for the snapshot store, and
+// hears what the net layer refuses (NetObserver), for the logs and metrics.
+class WebhookServer : public NodeSink, public DraSink, private ServerStatus, private NetObserver {
  public:
   explicit WebhookServer(ServerOptions options);
   ~WebhookServer();
@@ -100,6 +100,12 @@ class WebhookServer : public NodeSink, private ServerStatus, private NetObserver
   }
   void PutNode(NodeClass node) override { store_.PutNode(std::move(node)); }
   void RemoveNode(const std::string& name) override { store_.RemoveNode(name); }
+  // DraSink: the snapshot store's too. AwaitDra before the watches start.
+  void AwaitDra() { store_.AwaitDra(); }
+  void SetDra(std::shared_ptr<const DraInventory> dra,
+              const std::set<std::string>* changed_nodes) override {
+    store_.SetDra(std::move(dra), changed_nodes);
+  }
 
   // A list/watch whose staleness /metrics and /readyz report; it must
   // outlive the server.

@@ -75,7 +75,7 @@ void SnapshotStore::ReloadPolicy() {
 void SnapshotStore::ReloadNodesFile() {
   if (!nodes_watch_.enabled()) return;
   nodes_watch_.Mark();
-  std::vector<NodeClass> nodes;
+  NodesFile nodes;
   Error problem;
   if (!LoadNodesFile(nodes_watch_.path(), STDIN_FILENO, &nodes, &problem)) {
     metrics_.CountReload("nodes", false);
@@ -85,7 +85,7 @@ void SnapshotStore::ReloadNodesFile() {
         .Emit(log_);
     return;
   }
-  size_t count = nodes.size();
+  size_t count = nodes.nodes.size();
   {
     std::lock_guard<std::mutex> lock(state_mu_);
     file_nodes_ = std::move(nodes);
@@ -113,13 +113,42 @@ bool SnapshotStore::ReloadChanged() {
 void SnapshotStore::ReplaceNodes(std::vector<NodeClass> nodes) {
   std::lock_guard<std::mutex> publishing(publish_mu_);
   watched_.Clear();
-  for (NodeClass& node : nodes) watched_.Put(std::move(node), kWatchedNodeOrder);
+  for (NodeClass& node : nodes) {
+    if (watched_dra_) node.devices = watched_dra_->DevicesOf(node);
+    watched_.Put(std::move(node), kWatchedNodeOrder);
+  }
   PublishLocked();
 }
 
 void SnapshotStore::PutNode(NodeClass node) {
   std::lock_guard<std::mutex> publishing(publish_mu_);
+  if (watched_dra_) node.devices = watched_dra_->DevicesOf(node);
   if (watched_.Put(std::move(node), kWatchedNodeOrder)) PublishLocked();
+}
+
+void SnapshotStore::AwaitDra() {
+  std::lock_guard<std::mutex> publishing(publish_mu_);
+  awaiting_dra_ = true;
+}
+
+void SnapshotStore::SetDra(std::shared_ptr<const DraInventory> dra,
+                           const std::set<std::string>* changed_nodes) {
+  std::lock_guard<std::mutex> publishing(publish_mu_);
+  watched_dra_ = std::move(dra);
+  awaiting_dra_ = false;
+  // Each node whose devices may have changed is put again with them; the
+  // others keep theirs, which the new inventory shares (DraInventory::Make).
+  auto refresh = [&](NodeClass node) {
+    node.devices = watched_dra_ ? watched_dra_->DevicesOf(node) : nullptr;
+    watched_.Put(std::move(node), kWatchedNodeOrder);
+  };
+  if (changed_nodes) {
+    for (const std::string& name : *changed_nodes)
+      if (NodeClass node; watched_.Find(name, &node)) refresh(std::move(node));
+  } else {
+    for (NodeClass& node : watched_.inventory().Nodes()) refresh(std::move(node));
+  }
+  PublishLocked();
 }
 
 void SnapshotStore::RemoveNode(const std::string& name) {
@@ -129,14 +158,14 @@ void SnapshotStore::RemoveNode(const std::string& name) {
 
 void SnapshotStore::Publish() {
   std::lock_guard<std::mutex> publishing(publish_mu_);
-  std::vector<NodeClass> file_nodes;
+  NodesFile file_nodes;
   {
     std::lock_guard<std::mutex> lock(state_mu_);
     base_policy_ = policy_;
     base_problem_ = policy_problem_;
     file_nodes = file_nodes_;
   }
-  base_ = base_policy_ ? BuildInventory(*base_policy_, std::move(file_nodes)) : Inventory();
+  base_ = base_policy_ ? BuildInventoryFrom(*base_policy_, std::move(file_nodes)) : Inventory();
   PublishLocked();
 }
 
@@ -147,7 +176,8 @@ void SnapshotStore::PublishLocked() {
     // Copies the groups' pointers, not the nodes: a change costs the number
     // of groups, whatever the number of nodes.
     auto inventory = std::make_shared<Inventory>(base_);
-    inventory->Append(watched_.inventory());
+    if (!awaiting_dra_) inventory->Append(watched_.inventory());
+    if (watched_dra_) inventory->dra = watched_dra_;
     metrics_.CountInventoryPublish(inventory->size(), inventory->groups.size());
     snapshot = Snapshot{base_policy_, std::move(inventory), {}};
   }

@@ -10,7 +10,8 @@
 # limit is memory-limit-missing, naming the claim); the webhook, which sees
 # the Deployment alone, says that it cannot tell (dra-claim-unresolved).
 # A claim template asking each GPU for 100Gi of memory: gpulint check and
-# the webhook deny it (vram-exceeds-gpu: no node's GPUs have more than 80Gi);
+# the webhook deny it (vram-exceeds-gpu: no device the slices publish has
+# more than 80Gi);
 # admitted in warn mode, the scheduler cannot allocate it: the pod stays
 # Pending.
 # shellcheck source=../lib.sh
@@ -97,8 +98,9 @@ jq -e --argjson b "$bindings" 'length == 2 and ([.[] | {pod, node: .pool}] == $b
     "one allocated claim per pod, its device in the pool of the pod's node $bindings" "$allocations"
 note "bound, each with a claim allocated on its own node: $allocations"
 
-# gpulint check with the template in view and the cluster's nodes.
-k get nodes -o yaml >"$E2E_TMP/o-nodes.yaml"
+# gpulint check with the template in view and the cluster's nodes, device
+# classes and resource slices.
+k get nodes,deviceclasses,resourceslices -o yaml >"$E2E_TMP/o-nodes.yaml"
 check() { OUT=$("$GPULINT" check --nodes "$E2E_TMP/o-nodes.yaml" "$@" 2>&1) && RC=0 || RC=$?; }
 check "$manifests"
 ((RC == 0)) || fail "gpulint check of the template and the Deployment found something" "exit status 0, nothing" "$OUT"
@@ -113,11 +115,11 @@ note "gpulint check counts the claim's GPU: $(grep -o 'warning: container "train
 # cluster, have. The claim is the template's: gpulint check and the webhook
 # judge it where it is written, against every node.
 { template huge-gpu 100Gi; deployment huge huge-gpu 1; } >"$E2E_TMP/o-huge.yaml"
-huge_msg='request "gpu" asks 100Gi \([0-9]* B = [0-9.]* GB = 100 GiB\) of memory of each gpu.nvidia.com device, but the GPUs of node "dra-a100-[01]" have 80Gi each, and no node.s have more: the scheduler cannot allocate it'
+huge_msg='request "gpu" asks 100Gi \([0-9]* B = [0-9.]* GB = 100 GiB\) of memory of each gpu.nvidia.com device, but the largest device that DeviceClass selects, "gpu-[01]" of node "dra-a100-[01]", has 80Gi, and no node.s have more: the scheduler cannot allocate it'
 check "$E2E_TMP/o-huge.yaml"
 ((RC == 1)) && grep -Eq ":11:[0-9]+: error: $huge_msg" <<<"$OUT" ||
   fail "gpulint check does not deny a claim template asking more memory than the GPUs have" \
-    'exit status 1; o-huge.yaml:11:...: error: request "gpu" asks 100Gi (...) of memory of each gpu.nvidia.com device, but the GPUs of node "dra-a100-N" have 80Gi each, and no node'"'"'s have more: ...' "$OUT"
+    'exit status 1; o-huge.yaml:11:...: error: request "gpu" asks 100Gi (...) of memory of each gpu.nvidia.com device, but the largest device that DeviceClass selects, "gpu-N" of node "dra-a100-N", has 80Gi, and no node'"'"'s have more: ...' "$OUT"
 note "gpulint check: $(grep -o 'error: .*' <<<"$OUT" | cut -c1-200)"
 template huge-gpu 100Gi >"$E2E_TMP/o-huge-template.yaml"
 kc apply -f "$E2E_TMP/o-huge-template.yaml"
