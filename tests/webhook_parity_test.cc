@@ -20,7 +20,7 @@ namespace gpulint::webhook_test {
 namespace {
 
 // Manifests only: node lists, policies and nvidia-smi output are other inputs;
-// the captured reviews and the corpus have tests of their own, and charts
+// the captured reviews and the corpora have tests of their own, and charts
 // (sources/) are not YAML until helm renders them.
 std::vector<std::string> Manifests() {
   std::vector<std::string> files;
@@ -31,7 +31,8 @@ std::vector<std::string> Manifests() {
     if (!e.is_regular_file() || (ext != ".yaml" && ext != ".yml" && ext != ".json")) continue;
     if (rel.rfind("nodes/", 0) == 0 || rel.rfind("policies/", 0) == 0 ||
         rel.rfind("nvidia-smi/", 0) == 0 || rel.rfind("admission/", 0) == 0 ||
-        rel.rfind("corpus/", 0) == 0 || rel.rfind("sources/", 0) == 0)
+        rel.rfind("corpus/", 0) == 0 || rel.rfind("field/", 0) == 0 ||
+        rel.rfind("sources/", 0) == 0)
       continue;
     files.push_back(e.path().string());
   }
