@@ -213,13 +213,26 @@ std::string GpuVisibilityBypass(const Builder& b) {
 
 std::string MemoryLimitMissing(const Builder& b) {
   std::string c = b.names()->Next("c"), p = PodOf(c);
+  // An InferenceService's predictor model is merged with its serving runtime,
+  // never in view of admission (engine/rules/memory_limit_missing.cc).
+  std::string predictor_model =
+      "(variables.group == 'serving.kserve.io' && object.kind == 'InferenceService' && " + c +
+      ".path.startsWith('spec.predictor.') && !" + c + ".path.substring(15).contains('.') && !" +
+      c + ".path.substring(15).contains('['))";
+  std::string at = c + ".resPath + '.limits'";
+  std::string head = Label(c) + " + ' uses GPUs but sets no memory limit";
   return b.Collect(
       "variables.containers.filter(" + c + ", !" + p + ".partial && !" + p + ".memLimit && " + c +
-      ".gpu && !" + c + ".memLimit).map(" + c + ", " +
-      Builder::Find(b.Default(), c + ".resPath + '.limits'",
-                    Label(c) +
-                        " + ' uses GPUs but sets no memory limit; the driver\\'s host memory is "
-                        "not charged to the pod, so an unbounded container can hang the node'") +
+      ".gpu && !" + c + ".memLimit).map(" + c + ", " + predictor_model + " ? " +
+      Builder::Find(b.Sev(Severity::kInfo), at,
+                    head + "; its serving runtime, not in the input, may set one (KServe merges "
+                           "the runtime\\'s container into the predictor): if it sets none "
+                           "either, the driver\\'s host memory is not charged to the pod, so an "
+                           "unbounded container can hang the node'") +
+      " : " +
+      Builder::Find(b.Default(), at,
+                    head + "; the driver\\'s host memory is not charged to the pod, so an "
+                           "unbounded container can hang the node'") +
       ")");
 }
 

@@ -303,7 +303,7 @@ class CheckRun {
                  Error* error) const {
     const Policy& policy = *setup.policy;
     const bool places_every_object = writer_->PlacesEveryObject();
-    DeviceClaims claims;  // DRA claims and templates seen so far in this file
+    InView seen;  // DRA claims and templates, KServe runtimes seen so far in this file
     SourceSink sink = [&](Document&& doc, const RenderedDocument* rendered) {
       if (doc.ok && doc.root.is_null()) return true;  // empty, e.g. a trailing "---"
       ++*documents;
@@ -325,11 +325,12 @@ class CheckRun {
       const OwnerIndex owners = OwnerIndex::OfDocument(doc.root);
       ForEachObject(doc.root, [&](const Value& object) {
         if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
-        claims.Add(object);
+        seen.Add(object);
         if (owners.TopOwner(object)) return out.UnderOwner();
         Coverage coverage;
-        std::vector<Finding> findings =
-            Evaluate(object, file, policy, setup.inventory, &claims, &coverage);
+        EvaluateOptions evaluate = seen.Options();
+        evaluate.coverage = &coverage;
+        std::vector<Finding> findings = Evaluate(object, file, policy, setup.inventory, evaluate);
         std::string object_file = file;
         Mark object_mark = object.mark();
         if (rendered && (!findings.empty() || places_every_object)) {
