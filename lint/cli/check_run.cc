@@ -78,6 +78,7 @@ class CheckRun {
       for (size_t i = 0; i < inputs_.size(); ++i) CheckInput(i);
     }
     ReportEmptySources();
+    NoteChecksNotRun();
     writer_->Finish(summary_);
     if (baseline_writer_) return WriteBaseline(baseline_writer_->Text(), PolicyText(policy_names_));
     writer_.reset();
@@ -146,6 +147,26 @@ class CheckRun {
     }
     policy_names_ = std::move(names);
     return true;
+  }
+
+  // Fit and VRAM need nodes: a run that checked a workload without any says
+  // so in every format, so that a clean run is not read as a checked one.
+  void NoteChecksNotRun() {
+    if (summary_.checked == 0) return;
+    size_t without = 0;
+    for (const PolicySetup* setup : policies_) without += setup->inventory.empty();
+    if (without == 0) return;
+    std::string why = "no nodes";
+    if (without < policies_.size())
+      why += " for " + std::to_string(without) + " of " + std::to_string(policies_.size()) +
+             " inputs";
+    summary_.not_run.push_back(
+        {"fit and VRAM",
+         {"exceeds-allocatable", "no-matching-node", "vram-exceeds-gpu"},
+         why,
+         "--nodes",
+         "give --nodes FILE ('kubectl get nodes -o yaml' writes one) or the policy's "
+         "spec.nodeClasses"});
   }
 
   // The writer of the chosen format (or the baseline's), handed the errors

@@ -91,8 +91,16 @@ bool RunSetup::Load(const std::string& policy_file, const std::vector<std::strin
                     int stdin_fd, std::vector<Error>* errors, const std::string& env_policy) {
   for (const std::string& path : nodes_files) {
     Error error;
+    size_t before = nodes_.size();
     if (!LoadNodesFile(path, stdin_fd, &nodes_, &error)) {
       errors->assign(1, std::move(error));
+      return false;
+    }
+    // An empty inventory would check nothing and pass in silence.
+    if (nodes_.size() == before) {
+      errors->assign(1, Error{DisplayName(path), {},
+                              "--nodes: no Node in it; a node inventory with no node checks "
+                              "nothing ('kubectl get nodes -o yaml' writes one)"});
       return false;
     }
   }

@@ -139,10 +139,13 @@ class SarifWriter : public BufferedWriter {
 
   // The invocation says whether the run succeeded: a log with no results
   // and executionSuccessful false is a failed run, not a clean one.
-  void Finish(const Summary&) override {
+  void Finish(const Summary& s) override {
     json invocation = {{"executionSuccessful", errors_.empty()}};
-    if (!errors_.empty()) {
+    if (!errors_.empty() || !s.not_run.empty()) {
       json notifications = json::array();
+      // A check that did not run is a note: the run succeeded, less it.
+      for (const NotRun& n : s.not_run)
+        notifications.push_back({{"level", "note"}, {"message", {{"text", n.Text()}}}});
       for (const Error& e : errors_) {
         json physical = PhysicalLocation(e.file, e.mark);
         // The location is said once: in the message when it has no artifact.
