@@ -20,6 +20,15 @@ bool NotANodeResource(std::string_view name) {
          name.rfind("deviceclass.resource.kubernetes.io/", 0) == 0;
 }
 
+// HAMi's shares of a GPU (memory, cores): its scheduler extender serves them
+// and tells kube-scheduler to ignore them (managedResources with
+// ignoredByScheduler), so no node ever advertises them, on a cluster where
+// they work as on one where they do not.
+bool ServedByExtender(std::string_view name) {
+  return name == "nvidia.com/gpumem" || name == "nvidia.com/gpumem-percentage" ||
+         name == "nvidia.com/gpucores";
+}
+
 // "nvidia.com" of "nvidia.com/gpu"; "" for a name without a domain.
 std::string_view DomainOf(std::string_view name) {
   size_t slash = name.find('/');
@@ -65,7 +74,7 @@ void Check(const ObjectContext& ctx, Reporter& out) {
         const ResourceEntry* e = EntryOf(c, name);
         if (NotANodeResource(name) || (e->valid && e->quantity.sign() <= 0)) continue;
         if (!ctx.inventory.empty()) {
-          if (offered.count(name)) continue;
+          if (offered.count(name) || ServedByExtender(name)) continue;
           std::set<std::string> near = offered;
           near.insert(known.begin(), known.end());
           out.Report(e->value, e->path,
