@@ -2,7 +2,7 @@
 """The field corpus: gpulint on real GPU manifests from public projects,
 against the verdicts given by hand to each of its findings.
 
-    tests/field_corpus.py GPULINT [--report] [--unjudged FILE]
+    tests/field_corpus.py GPULINT [--report] [--unjudged FILE] [--rows A-B] [--also FILE]
 
 The manifests are in testdata/field/manifests/, unmodified third-party files
 with their licences in testdata/field/LICENSES/ (testdata/field/README.md).
@@ -18,7 +18,11 @@ Fails when
 - a finding has no verdict yet (it prints the entry to judge and add;
   --unjudged FILE writes them all there, one JSON object a line).
 A finding of a problem listed as missed is true: that was judged.
-Prints precision and recall per run; --report adds them per rule.
+Prints precision and recall per run; --report adds them per rule. --rows A-B
+measures only the files of SOURCES.md's rows A to B (a round, or an older
+gpulint on it: a true finding it lacks is then a fact to report, not a failure).
+--also FILE adds the verdicts of FILE (an older gpulint's findings, judged by
+hand: REPORT-33.before.json).
 """
 import hashlib
 import json
@@ -52,7 +56,8 @@ def source_rows():
             if not re.match(r"^\| \d+ \|", line):
                 continue
             cells = [c.strip().strip("`") for c in line.split("|")[1:-1]]
-            rows.append({"file": cells[1], "repo": cells[2], "blob": cells[6]})
+            rows.append({"row": int(cells[0]), "file": cells[1], "repo": cells[2],
+                         "blob": cells[6]})
     return rows
 
 
@@ -78,12 +83,12 @@ def check_sources():
             problems.append(f"no licence text for {r['repo']}: {os.path.relpath(licence, ROOT)}")
     if len(rows) == 0:
         problems.append("SOURCES.md lists no file")
-    return problems, len(rows)
+    return problems, rows
 
 
-def findings(gpulint, extra):
+def findings(gpulint, extra, files):
     """Each finding of one run, keyed as classified.json keys them."""
-    out = subprocess.run([gpulint, "check", "--format", "json", "-j", "2", *extra, "."],
+    out = subprocess.run([gpulint, "check", "--format", "json", "-j", "2", *extra, *files],
                          cwd=MANIFESTS, capture_output=True, text=True)
     if out.returncode > 1:
         sys.exit(f"FAIL: gpulint check exited {out.returncode}: {out.stderr.strip()}")
@@ -102,9 +107,10 @@ def key(f):
     return (f["file"], f["kind"], f["name"], f["rule"], f["path"], f["severity"])
 
 
-def judge_run(run, got, classified, problems, unjudged, report):
-    verdicts = {key(c): c for c in classified["findings"] if c["run"] in (run, "both")}
-    missed_list = classified["missed"]
+def judge_run(run, got, classified, problems, unjudged, report, files):
+    verdicts = {key(c): c for c in classified["findings"]
+                if c["run"] in (run, "both") and c["file"] in files}
+    missed_list = [m for m in classified["missed"] if m["file"] in files]
 
     def listed_missed(f):  # a problem judged real, that no rule reported before
         return next((m for m in missed_list
@@ -131,11 +137,12 @@ def judge_run(run, got, classified, problems, unjudged, report):
         if c["verdict"] == "false":
             problems.append(f"{run}: a finding judged false is back: {f['file']} {f['path']} "
                             f"[{f['rule']}]: {c['why']}")
-    for k, c in verdicts.items():
-        if c["verdict"] == "true" and k not in seen:
-            problems.append(f"{run}: a true finding is lost: {c['file']} {c['path']} "
-                            f"[{c['rule']}]: {c['why']}")
-    missed = [m for m in missed_list if not any(listed_missed(f) is m for f in got)]
+    lost = [c for k, c in verdicts.items() if c["verdict"] == "true" and k not in seen]
+    for c in lost:
+        problems.append(f"{run}: a true finding is lost: {c['file']} {c['path']} "
+                        f"[{c['rule']}]: {c['why']}")
+    # A true finding lost is a problem missed, as one never found is.
+    missed = lost + [m for m in missed_list if not any(listed_missed(f) is m for f in got)]
     judged = counts["true"] + counts["false"]
     total = sum(counts.values())
     precision = counts["true"] / judged if judged else 1.0
@@ -143,8 +150,8 @@ def judge_run(run, got, classified, problems, unjudged, report):
     debatable = counts["debatable"] / total if total else 0.0
     print(f"{run}: {len(got)} findings: {counts['true']} true, {counts['false']} false, "
           f"{counts['debatable']} debatable ({debatable:.0%}); precision {precision:.3f}; "
-          f"recall {recall:.3f} ({len(missed)} missed, "
-          f"{len(missed_list) - len(missed)} of the list now found)")
+          f"recall {recall:.3f} ({len(missed)} missed, {len(lost)} of them true findings lost; "
+          f"{len(missed_list) - len(missed) + len(lost)} of the missed list now found)")
     if report:
         for (rule, severity), c in sorted(by_rule.items()):
             print(f"  {rule} ({severity}): {c['true']} true, {c['false']} false, "
@@ -159,7 +166,11 @@ def main():
         sys.exit(__doc__)
     gpulint, report = os.path.abspath(args[0]), "--report" in args
     unjudged_file = args[args.index("--unjudged") + 1] if "--unjudged" in args else None
-    problems, files = check_sources()
+    problems, rows = check_sources()
+    files = [r["file"] for r in rows]
+    if "--rows" in args:
+        first, last = map(int, args[args.index("--rows") + 1].split("-"))
+        files = [r["file"] for r in rows if first <= r["row"] <= last]
     classified = {"findings": [], "missed": []}
     for name in sorted(os.listdir(FIELD)):  # a file per round: classified.json, classified-round2.json
         if name.startswith("classified") and name.endswith(".json"):
@@ -167,13 +178,19 @@ def main():
                 part = json.load(f)
             classified["findings"] += part["findings"]
             classified["missed"] += part["missed"]
+    if "--also" in args:
+        with open(args[args.index("--also") + 1]) as f:
+            part = json.load(f)
+        classified["findings"] += part["findings"]
+        classified["missed"] += part.get("missed", [])
     for c in classified["findings"] + classified["missed"]:
         if c.get("verdict", "true") not in VERDICTS or not c.get("why"):
             problems.append(f"classified.json: an entry without a verdict and its reason: {c}")
-    print(f"field corpus: {files} files")
+    print(f"field corpus: {len(files)} files")
     unjudged = []
     for run, extra in RUNS.items():
-        judge_run(run, findings(gpulint, extra), classified, problems, unjudged, report)
+        judge_run(run, findings(gpulint, extra, files), classified, problems, unjudged, report,
+                  set(files))
     if unjudged_file:
         with open(unjudged_file, "w") as f:
             f.writelines(json.dumps(u) + "\n" for u in unjudged)
