@@ -57,8 +57,8 @@ const ResourceEntry* EntryOf(const ContainerInfo& c, const std::string& resource
 
 void Check(const ObjectContext& ctx, Reporter& out) {
   const Policy& policy = ctx.policy;
-  std::set<std::string> offered, vendor_domains, known(policy.gpu_resources.begin(),
-                                                         policy.gpu_resources.end());
+  std::set<std::string> offered, vendor_domains,
+      known(policy.gpu_resources.begin(), policy.gpu_resources.end());
   for (const auto& group : ctx.inventory.groups)
     for (const auto& [name, q] : group->shape.allocatable) offered.insert(name);
   for (const std::string& gpu : policy.gpu_resources)
@@ -83,12 +83,16 @@ void Check(const ObjectContext& ctx, Reporter& out) {
                          ": the scheduler counts it as 0 allocatable everywhere, so the pod "
                          "would stay Pending");
         } else if (vendor_domains.count(std::string(DomainOf(name))) && !Known(policy, name)) {
+          // A near miss of a GPU resource (nvidia.com/gpus) is a typo that
+          // keeps the pod Pending on every cluster: an error, without nodes
+          // too. Any other unknown name of a vendor may be a plugin we do not
+          // know: a warning.
+          std::string near = DidYouMean(name, known);
           out.Report(e->value, e->path,
                      ContainerLabel(c) + " asks for " + name + ", which is no resource the " +
-                         std::string(DomainOf(name)) + " device plugins advertise" +
-                         DidYouMean(name, known) +
+                         std::string(DomainOf(name)) + " device plugins advertise" + near +
                          ": no node would offer it, and the pod would stay Pending",
-                     Severity::kWarning);
+                     near.empty() ? Severity::kWarning : Severity::kError);
         }
       }
     }
@@ -104,7 +108,8 @@ extern const Rule kUnknownResourceRule = {
      "`Insufficient nvidia.com/gpus`. A typo in a resource name (nvidia.com/gpus), a MIG profile "
      "no node is cut into, an AMD or Intel GPU in an NVIDIA cluster. With a node list (--nodes, "
      "the webhook's node watch) it is an error; without one, a name under a GPU vendor's domain "
-     "that the policy does not know (gpuResources, otherGpuAssignments) is a warning.",
+     "that the policy does not know (gpuResources, otherGpuAssignments) is an error when it is a "
+     "near miss of a GPU resource (nvidia.com/gpus), else a warning.",
      "Use the name the nodes advertise (kubectl get nodes -o jsonpath='{.items[*].status."
      "allocatable}'): nvidia.com/gpu for whole NVIDIA GPUs, nvidia.com/mig-<profile> under MIG's "
      "mixed strategy.",
