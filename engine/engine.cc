@@ -138,6 +138,7 @@ std::vector<Finding> Evaluate(const Value& object, const std::string& file, cons
   if (policy.ExemptNamespace(ctx.ref.namespace_name)) return findings;
   ctx.pods = ExtractPods(object, policy, inventory, options.claims);
   ctx.fixes = options.fixes;
+  ctx.runtimes = options.runtimes;
   ctx.unchecked = FindUncheckedShapes(object, policy, ctx.pods);
   if (coverage && !ctx.unchecked.empty()) {
     *coverage = Coverage::kNotChecked;

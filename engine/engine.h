@@ -15,6 +15,7 @@
 #include "engine/policies.h"
 #include "engine/policy/policy.h"
 #include "engine/workload/dra.h"
+#include "engine/workload/serving_runtimes.h"
 #include "engine/workload/workload_coverage.h"
 
 namespace gpulint {
@@ -52,9 +53,31 @@ struct EvaluateOptions {
   // Rules attach their repairs to their findings (Finding::fix), for
   // `gpulint fix`.
   bool fixes = false;
+  // KServe ServingRuntimes and ClusterServingRuntimes seen before the object
+  // in its input, which an InferenceService's predictor is merged with; null:
+  // none in view.
+  const ServingRuntimes* runtimes = nullptr;
   // When given, every ignore annotation that met a finding, honoured or not:
   // the webhook logs, counts and records each in the audit log.
   std::vector<Waiver>* waivers = nullptr;
+};
+
+// What an input holds that other objects' pods refer to, as far as it has
+// been read: DRA claims and templates, KServe serving runtimes. A front end
+// adds each object as it reads it, and evaluates the next ones with it.
+struct InView {
+  DeviceClaims claims;
+  ServingRuntimes runtimes;
+  void Add(const Value& object) {
+    if (!claims.Add(object)) runtimes.Add(object);
+  }
+  // Options that resolve against what is in view.
+  EvaluateOptions Options() const {
+    EvaluateOptions options;
+    options.claims = &claims;
+    options.runtimes = &runtimes;
+    return options;
+  }
 };
 
 // Findings for one object (not a List: see ForEachObject), honouring the

@@ -154,7 +154,8 @@ TEST_CASE("binary: exit codes 0, 1 and 2", "[cli][binary]") {
   CHECK(dirty.rc == 1);
   CHECK(dirty.out.rfind(pod + ":11:25: error: ", 0) == 0);
   CHECK(dirty.err ==
-        "gpulint: " + std::string("1 error, 0 warnings in 1 object (1 file); policy: built-in\n"));
+        "gpulint: " + std::string("1 error, 0 warnings in 1 object (1 file); fit and VRAM not checked: no nodes (--nodes); "
+                                 "policy: built-in\n"));
   Result bad = RunBinary(dir, {"check", "--no-such-flag", pod});
   CHECK(bad.rc == 2);
   CHECK(bad.err ==

@@ -3,7 +3,9 @@
 // corpus notes (SOURCES.md) call for are there.
 #include <catch2/catch.hpp>
 #include <filesystem>
+#include <fstream>
 #include <map>
+#include <set>
 
 #include "engine/base/objects.h"
 #include "engine/mutate/mutate.h"
@@ -210,6 +212,29 @@ TEST_CASE("corpus node agents are neither mutated nor blamed", "[corpus][node-ag
       },
       &error));
   CHECK(patched == 1);
+}
+
+// Third-party files travel with their licences: every project SOURCES.md
+// names has its licence text in LICENSES/.
+TEST_CASE("every corpus project's licence text is in the corpus", "[corpus]") {
+  std::ifstream sources(CorpusDir() / "SOURCES.md");
+  REQUIRE(sources);
+  std::set<std::string> repos;
+  for (std::string line; std::getline(sources, line);) {
+    // | # | saved name | repo | ...: the repository is the third cell.
+    if (line.rfind("| ", 0) != 0 || line.size() < 3 || !std::isdigit(line[2])) continue;
+    size_t start = 0;
+    for (int cell = 0; cell < 3; ++cell) start = line.find('|', start) + 1;
+    std::string repo = line.substr(start, line.find('|', start) - start);
+    repo = repo.substr(repo.find_first_not_of(' '));
+    repos.insert(repo.substr(0, repo.find_last_not_of(' ') + 1));
+  }
+  CHECK(repos.size() == 23);
+  for (std::string repo : repos) {
+    repo.replace(repo.find('/'), 1, "__");
+    INFO(repo);
+    CHECK(fs::is_regular_file(CorpusDir() / "LICENSES" / (repo + ".LICENSE")));
+  }
 }
 
 }  // namespace gpulint::testing

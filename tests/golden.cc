@@ -48,7 +48,7 @@ Inventory LoadInventory(const Policy& policy, const std::string& path) {
 std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
                               const Inventory& inventory) {
   std::vector<Finding> findings;
-  DeviceClaims claims;  // as the CLI reads a file: claims resolve from earlier documents
+  InView seen;  // as the CLI reads a file: claims and runtimes resolve from earlier documents
   Error error;
   bool ok = LoadYamlFile(
       path, LoadLimits(),
@@ -58,8 +58,8 @@ std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
           return true;
         }
         ForEachObject(doc.root, [&](const Value& object) {
-          claims.Add(object);
-          for (Finding& f : Evaluate(object, path, policy, inventory, &claims))
+          seen.Add(object);
+          for (Finding& f : Evaluate(object, path, policy, inventory, seen.Options()))
             findings.push_back(std::move(f));
         });
         return true;

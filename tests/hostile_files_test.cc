@@ -164,7 +164,8 @@ TEST_CASE("hostile: the engine's hostile documents through the binary, one file"
   CHECK_THAT(last, Catch::StartsWith(path + ":32:25: error: container \"train\": nvidia.com/gpu "
                                             "1500m (1.5) is not a whole number"));
   CHECK_THAT(last, Catch::EndsWith("[gpu-fractional]\n"));
-  CHECK(r.err == "gpulint: 6 errors, 0 warnings in 1 object (1 file); policy: built-in\n");
+  CHECK(r.err == "gpulint: 6 errors, 0 warnings in 1 object (1 file); fit and VRAM not checked: no nodes (--nodes); "
+                 "policy: built-in\n");
 }
 
 TEST_CASE("hostile: a stream of 10,000 documents, some broken", "[hostile][lint]") {

@@ -20,7 +20,7 @@ namespace gpulint::webhook_test {
 namespace {
 
 // Manifests only: node lists, policies and nvidia-smi output are other inputs;
-// the captured reviews and the corpus have tests of their own, and charts
+// the captured reviews and the corpora have tests of their own, and charts
 // (sources/) are not YAML until helm renders them.
 std::vector<std::string> Manifests() {
   std::vector<std::string> files;
@@ -31,7 +31,8 @@ std::vector<std::string> Manifests() {
     if (!e.is_regular_file() || (ext != ".yaml" && ext != ".yml" && ext != ".json")) continue;
     if (rel.rfind("nodes/", 0) == 0 || rel.rfind("policies/", 0) == 0 ||
         rel.rfind("nvidia-smi/", 0) == 0 || rel.rfind("admission/", 0) == 0 ||
-        rel.rfind("corpus/", 0) == 0 || rel.rfind("sources/", 0) == 0 ||
+        rel.rfind("corpus/", 0) == 0 || rel.rfind("field/", 0) == 0 ||
+        rel.rfind("sources/", 0) == 0 ||
         rel.rfind("heldout/", 0) == 0)  // heldout/classified.json: findings, no manifest
       continue;
     files.push_back(e.path().string());
@@ -126,12 +127,15 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
     // Objects are matched by kind/namespace/name; one named twice in a file
     // cannot be told apart in the CLI's output.
     std::map<std::string, int> seen;
-    bool has_claims = false;  // DRA claims or templates that resolve later objects' claims
+    // DRA claims or templates, or KServe runtimes, that the CLI resolves later
+    // objects of the file with.
+    bool has_claims = false;
     for (const Value& root : roots)
       ForEachObject(root, [&](const Value& object) {
         ObjectRef ref = RefOf(object);
         seen[Key(ref.kind, ref.namespace_name, ref.name)]++;
-        has_claims |= ApiGroupOf(ref.api_version) == "resource.k8s.io";
+        has_claims |= ApiGroupOf(ref.api_version) == "resource.k8s.io" ||
+                      ref.kind == "ServingRuntime" || ref.kind == "ClusterServingRuntime";
       });
     for (const Value& root : roots) {
       const OwnerIndex owners = OwnerIndex::OfDocument(root);
@@ -143,7 +147,8 @@ TEST_CASE("every manifest in testdata gets the same findings from the CLI and fr
         INFO(key);
         std::string body = ReviewFor(object, ref, ++objects);
         // The webhook sees one object: a claim the file's templates resolve is
-        // unresolved there, and a pod whose ReplicaSet is in the file (which the
+        // unresolved there (and a runtime the file holds is not in view), and a
+        // pod whose ReplicaSet is in the file (which the
         // CLI judges under it) is judged on its own, as the CLI judges that
         // object alone.
         std::vector<Json> expected = by_object[key];

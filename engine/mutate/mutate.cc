@@ -222,11 +222,13 @@ void ResourceOps(const Value& container, const std::string& pointer, const std::
 // Whether NVIDIA_VISIBLE_DEVICES=void can be added to `c` without taking a
 // GPU from it: it asks for none by any means (a GPU resource, a MIG profile or
 // another vendor's, a DRA claim, a scheduler's pod key), sets the variable in
-// no way itself, and is not privileged (a privileged container sees every
-// device anyway, and may rely on the runtime's driver libraries).
+// no way itself, is not privileged (a privileged container sees every
+// device anyway, and may rely on the runtime's driver libraries), and does not
+// misspell a GPU resource (nvidia.com/gpus: it meant to ask for one).
 bool HidesSafely(const PodInfo& pod, const ContainerInfo& c, const Policy& policy) {
   return !c.UsesGpus(policy) && !c.HasClaims() && !pod.SchedulerAssignsGpus(policy) &&
-         !c.Privileged() && !SetsVisibleDevices(*c.node);
+         !c.Privileged() && !SetsVisibleDevices(*c.node) &&
+         MisspeltGpuResource(c, policy).empty();
 }
 
 // Sets annotation `key` on the pod template at `where`, creating metadata and

@@ -100,22 +100,6 @@ bool NanoMagnitude(std::string_view digits, int64_t shift, int bits, uint128* ou
   return true;
 }
 
-// Parses ParseInt-style "[+-]digits" into an int64; false on syntax or overflow.
-bool ParseInt64(std::string_view s, int64_t* out) {
-  bool negative = !s.empty() && s[0] == '-';
-  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
-  if (s.empty()) return false;
-  uint128 v = 0;
-  for (char c : s) {
-    if (!IsDigit(c)) return false;
-    v = v * 10 + uint128(c - '0');
-    if (v > uint128(std::numeric_limits<int64_t>::max()) + 1) return false;
-  }
-  if (!negative && v > uint128(std::numeric_limits<int64_t>::max())) return false;
-  *out = negative ? static_cast<int64_t>(-static_cast<int128>(v)) : static_cast<int64_t>(v);
-  return true;
-}
-
 // Kubernetes reads the number through two paths. Its fast path turns a number
 // with no digits at all ("Gi", ".", "-") into zero; its slow path (binary
 // exponents of Pi and up, or decimal scales below nano) refuses it.
@@ -133,6 +117,22 @@ QuantityError Unrepresentable() {
 }  // namespace
 
 namespace quantity_internal {
+
+// Parses ParseInt-style "[+-]digits" into an int64; false on syntax or overflow.
+bool ParseInt64(std::string_view s, int64_t* out) {
+  bool negative = !s.empty() && s[0] == '-';
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) s.remove_prefix(1);
+  if (s.empty()) return false;
+  uint128 v = 0;
+  for (char c : s) {
+    if (!IsDigit(c)) return false;
+    v = v * 10 + uint128(c - '0');
+    if (v > uint128(std::numeric_limits<int64_t>::max()) + 1) return false;
+  }
+  if (!negative && v > uint128(std::numeric_limits<int64_t>::max())) return false;
+  *out = negative ? static_cast<int64_t>(-static_cast<int128>(v)) : static_cast<int64_t>(v);
+  return true;
+}
 
 bool SplitQuantity(std::string_view s, Parts* p) {
   *p = Parts{};
@@ -175,11 +175,12 @@ bool InterpretSuffix(std::string_view s, SuffixMeaning* m) {
       *m = {2, 10 * (i + 1), QuantityFormat::kBinarySI};
       return true;
     }
+  // suffix.go reads the exponent as an int64 and keeps it as an int32: one
+  // past that range wraps (kube-apiserver 1.36 stores "1e4294967297" as 10).
   int64_t exponent = 0;
-  if (s.size() > 1 && (s[0] == 'e' || s[0] == 'E') && ParseInt64(s.substr(1), &exponent) &&
-      exponent >= -std::numeric_limits<int32_t>::max() &&
-      exponent <= std::numeric_limits<int32_t>::max()) {
-    *m = {10, exponent, QuantityFormat::kDecimalExponent};
+  if (s.size() > 1 && (s[0] == 'e' || s[0] == 'E') && ParseInt64(s.substr(1), &exponent)) {
+    *m = {10, static_cast<int32_t>(static_cast<uint32_t>(static_cast<uint64_t>(exponent))),
+          QuantityFormat::kDecimalExponent};
     return true;
   }
   return false;

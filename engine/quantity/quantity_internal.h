@@ -38,9 +38,12 @@ struct SuffixMeaning {
   QuantityFormat format = QuantityFormat::kDecimalSI;
 };
 
-// Reads a suffix as Kubernetes' suffixer does. Exponents must fit in int32, as
-// current Kubernetes requires (older releases silently wrapped them).
+// Reads a suffix as Kubernetes' suffixer does. An exponent is read as an
+// int64 and kept as an int32, as Kubernetes keeps it: larger ones wrap.
 bool InterpretSuffix(std::string_view suffix, SuffixMeaning* meaning);
+
+// Go's strconv.ParseInt(s, 10, 64): "[+-]digits"; false on syntax or overflow.
+bool ParseInt64(std::string_view s, int64_t* out);
 
 // Why Parse refused `text`, in words a person can act on. Only meaningful for
 // text that Parse refused on grammar (not for kUnrepresentable).

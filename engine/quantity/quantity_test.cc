@@ -176,6 +176,11 @@ const ValidCase kValid[] = {
     {"1.", "1", "1", kD},
     {"1.G", "1000000000", "1G", kD},
     {"1e-2147483647", "0.000000001", "1e-9", kX},
+    // An exponent is kept as an int32, as Kubernetes keeps it: past that it
+    // wraps (kube-apiserver 1.36 stores 1e4294967297 as 10;
+    // testdata/quantity/apiserver.json).
+    {"1e4294967297", "10", "10", kX},
+    {"1E2147483648", "0.000000001", "1e-9", kX},
     {"0e2147483647", "0", "0", kX},
     // Kubernetes' fast path reads a number with no digits as zero.
     {".", "0", "0", kD},

@@ -129,5 +129,31 @@ spec:
                });
 }
 
+// gpulint fix on a container whose GPU request is misspelt: hiding the
+// node's GPUs would hide the one it asks for once the name is corrected.
+TEST_CASE("no hide-GPUs repair where a GPU resource is misspelt", "[fix-it]") {
+  Value pod = Yaml(R"(apiVersion: v1
+kind: Pod
+metadata: {name: p}
+spec:
+  tolerations: [{key: nvidia.com/gpu, operator: Exists}]
+  containers:
+  - name: c
+    image: nvcr.io/nvidia/pytorch:24.05-py3
+    resources:
+      limits: {memory: 16Gi, nvidia.com/gpus: 1}
+)");
+  EvaluateOptions options;
+  options.fixes = true;
+  std::vector<std::string> got;
+  for (const Finding& f : Evaluate(pod, "", DefaultPolicy(), Inventory(), options))
+    if (f.rule == "gpu-limit-missing")
+      got.push_back(f.fix ? f.fix->what : "not fixed: " + f.no_fix);
+  CHECK(got == std::vector<std::string>{
+                   "not fixed: it asks for nvidia.com/gpus, most likely a misspelt GPU resource: "
+                   "hiding the node's GPUs from it would hide the GPU it meant to ask for once "
+                   "the name is corrected; correct the name (unknown-resource says to what)"});
+}
+
 }  // namespace
 }  // namespace gpulint

@@ -15,6 +15,11 @@ void AttachFix(const ContainerInfo& c, const Policy& policy, Finding& f) {
     f.no_fix =
         "the policy turns hiding GPUs off (spec.mutations.hideGpus: false); set a GPU "
         "limit, or NVIDIA_VISIBLE_DEVICES=void if it needs no GPU";
+  } else if (std::string typo = MisspeltGpuResource(c, policy); !typo.empty()) {
+    f.no_fix = "it asks for " + typo +
+               ", most likely a misspelt GPU resource: hiding the node's GPUs from it would "
+               "hide the GPU it meant to ask for once the name is corrected; correct the name "
+               "(unknown-resource says to what)";
   } else if (c.Privileged()) {
     f.no_fix =
         "it is privileged: it sees every GPU device whatever NVIDIA_VISIBLE_DEVICES says; "

@@ -9,6 +9,8 @@
 
 #include "engine/base/patch_op.h"
 #include "engine/base/value.h"
+#include "engine/policy/policy.h"
+#include "engine/workload/workload.h"
 
 namespace gpulint {
 
@@ -20,6 +22,12 @@ bool SetsVisibleDevices(const Value& container);
 // NVIDIA_VISIBLE_DEVICES=void appended to the env of the container at JSON
 // pointer `pointer` (the env list created when missing).
 void AddHideGpusOp(const Value& container, const std::string& pointer, std::vector<PatchOp>* ops);
+
+// The resource in `c`'s requests or limits that misspells one of the policy's
+// GPU resources (nvidia.com/gpus), or "": such a container meant to ask for a
+// GPU, and hiding the node's GPUs from it would hide that GPU too once the
+// name is corrected. Neither the repair nor the mutation hides them there.
+std::string MisspeltGpuResource(const ContainerInfo& c, const Policy& policy);
 
 }  // namespace gpulint
 

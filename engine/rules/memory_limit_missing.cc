@@ -1,5 +1,6 @@
 // memory-limit-missing: a GPU container with no memory limit (incident 3), and
 // on a unified-memory GPU, with neither a memory limit nor declared VRAM.
+#include "engine/base/objects.h"
 #include "engine/base/path.h"
 #include "engine/rules/rule.h"
 #include "engine/rules/rule_util.h"
@@ -10,8 +11,9 @@ namespace {
 
 // What escapes a discrete GPU's pod: measured on an H200 (testdata/gpu/h200,
 // docs/incidents.md). The VAP export says the same (engine/vap/cel_rules_gpu.cc).
+constexpr const char* kNoLimit = " but sets no memory limit";
 constexpr const char* kDiscrete =
-    " but sets no memory limit: nothing bounds its host memory, pinned and managed CUDA memory "
+    ": nothing bounds its host memory, pinned and managed CUDA memory "
     "included (the cgroup charges those), and outside its cgroup a discrete NVIDIA GPU's driver "
     "adds about 120 MiB per CUDA context and 1.2% of what it pins; an unbounded container can "
     "hang the node";
@@ -38,6 +40,17 @@ Unified UnifiedCandidates(const PodInfo& pod, const Policy& policy) {
   }
   u.all = u.first && all;
   return u;
+
+// An InferenceService's predictor model (spec.predictor.model, or a
+// framework's shorthand such as spec.predictor.pytorch), which KServe merges
+// with its serving runtime's container.
+bool IsPredictorModel(const ObjectContext& ctx, const ContainerInfo& c) {
+  if (ctx.ref.kind != "InferenceService" || ApiGroupOf(ctx.ref.api_version) != "serving.kserve.io")
+    return false;
+  constexpr std::string_view kPredictor = "spec.predictor.";
+  if (c.path.rfind(kPredictor, 0) != 0) return false;
+  std::string_view field = std::string_view(c.path).substr(kPredictor.size());
+  return field.find_first_of(".[") == std::string_view::npos;
 }
 
 void Check(const ObjectContext& ctx, Reporter& out) {
@@ -53,7 +66,31 @@ void Check(const ObjectContext& ctx, Reporter& out) {
       std::string claims = DescribeGpuClaims(c);
       std::string uses = ContainerLabel(c) + " uses GPUs" + (claims.empty() ? "" : " (" + claims + ")");
       if (!unified.first) {
-        out.Report(at ? at : c.node, path, uses + kDiscrete);
+        std::string head = uses + kNoLimit;
+        if (IsPredictorModel(ctx, c)) {
+          // KServe merges the runtime's container in: its memory limit stands
+          // when the predictor sets none.
+          std::vector<const ServingRuntime*> runtimes =
+              ctx.runtimes ? ctx.runtimes->For(ctx.ref.namespace_name, *c.node)
+                           : std::vector<const ServingRuntime*>{};
+          if (runtimes.empty()) {
+            out.Report(at ? at : c.node, path,
+                       head + "; its serving runtime, not in the input, may set one (KServe "
+                              "merges the runtime's container into the predictor), and if it "
+                              "sets none either" + kDiscrete,
+                       Severity::kInfo);
+            continue;
+          }
+          bool all_set = true;
+          std::string unset;
+          for (const ServingRuntime* r : runtimes) {
+            all_set = all_set && !r->memory_limit.empty();
+            if (r->memory_limit.empty() && unset.empty()) unset = r->kind + " \"" + r->name + "\"";
+          }
+          if (all_set) continue;
+          head += ", nor does its " + unset;
+        }
+        out.Report(at ? at : c.node, path, head + kDiscrete);
         continue;
       }
       std::string node = "unified-memory node \"" + std::string(unified.first->name) + "\" (" +
@@ -97,7 +134,10 @@ extern const Rule kMemoryLimitMissingRule = {
      "Blackwell, DGX Spark's GB10, AMD MI300A) the GPU's memory is the node's memory and no "
      "memory cgroup counts GPU allocations at all (a GB10 process allocated 12 GiB under an 8G "
      "limit; a Grace Hopper host wedged and needed a power cycle): there a GPU container that "
-     "declares neither its VRAM nor a memory limit is an error.",
+     "declares neither its VRAM nor a memory limit is an error. A KServe InferenceService's "
+     "predictor is merged with its serving runtime's container: a memory limit of the "
+     "ServingRuntime or ClusterServingRuntime in the input stands for it, and with the runtime "
+     "not in the input the finding is an info (the runtime may set one).",
      "Set resources.limits.memory on every GPU container, or a pod-level limit "
      "(spec.resources.limits.memory, Kubernetes 1.34+) that bounds them all, leaving the "
      "policy's per-GPU headroom free on the node; on a unified-memory GPU also declare the "

@@ -17,8 +17,15 @@ namespace gpulint {
 namespace {
 
 // ${VAR}, $VAR, {{ .Values.x }}: text meant for envsubst or a template engine.
-bool LooksLikePlaceholder(std::string_view text) {
+bool LooksLikeTemplate(std::string_view text) {
   return text.find('$') != std::string_view::npos || text.find("{{") != std::string_view::npos;
+}
+
+// <number_of_gpus>, <your-value>: a placeholder a sample leaves for its reader.
+bool LooksLikeBlank(std::string_view text) {
+  text = TrimGoSpace(text);
+  return text.size() > 2 && text.front() == '<' && text.back() == '>' &&
+         text.find_first_of("<>", 1) == text.size() - 1;
 }
 
 std::string Refused(const ResourceEntry& e) {
@@ -26,8 +33,10 @@ std::string Refused(const ResourceEntry& e) {
                     (e.value->is_scalar() ? e.value->text() + " is not a valid quantity: " : "") +
                     e.error.message;
   if (!e.error.suggestion.empty()) msg += "; " + e.error.suggestion;
-  if (LooksLikePlaceholder(e.value->text()))
+  if (LooksLikeTemplate(e.value->text()))
     msg += " (an unsubstituted template placeholder? lint the rendered manifest)";
+  else if (LooksLikeBlank(e.value->text()))
+    msg += " (a placeholder the manifest leaves to fill in: put the number there)";
   return msg;
 }
 

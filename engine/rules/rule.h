@@ -11,6 +11,7 @@
 #include "engine/cluster/inventory.h"
 #include "engine/policy/policy.h"
 #include "engine/workload/workload.h"
+#include "engine/workload/serving_runtimes.h"
 #include "engine/workload/workload_coverage.h"
 
 namespace gpulint {
@@ -51,6 +52,7 @@ struct ObjectContext {
   std::vector<PodInfo> pods;
   std::vector<UncheckedShape> unchecked;  // containers the workload table missed
   bool fixes = false;                     // rules attach their repairs (EvaluateOptions::fixes)
+  const ServingRuntimes* runtimes = nullptr;  // KServe runtimes in view (EvaluateOptions)
 };
 
 // Collects one rule's findings for one object.

@@ -25,6 +25,15 @@ bool ImplicitDraResource(std::string_view name) {
   return name.starts_with(kDeviceClassResourcePrefix);
 }
 
+// HAMi's shares of a GPU (memory, cores): its scheduler extender serves them
+// and tells kube-scheduler to ignore them (managedResources with
+// ignoredByScheduler), so no node ever advertises them, on a cluster where
+// they work as on one where they do not.
+bool ServedByExtender(std::string_view name) {
+  return name == "nvidia.com/gpumem" || name == "nvidia.com/gpumem-percentage" ||
+         name == "nvidia.com/gpucores";
+}
+
 // "nvidia.com" of "nvidia.com/gpu"; "" for a name without a domain.
 std::string_view DomainOf(std::string_view name) {
   size_t slash = name.find('/');
@@ -100,7 +109,7 @@ void Check(const ObjectContext& ctx, Reporter& out) {
         const ResourceEntry* e = EntryOf(c, name);
         if (NotANodeResource(name) || (e->valid && e->quantity.sign() <= 0)) continue;
         if (dra && dra->ClassForResource(name) >= 0) continue;  // DRA fits it
-        bool listed = offered.count(name) > 0;
+        bool listed = offered.count(name) > 0 || ServedByExtender(name);
         if (!ctx.inventory.empty() && !listed) {
           std::string dra_hint = dra ? "" : MayBeDra(name, policy);
           std::set<std::string> near = offered;
@@ -115,12 +124,16 @@ void Check(const ObjectContext& ctx, Reporter& out) {
             out.Report(e->value, e->path, message + dra_hint, Severity::kWarning);
         } else if (ctx.inventory.empty() && !ImplicitDraResource(name) &&
                    vendor_domains.count(std::string(DomainOf(name))) && !Known(policy, name)) {
+          // A near miss of a GPU resource (nvidia.com/gpus) is a typo that
+          // keeps the pod Pending on every cluster: an error, without nodes
+          // too. Any other unknown name of a vendor may be a plugin we do not
+          // know: a warning.
+          std::string near = DidYouMean(name, known);
           out.Report(e->value, e->path,
                      ContainerLabel(c) + " asks for " + name + ", which is no resource the " +
-                         std::string(DomainOf(name)) + " device plugins advertise" +
-                         DidYouMean(name, known) +
+                         std::string(DomainOf(name)) + " device plugins advertise" + near +
                          ": no node would offer it, and the pod would stay Pending",
-                     Severity::kWarning);
+                     near.empty() ? Severity::kWarning : Severity::kError);
         }
       }
     }
@@ -136,7 +149,8 @@ extern const Rule kUnknownResourceRule = {
      "`Insufficient nvidia.com/gpus`. A typo in a resource name (nvidia.com/gpus), a MIG profile "
      "no node is cut into, an AMD or Intel GPU in an NVIDIA cluster. With a node list (--nodes, "
      "the webhook's node watch) it is an error; without one, a name under a GPU vendor's domain "
-     "that the policy does not know (gpuResources, otherGpuAssignments) is a warning. A resource "
+     "that the policy does not know (gpuResources, otherGpuAssignments) is an error when it is a "
+     "near miss of a GPU resource (nvidia.com/gpus), else a warning. A resource "
      "a DRA DeviceClass backs (spec.extendedResourceName, or "
      "deviceclass.resource.kubernetes.io/<class>; Kubernetes 1.34+) comes from devices, not "
      "allocatable: with the DeviceClasses in view it is fitted (exceeds-allocatable); without "

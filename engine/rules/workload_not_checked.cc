@@ -26,6 +26,13 @@ void Check(const ObjectContext& ctx, Reporter& out) {
   if (ctx.unchecked.empty()) return;
   const WorkloadKind* known = ctx.policy.FindWorkload(ctx.ref.api_version, ctx.ref.kind);
   for (const UncheckedShape& s : ctx.unchecked) {
+    if (!s.gpu_resource.empty()) {
+      out.Report(s.node, s.path,
+                 KindText(ctx.ref) + " asks for " + s.gpu_resource + " at " + s.path +
+                     ", outside any container gpulint can read: the pods it makes were not "
+                     "checked");
+      continue;
+    }
     if (!s.found.empty()) {
       out.Report(s.node, s.path,
                  s.path + " is " + s.found + " where the workloads entry for " +
@@ -61,8 +68,9 @@ extern const Rule kWorkloadNotCheckedRule = {
      "table's entry does not name, is not checked at all, so a GPU container with no memory "
      "limit inside it would pass in silence, and a clean run would mean nothing. gpulint looks "
      "through every object for what carries containers (a containers list with images, a "
-     "mapping with an image and resources, resources that ask for GPUs) and reports what it "
-     "could not reach. A warning by default: the object may be fine; `gpulint check --strict` "
+     "mapping with an image and resources, resources that ask for GPUs) or asks for GPUs "
+     "outside any container (an inference flavour's limits, a Spark executor's gpu), and "
+     "reports what it could not reach. A warning by default: the object may be fine; `gpulint check --strict` "
      "makes it an error.",
      "Teach gpulint the kind's shape with the policy entry the message gives (spec.workloads in a "
      ".gpulint.yaml or --policy file: templates for pod templates, podSpecs for pod specs, "

@@ -92,6 +92,11 @@ std::string ContainerFacts(const Policy& policy, const std::string& c, Names* na
   std::string sc = Field(node, "securityContext");
   std::string privileged = HasField(node, "securityContext") + " && " + HasField(sc, "privileged") +
                            " && " + ScalarText(Field(sc, "privileged")) + " == 'true'";
+  std::string caps = Field(sc, "capabilities"), adds = Field(caps, "add"), y = names->Next("y");
+  std::string ipc_lock = HasField(node, "securityContext") + " && " + HasField(sc, "capabilities") +
+                         " && " + HasField(caps, "add") + " && type(" + adds + ") == list && " +
+                         adds + ".exists(" + y + ", type(" + y + ") == string && " + y +
+                         " in ['IPC_LOCK', 'CAP_IPC_LOCK'])";
   std::string env = Field(node, "env"), x = names->Next("x");
   std::string visible = HasField(node, "env") + " && type(" + env + ") == list && " + env +
                         ".exists(" + x + ", type(" + x + ") == map && " + StringAt(x, "name") +
@@ -102,7 +107,8 @@ std::string ContainerFacts(const Policy& policy, const std::string& c, Names* na
   std::string record = Fill(
       "{'c': $c.c, 'path': $c.path, 'role': $c.role, 'name': $c.name, 'image': $c.image, 'res': "
       "$c.res, 'resPath': $c.resPath, 'pod': $c.pod, 'rq': dyn($rq), 'lm': dyn($lm), "
-      "'gpu': dyn($uses), 'privileged': dyn($privileged), 'nvd': dyn($visible), 'claims': "
+      "'gpu': dyn($uses), 'privileged': dyn($privileged), 'ipcLock': dyn($ipc), 'nvd': "
+      "dyn($visible), 'claims': "
       "dyn($claims), 'cuda': dyn($cuda), 'agentImage': dyn($agent), 'memLimit': dyn('memory' in "
       "$lm), 'cpuLimit': dyn('cpu' in $lm)}",
       {{"c", c},
@@ -110,6 +116,7 @@ std::string ContainerFacts(const Policy& policy, const std::string& c, Names* na
        {"lm", lm},
        {"uses", uses},
        {"privileged", privileged},
+       {"ipc", ipc_lock},
        {"visible", visible},
        {"claims", has_claims},
        {"cuda", MatchesAny(policy.cuda_images, c + ".image")},

@@ -99,7 +99,7 @@ const std::vector<Exported> kBuilders = {
     {"gpu-limit-missing", GpuLimitMissing, {Severity::kWarning}},
     {"gpu-request-limit-mismatch", GpuRequestLimitMismatch, {}},
     {"gpu-fractional", GpuFractional, {}},
-    {"memory-limit-missing", MemoryLimitMissing, {}},
+    {"memory-limit-missing", MemoryLimitMissing, {Severity::kInfo}},
     {"limits-missing-on-gpu-node", LimitsMissingOnGpuNode, {}},
     {"gpu-visibility-bypass", GpuVisibilityBypass, {Severity::kWarning}},
 };

@@ -73,17 +73,18 @@ std::string GpuVisibilityBypass(const Builder& b) {
   std::string v = n->Next("v"), k = n->Next("k");
   std::string p = PodOf(c);
   std::string privileged_path = c + ".path + '.securityContext.privileged'";
+  std::string holds = Label(c) + " + " +
+                      Str(" holds GPUs and is privileged: it sees every GPU device of its node "
+                          "(/dev/nvidia*, /dev/dri, /dev/kfd), not only the ones it was given, "
+                          "and can use the other pods' GPUs; ") +
+                      " + (" + c + ".ipcLock ? " + Str("drop privileged: its IPC_LOCK is what RDMA needs") +
+                      " : " + Str("grant the capabilities it needs (IPC_LOCK for RDMA) instead") +
+                      ")";
   std::string privileged = Fill(
       "($c.privileged && ($c.gpu || $p.reach != '') ? [$c.gpu ? $holds : $reach] : [])",
       {{"c", c},
        {"p", p},
-       {"holds", Builder::Find(b.Sev(Severity::kWarning), privileged_path,
-                               Label(c) + " + " +
-                                   Str(" holds GPUs and is privileged: it sees every GPU device of "
-                                       "its node (/dev/nvidia*, /dev/dri, /dev/kfd), not only the "
-                                       "ones it was given, and can use the other pods' GPUs; "
-                                       "grant the capabilities it needs (IPC_LOCK for RDMA) "
-                                       "instead"))},
+       {"holds", Builder::Find(b.Sev(Severity::kWarning), privileged_path, holds)},
        {"reach", Builder::Find(b.Sev(Severity::kWarning), privileged_path,
                                Label(c) + " + ' is privileged and ' + " + p + ".reach + " +
                                    Str(": a privileged container sees every /dev/nvidia* device "
@@ -120,6 +121,40 @@ std::string GpuVisibilityBypass(const Builder& b) {
        {"p", p},
        {"error", Builder::Find(b.Default(), at, msg + " + ', and ' + " + p + ".reach")},
        {"warning", Builder::Find(b.Sev(Severity::kWarning), at, msg)}});
+  // A container given GPUs that sets NVIDIA_VISIBLE_DEVICES itself
+  // (engine/rules/gpu_visibility_bypass.cc's CheckEnvWithGpus).
+  std::string present = "('value' in " + e + " && type(" + value + ") != map && type(" + value +
+                        ") != list)";
+  std::string text = "(" + present + " ? " + ScalarText(value) + " : '')";
+  std::string gpu_at = c + ".path + '.env[' + string(" + i + ") + ']' + (" + present +
+                       " ? '.value' : '')";
+  std::string head = Label(c) + " + ' holds GPUs and sets NVIDIA_VISIBLE_DEVICES=' + " + text;
+  std::string gpu_env_entry = Fill(
+      "!$present && $has_from ? $from_found : ($text in ['', 'void', 'none'] ? $hides : $sees)",
+      {{"present", present},
+       {"has_from", has_from},
+       {"text", text},
+       {"from_found",
+        Builder::Find(b.Sev(Severity::kWarning), at,
+                      Label(c) + " + ' holds GPUs and sets NVIDIA_VISIBLE_DEVICES from ' + " +
+                          from + ".map(" + k + ", " + k + ").min() + " +
+                          Str(": whatever it holds replaces the device plugin's choice of its "
+                              "GPUs"))},
+       {"hides", Builder::Find(b.Default(), gpu_at,
+                               head + " + " +
+                                   Str(": it sees none of them; they stay allocated to it and idle "
+                                       "(remove the variable, or the GPU limit if it needs no "
+                                       "GPU)"))},
+       {"sees", Builder::Find(b.Default(), gpu_at,
+                              head + " + ' by hand: that replaces the device plugin\\'s choice, so "
+                                     "it sees ' + (" + text + " == 'all' ? 'every GPU of its node' "
+                                     ": 'the node\\'s GPUs ' + " + text +
+                                     " + ', not the ones it was given') + ', including GPUs "
+                                     "allocated to other pods'")}});
+  std::string gpu_env = Fill(
+      "($c.gpu && 'env' in $c.c && type($c.c.env) == list ? $c.c.env.transformList($i, $e, "
+      "type($e) == map && $name == 'NVIDIA_VISIBLE_DEVICES', $entry) : [])",
+      {{"c", c}, {"i", i}, {"e", e}, {"name", name}, {"entry", gpu_env_entry}});
   std::string volumes = Field(q + ".spec", "volumes");
   std::string device = ScalarText(Field(Field(v, "hostPath"), "path"));
   std::string host_paths = Fill(
@@ -138,23 +173,68 @@ std::string GpuVisibilityBypass(const Builder& b) {
                               "'hostPath volume ' + " + device +
                                   " + ' mounts GPU device nodes directly, bypassing the device "
                                   "plugin'")}});
+  // GKE's devices.gke.io/container.NAME annotation in a pod that holds no GPU
+  // (CheckDeviceAnnotations).
+  std::string a = n->Next("a"), m = n->Next("m");
+  std::string meta = q + ".meta", annotations = Field(meta, "annotations");
+  std::string meta_path =
+      "(" + q + ".path.endsWith('spec') ? " + q + ".path.substring(0, size(" + q +
+      ".path) - 4) + 'metadata' : (" + q + ".path == '' ? 'metadata' : " + q +
+      ".path + '.metadata'))";
+  std::string list = Fill(
+      "(size($m) == 1 ? $m[0] : size($m) == 2 ? $m[0] + ', ' + $m[1] : $m[0] + ', ' + $m[1] + "
+      "', ' + $m[2] + (size($m) > 3 ? ', ...' : ''))",
+      {{"m", m}});
+  std::string device_annotations = Fill(
+      "(!$q.gpu && $has && type($anns) == map ? $anns.filter($a, $a.startsWith("
+      "'devices.gke.io/container.') && type($anns[$a]) == string && size($anns[$a].findAll("
+      "$re)) > 0).map($a, $let) : [])",
+      {{"q", q},
+       {"has", HasField(meta, "annotations")},
+       {"anns", annotations},
+       {"a", a},
+       {"re", Str("/dev/(?:nvidia[0-9]+|dri(?:/[A-Za-z0-9_.-]+)?|kfd)")},
+       {"let",
+        Let(m, annotations + "[" + a + "].findAll(" +
+                   Str("/dev/(?:nvidia[0-9]+|dri(?:/[A-Za-z0-9_.-]+)?|kfd)") + ")",
+            Builder::Find(
+                b.Sev(Severity::kWarning),
+                PathExpr(meta_path).Child("annotations").KeyExpr(a).Cel(),
+                "'annotation ' + " + a + " + ' gives container \"' + " + a +
+                    ".substring(25) + '\" ' + string(size(" + m + ")) + ' GPU device node' + "
+                    "(size(" + m + ") == 1 ? '' : 's') + ' (' + " + list +
+                    " + ') in a pod that holds no GPU: it reaches GPUs around the device "
+                    "plugin, other pods\\' included'"))}});
   return b.Collect("variables.containers.filter(" + c + ", !" + p + ".agent).map(" + c + ", " +
-                   privileged + " + " + env + ").flatten() + variables.pods.filter(" + q + ", !" +
-                   q + ".agent).map(" + q + ", " + host_paths + ").flatten()");
+                   privileged + " + " + env + " + " + gpu_env +
+                   ").flatten() + variables.pods.filter(" + q + ", !" + q + ".agent).map(" + q +
+                   ", " + host_paths + " + " + device_annotations + ").flatten()");
 }
 
 std::string MemoryLimitMissing(const Builder& b) {
+  // What escapes a discrete GPU's pod, as engine/rules/memory_limit_missing.cc
+  // says it (the export needs no nodes, so no unified-memory GPU is in view).
+  static constexpr const char* kDiscrete =
+      ": nothing bounds its host memory, pinned and managed CUDA memory included (the cgroup "
+      "charges those), and outside its cgroup a discrete NVIDIA GPU\\'s driver adds about 120 "
+      "MiB per CUDA context and 1.2% of what it pins; an unbounded container can hang the node'";
   std::string c = b.names()->Next("c"), p = PodOf(c);
+  // An InferenceService's predictor model is merged with its serving runtime,
+  // never in view of admission (engine/rules/memory_limit_missing.cc).
+  std::string predictor_model =
+      "(variables.group == 'serving.kserve.io' && object.kind == 'InferenceService' && " + c +
+      ".path.startsWith('spec.predictor.') && !" + c + ".path.substring(15).contains('.') && !" +
+      c + ".path.substring(15).contains('['))";
+  std::string at = c + ".resPath + '.limits'";
+  std::string head = Label(c) + " + ' uses GPUs but sets no memory limit";
   return b.Collect(
       "variables.containers.filter(" + c + ", !" + p + ".partial && !" + p + ".memLimit && " + c +
-      ".gpu && !" + c + ".memLimit).map(" + c + ", " +
-      Builder::Find(b.Default(), c + ".resPath + '.limits'",
-                    Label(c) +
-                        " + ' uses GPUs but sets no memory limit: nothing bounds its host "
-                        "memory, pinned and managed CUDA memory included (the cgroup charges "
-                        "those), and outside its cgroup a discrete NVIDIA GPU\\'s driver adds "
-                        "about 120 MiB per CUDA context and 1.2% of what it pins; an unbounded "
-                        "container can hang the node'") +
+      ".gpu && !" + c + ".memLimit).map(" + c + ", " + predictor_model + " ? " +
+      Builder::Find(b.Sev(Severity::kInfo), at,
+                    head + "; its serving runtime, not in the input, may set one (KServe merges "
+                           "the runtime\\'s container into the predictor), and if it sets none "
+                           "either" + kDiscrete) +
+      " : " + Builder::Find(b.Default(), at, head + kDiscrete) +
       ")");
 }
 

@@ -9,6 +9,7 @@
 
 #include "engine/base/value.h"
 #include "engine/quantity/quantity.h"
+#include "engine/quantity/quantity_apiserver.h"  // TrimGoSpace
 
 namespace gpulint {
 
@@ -24,11 +25,6 @@ inline bool AcceptedByApiServer(const QuantityError& error) {
   return error.code == QuantityError::Code::kNone ||
          error.code == QuantityError::Code::kUnrepresentable;
 }
-
-// `text` without the white space Go's strings.TrimSpace removes at either end:
-// ASCII space, \t \n \v \f \r, and Unicode's other spaces (U+0085, U+00A0,
-// U+1680, U+2000..U+200A, U+2028, U+2029, U+202F, U+205F, U+3000).
-std::string_view TrimGoSpace(std::string_view text);
 
 }  // namespace gpulint
 

@@ -322,8 +322,10 @@ void AddContainer(const Value& node, const FieldRef& at, std::string_view resour
                   PodInfo* pod) {
   ContainerInfo c = ReadContainer(node, at, ContainerRole::kApp, resources);
   if (c.name.empty()) {
-    // Unnamed (KServe's predictor.model, Argo's script): the field's name.
-    size_t dot = at.path.find_last_of(".[");
+    // Unnamed (KServe's predictor.model, Argo's script): the field's name,
+    // with its index for an item of a list (kthena's "workers[0]").
+    size_t end = at.path.back() == ']' ? at.path.rfind('[') : at.path.size();
+    size_t dot = at.path.find_last_of(".[", end == 0 ? 0 : end - 1);
     c.name = at.path.substr(dot == std::string::npos ? 0 : dot + 1);
   }
   pod->containers.push_back(std::move(c));

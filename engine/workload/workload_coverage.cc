@@ -68,6 +68,13 @@ class Walker {
       FieldRef at = RefOfSteps(steps_, steps_.size());
       if (!IsContainer(at.pointer)) AddContainer(node, at);
       return;  // nothing in a container holds another
+    } else if (std::string gpu = GpuRequested(node); !gpu.empty()) {
+      // A container's own resources under another name (a TrainJob's
+      // resourcesPerNode) were read with it.
+      FieldRef at = RefOfSteps(steps_, steps_.size());
+      if (!IsContainer(at.pointer))
+        out_->push_back(UncheckedShape{&node, at.path, "", "", "", "", gpu});
+      return;
     }
     for (const auto& [key, child] : node.members()) {
       if (steps_.empty() && (key == "metadata" || key == "status")) continue;
@@ -95,12 +102,32 @@ class Walker {
       const Value* entries = resources->Find(list);
       if (!entries || !entries->is_mapping()) continue;
       for (const auto& [name, value] : entries->members())
-        if (std::find(policy_.gpu_resources.begin(), policy_.gpu_resources.end(), name) !=
-                policy_.gpu_resources.end() ||
-            policy_.gpu_assignment_resources.Matches(name))
-          return true;
+        if (IsGpu(name)) return true;
     }
     return false;
+  }
+
+  bool IsGpu(std::string_view name) const {
+    return std::find(policy_.gpu_resources.begin(), policy_.gpu_resources.end(), name) !=
+               policy_.gpu_resources.end() ||
+           policy_.gpu_assignment_resources.Matches(name);
+  }
+
+  // The GPU resource a mapping that is no container asks for, or "": limits
+  // or requests naming one (llmaz's inference flavours), or a resource named
+  // beside its quantity (a SparkApplication's executor.gpu). Quotas (Kueue's
+  // nominalQuota, a LimitRange's max) ask for nothing.
+  std::string GpuRequested(const Value& node) const {
+    for (const char* list : {"limits", "requests"}) {
+      const Value* entries = node.Find(list);
+      if (!entries || !entries->is_mapping()) continue;
+      for (const auto& [name, value] : entries->members())
+        if (IsGpu(name)) return std::string(name);
+    }
+    const Value* name = node.Find("name");
+    if (name && name->is_scalar() && node.Find("quantity") && IsGpu(name->text()))
+      return std::string(name->text());
+    return "";
   }
 
   // A pod spec read as one, or a mapping whose containers were read as a list

@@ -26,6 +26,10 @@ struct UncheckedShape {
   // what the path should reach ("a pod spec"); else empty.
   std::string found;
   std::string expected;
+  // A GPU request outside any container (an inference flavour's limits, a
+  // Spark executor's gpu): its resource. field and pattern are empty: no
+  // workloads entry reaches it, as no container holds it.
+  std::string gpu_resource;
 };
 
 // The unchecked shapes of `object` given the pods ExtractPods found in it,

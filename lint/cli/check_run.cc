@@ -79,6 +79,7 @@ class CheckRun {
     }
     ReportEmptySources();
     NoteNotObjects();
+    NoteChecksNotRun();
     writer_->Finish(summary_);
     if (baseline_writer_) return WriteBaseline(baseline_writer_->Text(), PolicyText(policy_names_));
     writer_.reset();
@@ -149,6 +150,26 @@ class CheckRun {
     }
     policy_names_ = std::move(names);
     return true;
+  }
+
+  // Fit and VRAM need nodes: a run that checked a workload without any says
+  // so in every format, so that a clean run is not read as a checked one.
+  void NoteChecksNotRun() {
+    if (summary_.checked == 0) return;
+    size_t without = 0;
+    for (const PolicySetup* setup : policies_) without += setup->inventory.empty();
+    if (without == 0) return;
+    std::string why = "no nodes";
+    if (without < policies_.size())
+      why += " for " + std::to_string(without) + " of " + std::to_string(policies_.size()) +
+             " inputs";
+    summary_.not_run.push_back(
+        {"fit and VRAM",
+         {"exceeds-allocatable", "no-matching-node", "vram-exceeds-gpu"},
+         why,
+         "--nodes",
+         "give --nodes FILE ('kubectl get nodes -o yaml' writes one) or the policy's "
+         "spec.nodeClasses"});
   }
 
   // The writer of the chosen format (or the baseline's), handed the errors
@@ -341,7 +362,7 @@ class CheckRun {
                  FileCounts* counts, Error* error) const {
     const Policy& policy = *setup.policy;
     const bool places_every_object = writer_->PlacesEveryObject();
-    DeviceClaims claims;  // DRA claims and templates seen so far in this file
+    InView seen;  // DRA claims and templates, KServe runtimes seen so far in this file
     SourceSink sink = [&](Document&& doc, const SourceOrigin* rendered) {
       if (doc.ok && doc.root.is_null()) return true;  // empty, e.g. a trailing "---"
       ++counts->documents;
@@ -368,11 +389,12 @@ class CheckRun {
         // object. One with a kind or an apiVersion is one, however broken.
         if (!object.Find("apiVersion") && !object.Find("kind")) return out.NotObject(file);
         ++counts->objects;
-        claims.Add(object);
+        seen.Add(object);
         if (owners.TopOwner(object)) return out.UnderOwner();
         Coverage coverage;
-        std::vector<Finding> findings =
-            Evaluate(object, file, policy, setup.inventory, &claims, &coverage);
+        EvaluateOptions evaluate = seen.Options();
+        evaluate.coverage = &coverage;
+        std::vector<Finding> findings = Evaluate(object, file, policy, setup.inventory, evaluate);
         std::string object_file = file;
         Mark object_mark = object.mark();
         if (rendered && (!findings.empty() || places_every_object)) {

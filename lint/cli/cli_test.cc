@@ -147,7 +147,7 @@ TEST_CASE("exit status: 0 when clean, 1 with an error finding", "[cli]") {
   CHECK(dirty.out.find(pod + ":11:25: error: ") != std::string::npos);
   CHECK(dirty.out.find(pod + ":14:25: error: ") != std::string::npos);
   CHECK(dirty.out.find("[gpu-fractional]\n") != std::string::npos);
-  CHECK(dirty.err.find("in 1 object (1 file); policy: built-in\n") != std::string::npos);
+  CHECK(dirty.err.find("in 1 object (1 file); fit and VRAM not checked: no nodes (--nodes); policy: built-in\n") != std::string::npos);
 }
 
 constexpr char kUnknownGpuKind[] = R"(apiVersion: example.com/v1
@@ -169,7 +169,7 @@ TEST_CASE("the summary counts objects not checked, --strict makes them errors", 
   CHECK(r.rc == 0);  // a warning
   CHECK(r.out.find(unknown + ":6:5: warning: kind ModelServer (group example.com) is not in "
                              "gpulint's workload table") != std::string::npos);
-  CHECK(r.err.find(" in 3 objects (3 files); 1 workload checked, 1 not checked; policy: "
+  CHECK(r.err.find(" in 3 objects (3 files); 1 workload checked, 1 not checked; fit and VRAM not checked: no nodes (--nodes); policy: "
                    "built-in\n") != std::string::npos);
 
   Result strict = Run({"check", "--strict", "--format", "json", cm, pod, unknown});

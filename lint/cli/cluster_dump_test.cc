@@ -49,7 +49,7 @@ TEST_CASE("a cluster dump reports owned pods once, under their owner", "[cli][ow
   Result text = Run({"check", Dump("kubectl-get-all.json")});
   CHECK(text.err ==
         "gpulint: 2 errors, 3 warnings in 4 objects (1 file); 4 objects judged under "
-        "their owner; policy: built-in\n");
+        "their owner; fit and VRAM not checked: no nodes (--nodes); policy: built-in\n");
 }
 
 TEST_CASE("pods whose owners are not in the dump are judged, each", "[cli][owners]") {
@@ -66,7 +66,8 @@ TEST_CASE("pods whose owners are not in the dump are judged, each", "[cli][owner
     CHECK(findings.count("Pod/" + std::string(pod) + " quantity-milli-memory") == 1);
   }
   CHECK(Run({"check", Dump("kubectl-get-pods.json")}).err ==
-        "gpulint: 4 errors, 4 warnings in 4 objects (1 file); policy: built-in\n");
+        "gpulint: 4 errors, 4 warnings in 4 objects (1 file); fit and VRAM not checked: no nodes (--nodes); "
+        "policy: built-in\n");
 }
 
 }  // namespace

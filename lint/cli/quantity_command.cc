@@ -4,6 +4,7 @@
 
 #include "engine/base/value.h"
 #include "engine/quantity/quantity.h"
+#include "engine/quantity/quantity_apiserver.h"
 #include "lint/cli/commands.h"
 
 namespace gpulint {
@@ -45,12 +46,17 @@ std::string InBytes(const Quantity& q) {
   return exact + " bytes" + FormatBytes(q).substr(exact.size() + 2);
 }
 
-std::string Explain(std::string_view input, const Quantity& q) {
+// A value the API server accepts. `q` is the engine's reading of it, null
+// past what the engine evaluates (10^29 and more).
+std::string Explain(std::string_view written, const ApiServerReading& r, const Quantity* q) {
+  std::string_view input = TrimGoSpace(written);
   std::string line = std::string(input) + " = ";
-  if (q.is_whole()) {
-    line += InBytes(q);
+  if (!q) {
+    line += r.value + " (far beyond any node)";
+  } else if (q->is_whole()) {
+    line += InBytes(*q);
   } else {
-    line += q.ExactDecimal() + " (not a whole number: fine for CPU, but memory and GPUs count " +
+    line += q->ExactDecimal() + " (not a whole number: fine for CPU, but memory and GPUs count " +
             "whole units)";
     if (input.size() > 1 && input.back() == 'm') {
       std::string stem(input.substr(0, input.size() - 1));
@@ -61,31 +67,48 @@ std::string Explain(std::string_view input, const Quantity& q) {
                 "Mi (" + FormatBytes(mebi) + ")?";
     }
   }
-  std::string canonical = q.Canonical();
-  if (canonical != input) line += "; Kubernetes writes it " + canonical;
-  Quantity stored = q.Stored();
-  if (stored != q) line += "; stored for a container as " + stored.Canonical();
-  if (q.sign() < 0) line += "; negative: the API server refuses negative resource values";
+  if (input != written) line += "; the API server trims the white space around it";
+  if (r.canonical != input) line += "; Kubernetes writes it " + r.canonical;
+  if (r.stored != r.canonical) line += "; stored for a container as " + r.stored;
+  // String() writes no suffix past E (amount.go): the digits stay, the
+  // magnitude goes.
+  Quantity stored;
+  if (q && (!Quantity::Parse(r.stored, &stored, nullptr) || stored != q->Stored()))
+    line += " (not " + r.value + ": Kubernetes has no suffix past E and drops the magnitude)";
   return line;
 }
 
-std::string ErrorText(const QuantityError& error) {
-  return error.suggestion.empty() ? error.message : error.message + "; " + error.suggestion;
+// Why the API server refuses `input` as a request.
+std::string Refusal(std::string_view input, const ApiServerReading& r) {
+  switch (r.outcome) {
+    case ApiServerReading::Outcome::kNegative:
+      return "negative: the API server refuses a negative request or limit (must be greater than "
+             "or equal to 0)";
+    case ApiServerReading::Outcome::kTimeout:
+      return "the API server gives up on it (Timeout): it accepts the exponent, but its "
+             "arithmetic with it outlasts the request's time";
+    default: {
+      QuantityError error;
+      Quantity::Parse(TrimGoSpace(input), nullptr, &error);
+      return error.suggestion.empty() ? error.message : error.message + "; " + error.suggestion;
+    }
+  }
 }
 
-void AppendJson(std::string_view input, bool valid, const Quantity& q, const QuantityError& error,
-                std::string* out) {
+void AppendJson(std::string_view input, const ApiServerReading& r, std::string* out) {
   out->append("{\"input\":");
   AppendJsonString(input, out);
-  out->append(valid ? ",\"valid\":true,\"error\":null,\"canonical\":"
-                    : ",\"valid\":false,\"error\":");
-  if (valid) {
-    AppendJsonString(q.Canonical(), out);
+  if (r.accepted()) {
+    out->append(",\"valid\":true,\"error\":null,\"canonical\":");
+    AppendJsonString(r.canonical, out);
     out->append(",\"value\":");
-    AppendJsonString(q.ExactDecimal(), out);
+    AppendJsonString(r.value, out);
+    out->append(",\"stored\":");
+    AppendJsonString(r.stored, out);
   } else {
-    AppendJsonString(ErrorText(error), out);
-    out->append(",\"canonical\":null,\"value\":null");
+    out->append(",\"valid\":false,\"error\":");
+    AppendJsonString(Refusal(input, r), out);
+    out->append(",\"canonical\":null,\"value\":null,\"stored\":null");
   }
   out->push_back('}');
 }
@@ -108,18 +131,18 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   std::string out = json ? "[" : "";
   for (size_t i = 0; i < parsed.positional.size(); ++i) {
     const std::string& input = parsed.positional[i];
-    Quantity q;
-    QuantityError error;
-    bool valid = Quantity::Parse(input, &q, &error);
-    all_valid = all_valid && valid;
+    ApiServerReading r = ReadAsApiServer(input);
+    all_valid = all_valid && r.accepted();
     if (json) {
       out += i == 0 ? "\n" : ",\n";
-      AppendJson(input, valid, q, error, &out);
-    } else if (valid) {
-      out += Explain(input, q) + "\n";
+      AppendJson(input, r, &out);
+    } else if (r.accepted()) {
+      Quantity q;
+      bool exact = Quantity::Parse(TrimGoSpace(input), &q, nullptr);
+      out += Explain(input, r, exact ? &q : nullptr) + "\n";
     } else {
-      out += (input.empty() ? std::string("\"\"") : input) +
-             " is not a valid quantity: " + ErrorText(error) + "\n";
+      out += (TrimGoSpace(input).empty() ? "\"" + input + "\"" : input) +
+             " is not a valid request: " + Refusal(input, r) + "\n";
     }
   }
   if (json) out += "\n]\n";

@@ -63,8 +63,8 @@ bool Selected(const FixOptions& options, std::string_view rule) {
 class DocumentFixer {
  public:
   DocumentFixer(const std::string& file, const Policy& policy, const Inventory& inventory,
-                const FixOptions& options, const DeviceClaims& claims)
-      : file_(file), policy_(policy), inventory_(inventory), options_(options), claims_(claims) {}
+                const FixOptions& options, const InView& seen)
+      : file_(file), policy_(policy), inventory_(inventory), options_(options), seen_(seen) {}
 
   // Collects the ops for one object of the document, at `prefix` in it.
   // First the units, which every other repair and the mutations read: a
@@ -73,7 +73,8 @@ class DocumentFixer {
   void AddObject(const Value& object, const std::string& prefix, const std::string& shown_prefix) {
     if (!object.is_mapping()) return;
     EvaluateOptions evaluate;
-    evaluate.claims = &claims_;
+    evaluate.claims = &seen_.claims;
+    evaluate.runtimes = &seen_.runtimes;
     evaluate.fixes = true;
     std::vector<Finding> findings = Evaluate(object, "", policy_, inventory_, evaluate);
     Value fixed = object;
@@ -139,7 +140,7 @@ class DocumentFixer {
   const Policy& policy_;
   const Inventory& inventory_;
   const FixOptions& options_;
-  const DeviceClaims& claims_;
+  const InView& seen_;
   std::set<std::pair<std::string, std::string>> answered_;  // (rule, path)
   std::vector<PatchOp> ops_;
   std::vector<std::string> changes_;
@@ -154,13 +155,13 @@ Error LeftAsItWas(Error error, const std::string& file) {
 // One document's fixes, edited into its text; the text as it was when there
 // is nothing to change or it cannot be edited in place.
 std::string FixDocument(const Document& doc, std::string_view doc_text, const Policy& policy,
-                        const Inventory& inventory, const FixOptions& options, DeviceClaims* claims,
+                        const Inventory& inventory, const FixOptions& options, InView* seen,
                         FixedFile* out) {
   const Value& root = doc.root;
-  DocumentFixer fixer(doc.file, policy, inventory, options, *claims);
+  DocumentFixer fixer(doc.file, policy, inventory, options, *seen);
   const Value* items = root.Find("items");
   ForEachObject(root, [&](const Value& object) {
-    if (object.is_mapping()) claims->Add(object);
+    if (object.is_mapping()) seen->Add(object);
     if (&object == &root) return fixer.AddObject(object, "", "");
     std::string index = std::to_string(&object - &items->items()[0]);
     fixer.AddObject(object, "/items/" + index, "items[" + index + "]");
@@ -192,12 +193,11 @@ std::string WhyLeft(const Finding& f, const FixOptions& options) {
 }
 
 // What `gpulint check` will report in the fixed text, as it reads it: every
-// object, with the DRA claims of the documents before it.
+// object, with the DRA claims and KServe runtimes of the documents before it.
 void JudgeWhatIsLeft(const std::string& file, const Policy& policy, const Inventory& inventory,
                      const FixOptions& options, FixedFile* out) {
-  DeviceClaims claims;
-  EvaluateOptions evaluate;
-  evaluate.claims = &claims;
+  InView seen;
+  EvaluateOptions evaluate = seen.Options();
   evaluate.fixes = true;
   Error io_error;
   LoadYamlString(
@@ -206,7 +206,7 @@ void JudgeWhatIsLeft(const std::string& file, const Policy& policy, const Invent
         if (!doc.ok) return true;  // left as it was, and reported
         ForEachObject(doc.root, [&](const Value& object) {
           if (!object.is_mapping()) return;
-          claims.Add(object);
+          seen.Add(object);
           for (Finding& f : Evaluate(object, file, policy, inventory, evaluate)) {
             std::string why = WhyLeft(f, options);
             out->left.push_back(LeftFinding{std::move(f), std::move(why)});
@@ -227,7 +227,7 @@ FixedFile FixText(std::string_view text, const std::string& file, const Policy& 
   out.text.reserve(text.size());
   size_t copied = 0;
   Error io_error;
-  DeviceClaims claims;  // DRA claims and templates seen so far, as check reads them
+  InView seen;  // DRA claims and templates, KServe runtimes seen so far, as check reads them
   LoadYamlString(
       text, file, LoadLimits{},
       [&](Document&& doc) {
@@ -238,7 +238,7 @@ FixedFile FixText(std::string_view text, const std::string& file, const Policy& 
         if (doc.root.is_null()) return true;
         out.text += text.substr(copied, doc.begin - copied);
         out.text += FixDocument(doc, text.substr(doc.begin, doc.end - doc.begin), policy, inventory,
-                                options, &claims, &out);
+                                options, &seen, &out);
         copied = doc.end;
         return true;
       },

@@ -110,7 +110,7 @@ TEST_CASE("check: each input gets the nearest .gpulint.yaml, named in the output
   CHECK(both.summary.at("policies") == nlohmann::json::array({policy, "built-in"}));
   CHECK_FALSE(both.summary.contains("policy"));
   Result text = Run({"check", team});
-  CHECK(text.err.find("in 1 object (1 file); policy: " + policy + "\n") != std::string::npos);
+  CHECK(text.err.find("in 1 object (1 file); fit and VRAM not checked: no nodes (--nodes); policy: " + policy + "\n") != std::string::npos);
   Result sarif = Run({"check", "--format", "sarif", team, other});
   CHECK(nlohmann::json::parse(sarif.out).at("runs").at(0).at("properties").at("policies") ==
         nlohmann::json::array({policy, "built-in"}));

@@ -92,8 +92,17 @@ bool RunSetup::Load(const std::string& policy_file, const std::vector<std::strin
   NodesFile read;
   for (const std::string& path : nodes_files) {
     Error error;
+    const size_t before = read.nodes.size() + read.dra.classes.size() + read.dra.slices.size();
     if (!LoadNodesFile(path, stdin_fd, &read, &error)) {
       errors->assign(1, std::move(error));
+      return false;
+    }
+    // An empty inventory would check nothing and pass in silence.
+    if (read.nodes.size() + read.dra.classes.size() + read.dra.slices.size() == before) {
+      errors->assign(1, Error{DisplayName(path), {},
+                              "--nodes: no Node, DeviceClass or ResourceSlice in it; a node "
+                              "inventory with no node checks nothing ('kubectl get nodes -o "
+                              "yaml' writes one)"});
       return false;
     }
   }

@@ -58,6 +58,13 @@ class JsonWriter : public BufferedWriter {
     if (s.baselined) summary["baselined"] = *s.baselined;
     if (s.under_owner > 0) summary["underOwner"] = s.under_owner;
     if (s.not_objects > 0) summary["notKubernetes"] = s.not_objects;
+    if (!s.not_run.empty()) {
+      json not_run = json::array();
+      for (const NotRun& n : s.not_run)
+        not_run.push_back(
+            {{"what", n.what}, {"rules", n.rules}, {"why", n.why}, {"remedy", n.remedy}});
+      summary["notRun"] = std::move(not_run);
+    }
     // "policy": the one policy, when the inputs shared one; "policies": all.
     if (policies_.size() == 1) summary["policy"] = policies_[0];
     if (!policies_.empty()) summary["policies"] = policies_;

@@ -63,7 +63,11 @@ class GithubWriter : public BufferedWriter {
     AppendCommand("error", e.file, e.mark, "gpulint", e.message, e.ToString());
   }
 
-  void Finish(const Summary&) override { Flush(); }
+  // A check that did not run is a notice on the run, with no line to annotate.
+  void Finish(const Summary& s) override {
+    for (const NotRun& n : s.not_run) AppendCommand("notice", "", {}, "gpulint", n.Text(), n.Text());
+    Flush();
+  }
 
  private:
   // ::COMMAND file=F,line=L,col=C,title=TITLE::MESSAGE, with `unlocated` as

@@ -136,8 +136,19 @@ class JunitWriter : public BufferedWriter {
     cases_.push_back(TestCase{name, file, e.mark.line, {}, {}, e});
   }
 
-  void Finish(const Summary&) override {
+  // A check that did not run is a skipped testcase: CI reports show it as
+  // one, not as a pass.
+  void Finish(const Summary& s) override {
     EndFile();
+    if (!s.not_run.empty()) {
+      buf_ += "  <testsuite name=\"gpulint: checks not run\" tests=\"" +
+              std::to_string(s.not_run.size()) + "\" failures=\"0\" errors=\"0\" skipped=\"" +
+              std::to_string(s.not_run.size()) + "\">\n";
+      for (const NotRun& n : s.not_run)
+        buf_ += "    <testcase name=\"" + Attr(n.what) + "\" classname=\"gpulint\">\n" +
+                "      <skipped message=\"" + Attr(n.Text()) + "\"/>\n    </testcase>\n";
+      buf_ += "  </testsuite>\n";
+    }
     buf_ += "</testsuites>\n";
     Flush();
   }

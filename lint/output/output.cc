@@ -73,7 +73,19 @@ std::string SummaryText(const Summary& s) {
     AppendCount(*s.baselined, "finding", &out);
     out.append(" hidden by the baseline");
   }
+  // Short here: the one line holds the counts; the formats with room give
+  // NotRun::Text() whole.
+  for (const NotRun& n : s.not_run)
+    out.append("; " + n.what + " not checked: " + n.why + " (" + n.flag + ")");
   return out;
+}
+
+std::string NotRun::Text() const {
+  std::string list;
+  for (size_t i = 0; i < rules.size(); ++i)
+    list += (i == 0 ? "" : i + 1 == rules.size() ? " and " : ", ") + rules[i];
+  return what + " not checked" + (list.empty() ? "" : " (" + list + ")") + ": " + why +
+         (remedy.empty() ? "" : "; " + remedy);
 }
 
 BufferedWriter::BufferedWriter(std::ostream& out) : out_(out) { buf_.reserve(kFlushBytes * 2); }

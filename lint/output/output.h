@@ -22,6 +22,18 @@ class Policy;
 struct RuleInfo;
 
 // What a check run saw, for the summary line and the JSON "summary".
+// Checks a run could not do, and why ("fit and VRAM": no nodes), said in
+// every format so that a clean run is not read as a checked one.
+struct NotRun {
+  std::string what;                // "fit and VRAM"
+  std::vector<std::string> rules;  // the rules that did not run
+  std::string why;                 // "no nodes"
+  std::string flag;                // what gives it: "--nodes"
+  std::string remedy;              // how to give it, at length
+  // "fit and VRAM not checked (exceeds-allocatable, ...): no nodes; --nodes FILE, ..."
+  std::string Text() const;
+};
+
 struct Summary {
   size_t errors = 0;
   size_t warnings = 0;
@@ -37,15 +49,17 @@ struct Summary {
   size_t not_objects = 0;
   // Findings a --baseline hid (not counted above); unset without a baseline.
   std::optional<size_t> baselined;
+  std::vector<NotRun> not_run;
   void Count(Severity severity);
   // How many findings are at or above `threshold`.
   size_t AtLeast(Severity threshold) const;
 };
 // "3 errors, 1 warning in 2 objects (5 files)"; infos appear only when present,
 // "; 1 workload checked, 1 not checked" only when an object was not checked,
-// "; 4 objects judged under their owner" only when some were, and "; 2
+// "; 4 objects judged under their owner" only when some were, "; 2
 // documents not checked: no Kubernetes objects (no apiVersion or kind)" only
-// when some were not.
+// when some were not, and "; fit and VRAM not checked: no nodes (--nodes)"
+// for each check not run.
 std::string SummaryText(const Summary& summary);
 
 // file:line:col: severity: message [rule]   (unknown parts left out)

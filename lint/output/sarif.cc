@@ -181,7 +181,7 @@ class SarifWriter : public BufferedWriter {
 
   // The invocation says whether the run succeeded: a log with no results
   // and executionSuccessful false is a failed run, not a clean one.
-  void Finish(const Summary&) override {
+  void Finish(const Summary& s) override {
     json invocation = {{"executionSuccessful", errors_.empty()}};
     json notifications = json::array();
     if (left_out_ > 0) {
@@ -200,6 +200,9 @@ class SarifWriter : public BufferedWriter {
             {{"text", "a finding in no file, so not a result: " + f.message + " [" + f.rule +
                           "]"}}}});
     }
+    // A check that did not run is a note: the run succeeded, less it.
+    for (const NotRun& n : s.not_run)
+      notifications.push_back({{"level", "note"}, {"message", {{"text", n.Text()}}}});
     if (!errors_.empty()) {
       for (const Error& e : errors_) {
         json physical = PhysicalLocation(e.file, e.mark, /*result=*/false);

@@ -252,6 +252,42 @@ control_plane_up() {
   start_apiserver
 }
 
+# control_plane_check SCRIPT ARG...: etcd and kube-apiserver up (after
+# cluster_prepare --control-plane), then python3 SCRIPT --server URL --ca CA
+# --cert CERT --key KEY ARG... as the cluster admin, in the background so that
+# a signal to the caller ends it at once; every process stopped and cleaned
+# up after. Exits with the script's status (tests/vap, tests/quantity).
+control_plane_check() {
+  local script=$1 start=$SECONDS
+  shift
+  CHECKER=
+  trap control_plane_finish EXIT
+  trap 'exit 130' INT
+  trap 'exit 143' TERM
+  control_plane_up
+  echo "$SUITE_NAME: $K8S_VERSION from $K8S_BIN up in $((SECONDS - start)) s (${APISERVER_FLAGS[*]})"
+  # No __pycache__ left in the source tree.
+  PYTHONDONTWRITEBYTECODE=1 setpriv --pdeathsig TERM -- python3 "$script" \
+    --server "https://127.0.0.1:$APISERVER_PORT" --ca "$E2E_TMP/pki/ca.crt" \
+    --cert "$E2E_TMP/pki/admin.crt" --key "$E2E_TMP/pki/admin.key" "$@" &
+  CHECKER=$!
+  local rc=0
+  wait "$CHECKER" || rc=$?
+  CHECKER=
+  exit "$rc"
+}
+
+control_plane_finish() {
+  local rc=$?
+  # Its status is not this run's: a failing wait must not end the cleanup (set -e).
+  if [[ -n ${CHECKER:-} ]]; then
+    kill -TERM "$CHECKER" 2>/dev/null || true
+    wait "$CHECKER" 2>/dev/null || true
+  fi
+  cluster_cleanup "$rc"
+  exit "$rc"
+}
+
 # webhook_client_auth: the API server presents a client certificate to the
 # webhook, set up as docs/webhook.md#client-authentication-from-the-api-server
 # says: a CA of its own for webhook clients (pki/webhook-clients.crt, which

@@ -40,32 +40,5 @@ if [[ -n ${GPULINT_VAP_EMULATED_VERSION:-} ]]; then
   APISERVER_FLAGS+=("--emulated-version=$GPULINT_VAP_EMULATED_VERSION")
 fi
 
-start=$SECONDS
 cluster_prepare --control-plane
-checker=
-finish() {
-  local rc=$?
-  # Its status is not this run's: a failing wait must not end the cleanup (set -e).
-  if [[ -n $checker ]]; then
-    kill -TERM "$checker" 2>/dev/null || true
-    wait "$checker" 2>/dev/null || true
-  fi
-  cluster_cleanup "$rc"
-  exit "$rc"
-}
-trap finish EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-control_plane_up
-echo "vap: $K8S_VERSION from $K8S_BIN up in $((SECONDS - start)) s (${APISERVER_FLAGS[*]})"
-# In the background, so that a signal to this script ends it at once; no
-# __pycache__ left in the source tree.
-PYTHONDONTWRITEBYTECODE=1 setpriv --pdeathsig TERM -- python3 "$here/run.py" --server "https://127.0.0.1:$APISERVER_PORT" \
-  --ca "$E2E_TMP/pki/ca.crt" --cert "$E2E_TMP/pki/admin.crt" --key "$E2E_TMP/pki/admin.key" \
-  --work "$E2E_TMP/vap" "$@" &
-checker=$!
-rc=0
-wait "$checker" || rc=$?
-checker=
-exit "$rc"
+control_plane_check "$here/run.py" --work "$E2E_TMP/vap" "$@"
