@@ -44,7 +44,17 @@ function(gpulint_shipped_binary target)
     target_link_libraries(${target} PRIVATE ${TCMALLOC_LIBRARIES})
   endif()
   if(GPULINT_STATIC)
-    target_link_options(${target} PRIVATE -static-pie)
+    # And a link map beside the binary: which archives, and which of their
+    # members, went into it; the SBOM is read off it (cmake/package.cmake).
+    set(map ${CMAKE_CURRENT_BINARY_DIR}/${target}.map)
+    target_link_options(${target} PRIVATE -static-pie LINKER:-Map=${map})
+    # No build ID: the linker hashes it over the whole file, debug info and
+    # its paths included, so the same commit built in another directory (or
+    # with or without -g) would differ in those 20 bytes alone once stripped,
+    # and so would the image's digest. --version names the commit instead.
+    target_link_options(${target} PRIVATE LINKER:--build-id=none)
+    set_target_properties(${target} PROPERTIES GPULINT_LINK_MAP ${map})
+    set_property(TARGET ${target} APPEND PROPERTY ADDITIONAL_CLEAN_FILES ${map})
   endif()
   # Read by the tests that check the binaries (tests/CMakeLists.txt).
   set_target_properties(${target} PROPERTIES GPULINT_STATIC ${GPULINT_STATIC})

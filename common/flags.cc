@@ -108,4 +108,58 @@ bool ParseArgs(const std::vector<std::string>& args, std::string_view program,
   return true;
 }
 
+bool ParseDuration(std::string_view text, std::chrono::milliseconds* out) {
+  if (text == "0") {
+    *out = std::chrono::milliseconds(0);
+    return true;
+  }
+  constexpr long long kMaxMs = 365LL * 24 * 3600 * 1000;
+  long long total = 0;
+  size_t i = 0;
+  if (text.empty()) return false;
+  while (i < text.size()) {
+    size_t start = i;
+    long long n = 0;
+    while (i < text.size() && text[i] >= '0' && text[i] <= '9') {
+      n = n * 10 + (text[i] - '0');
+      if (n > kMaxMs) return false;
+      ++i;
+    }
+    if (i == start) return false;
+    long long unit;
+    if (text.substr(i, 2) == "ms") {
+      unit = 1, i += 2;
+    } else if (i < text.size() && text[i] == 's') {
+      unit = 1000, ++i;
+    } else if (i < text.size() && text[i] == 'm') {
+      unit = 60 * 1000, ++i;
+    } else if (i < text.size() && text[i] == 'h') {
+      unit = 3600 * 1000, ++i;
+    } else {
+      return false;
+    }
+    total += n * unit;
+    if (total > kMaxMs) return false;
+  }
+  *out = std::chrono::milliseconds(total);
+  return true;
+}
+
+std::string FormatDuration(std::chrono::milliseconds d) {
+  long long ms = d.count();
+  if (ms == 0) return "0s";
+  std::string out;
+  auto part = [&](long long unit, const char* name) {
+    if (ms >= unit) {
+      out += std::to_string(ms / unit) + name;
+      ms %= unit;
+    }
+  };
+  part(3600 * 1000, "h");
+  part(60 * 1000, "m");
+  part(1000, "s");
+  part(1, "ms");
+  return out;
+}
+
 }  // namespace gpulint

@@ -3,6 +3,7 @@
 #ifndef GPULINT_COMMON_FLAGS_H_
 #define GPULINT_COMMON_FLAGS_H_
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -52,6 +53,14 @@ using ClosestName = std::string (*)(std::string_view word,
 bool ParseArgs(const std::vector<std::string>& args, std::string_view program,
                const std::vector<OptionSpec>& specs, bool negative_numbers, ClosestName closest,
                ParsedArgs* out, std::string* error);
+
+// A duration as Go's time.ParseDuration and kubectl's --request-timeout
+// write it: a sequence of whole numbers each with a unit, ms, s, m or h
+// ("90s", "1m30s", "2h"); "0" alone is zero. No fractions, signs or blanks.
+// False on anything else, or past a day times 365.
+bool ParseDuration(std::string_view text, std::chrono::milliseconds* out);
+// The other way: "15m", "1m30s", "500ms", "0s".
+std::string FormatDuration(std::chrono::milliseconds d);
 
 }  // namespace gpulint
 

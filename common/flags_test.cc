@@ -114,5 +114,28 @@ TEST_CASE("flags: --help stops reading, whatever follows", "[flags]") {
   CHECK(after_dashes.parsed.positional == std::vector<std::string>{"--help"});
 }
 
+TEST_CASE("durations as Go and kubectl write them", "[flags]") {
+  using std::chrono::milliseconds;
+  struct Case {
+    std::string text;
+    long long ms;  // -1: refused
+  } cases[] = {
+      {"0", 0},           {"90s", 90000},   {"15m", 900000}, {"1m30s", 90000}, {"2h", 7200000},
+      {"500ms", 500},     {"1h0m5s", 3605000},
+      {"", -1},           {"15", -1},       {"1.5m", -1},    {"-5s", -1},      {"5 s", -1},
+      {"5d", -1},         {"m", -1},        {"9999h", -1},
+  };
+  for (const Case& c : cases) {
+    INFO(c.text);
+    milliseconds d{};
+    CHECK(ParseDuration(c.text, &d) == (c.ms >= 0));
+    if (c.ms >= 0) CHECK(d.count() == c.ms);
+  }
+  CHECK(FormatDuration(milliseconds(90000)) == "1m30s");
+  CHECK(FormatDuration(milliseconds(900000)) == "15m");
+  CHECK(FormatDuration(milliseconds(0)) == "0s");
+  CHECK(FormatDuration(milliseconds(1500)) == "1s500ms");
+}
+
 }  // namespace
 }  // namespace gpulint

@@ -20,6 +20,11 @@ const Value* AnnotationsOf(const Value* metadata) {
 // rule. Keys without a reason, or naming no rule, are left to invalid-ignore.
 class Ignores {
  public:
+  struct Key {
+    IgnoreKey parsed;
+    std::string_view annotation, reason;  // views into the object, which outlives this
+  };
+
   explicit Ignores(const ObjectContext& ctx) {
     const Value* metadata = ctx.object.Find("metadata");
     Collect(AnnotationsOf(metadata), ctx.policy.ignore_annotation_prefix);
@@ -28,20 +33,23 @@ class Ignores {
         Collect(AnnotationsOf(pod.metadata), ctx.policy.ignore_annotation_prefix);
   }
 
-  bool Object(std::string_view rule) const {
-    for (const IgnoreKey& k : keys_)
-      if (!k.per_container && k.rule == rule) return true;
-    return false;
+  bool Names(std::string_view rule) const {
+    return std::any_of(keys_.begin(), keys_.end(),
+                       [&](const Key& k) { return k.parsed.rule == rule; });
   }
-  bool AnyContainer(std::string_view rule) const {
-    for (const IgnoreKey& k : keys_)
-      if (k.per_container && k.rule == rule) return true;
-    return false;
-  }
-  bool Container(std::string_view rule, std::string_view container) const {
-    for (const IgnoreKey& k : keys_)
-      if (k.per_container && k.rule == rule && k.container == container) return true;
-    return false;
+  // The annotation that silences a finding of `rule` about `container` ("":
+  // none): the container's own, else the object-wide one; null for none.
+  const Key* For(std::string_view rule, std::string_view container) const {
+    const Key* whole = nullptr;
+    for (const Key& k : keys_) {
+      if (k.parsed.rule != rule) continue;
+      if (!k.parsed.per_container) {
+        if (!whole) whole = &k;
+      } else if (!container.empty() && k.parsed.container == container) {
+        return &k;
+      }
+    }
+    return whole;
   }
 
  private:
@@ -55,12 +63,49 @@ class Ignores {
       // The first member of a name counts, as Find would give it.
       bool repeated = false;
       for (size_t j = 0; j < i && !repeated; ++j) repeated = members[j].first == members[i].first;
-      if (!repeated) keys_.push_back(key);
+      if (!repeated) keys_.push_back({key, members[i].first, members[i].second.text()});
     }
   }
 
-  std::vector<IgnoreKey> keys_;  // views into the object, which outlives this
+  std::vector<Key> keys_;
 };
+
+// The findings of one rule, from `first` on, that an ignore annotation meets:
+// removed where the policy honours it, kept and marked where it does not;
+// each annotation noted once in *waivers (when given).
+void ApplyIgnores(const Ignores& ignores, const ObjectContext& ctx, std::string_view rule,
+                  size_t first, std::vector<Finding>* findings, std::vector<Waiver>* waivers) {
+  std::string_view ns = ctx.ref.namespace_name;
+  auto note = [&](const Ignores::Key& key, const Finding& f, bool honoured) {
+    if (!waivers) return;
+    std::string container(key.parsed.per_container ? key.parsed.container : "");
+    auto same = [&](const Waiver& w) {
+      return w.annotation == key.annotation && w.honoured == honoured;
+    };
+    auto it = std::find_if(waivers->begin(), waivers->end(), same);
+    if (it == waivers->end()) {
+      waivers->push_back({std::string(rule), container, std::string(key.annotation),
+                          std::string(key.reason), f.severity, 0, honoured});
+      it = waivers->end() - 1;
+    }
+    it->severity = std::max(it->severity, f.severity);
+    ++it->findings;
+  };
+  size_t kept = first;
+  for (size_t i = first; i < findings->size(); ++i) {
+    Finding& f = (*findings)[i];
+    const Ignores::Key* key = ignores.For(rule, f.container);
+    bool honoured = key && ctx.policy.WaiverHonoured(ns, rule, f.severity);
+    if (key) note(*key, f, honoured);
+    if (honoured) continue;
+    if (key)
+      f.message += " (" + std::string(key->annotation) + " waives no error in namespace \"" +
+                   std::string(ns) + "\": the policy's exemptions.waiveErrors does not list it)";
+    if (kept != i) (*findings)[kept] = std::move(f);
+    ++kept;
+  }
+  findings->resize(kept);
+}
 
 }  // namespace
 
@@ -91,19 +136,13 @@ std::vector<Finding> Evaluate(const Value& object, const std::string& file, cons
   const Ignores ignores(ctx);
   for (const Rule* rule : AllRules()) {
     std::string_view name = rule->info.name;
-    if (!policy.RuleEnabled(name) || ignores.Object(name)) continue;
+    if (!policy.RuleEnabled(name)) continue;
     Reporter reporter(rule->info, policy.RuleSeverity(name, rule->info.severity), ctx, &findings);
     size_t first = findings.size();
+    // A rule an annotation silences still runs: the policy may not honour
+    // the annotation, and one it honours is reported with what it waived.
     rule->check(ctx, reporter);
-    if (ignores.AnyContainer(name)) {
-      findings.erase(std::remove_if(findings.begin() + static_cast<ptrdiff_t>(first),
-                                    findings.end(),
-                                    [&](const Finding& f) {
-                                      return !f.container.empty() &&
-                                             ignores.Container(name, f.container);
-                                    }),
-                     findings.end());
-    }
+    if (ignores.Names(name)) ApplyIgnores(ignores, ctx, name, first, &findings, options.waivers);
   }
   std::stable_sort(findings.begin(), findings.end(), [](const Finding& a, const Finding& b) {
     return std::tie(a.mark.line, a.mark.column, a.rule) <

@@ -21,6 +21,20 @@ namespace gpulint {
 // The policy's node classes plus real nodes (from --nodes or the API server).
 Inventory BuildInventory(const Policy& policy, std::vector<NodeClass> nodes);
 
+// An ignore annotation that met findings of its rule (engine/rules/ignore.h):
+// honoured, they are gone from Evaluate's findings; not honoured (an error
+// the policy's exemptions.waiveErrors does not let an annotation waive
+// there), they stay, each saying so.
+struct Waiver {
+  std::string rule;
+  std::string container;   // "" for the object-wide annotation
+  std::string annotation;  // its key: ignore.gpulint.io/exceeds-allocatable
+  std::string reason;      // its value
+  Severity severity = Severity::kInfo;  // the most severe finding it met
+  size_t findings = 0;                  // how many it met
+  bool honoured = true;
+};
+
 struct EvaluateOptions {
   // The DRA ResourceClaims and ResourceClaimTemplates seen before the object
   // in its input, which resolve its pods' claims; null: none in view.
@@ -31,6 +45,9 @@ struct EvaluateOptions {
   // Rules attach their repairs to their findings (Finding::fix), for
   // `gpulint fix`.
   bool fixes = false;
+  // When given, every ignore annotation that met a finding, honoured or not:
+  // the webhook logs, counts and records each in the audit log.
+  std::vector<Waiver>* waivers = nullptr;
   // KServe ServingRuntimes and ClusterServingRuntimes seen before the object
   // in its input, which an InferenceService's predictor is merged with; null:
   // none in view.
@@ -56,7 +73,8 @@ struct InView {
 };
 
 // Findings for one object (not a List: see ForEachObject), honouring the
-// policy's rule settings, exempt namespaces and ignore annotations. `file` is
+// policy's rule settings, exempt namespaces and ignore annotations (those the
+// policy honours: Policy::WaiverHonoured). `file` is
 // copied into each finding (empty for webhook input). Findings are ordered by
 // position, then rule name. The pods are extracted once, for every rule.
 std::vector<Finding> Evaluate(const Value& object, const std::string& file, const Policy& policy,
@@ -65,7 +83,7 @@ inline std::vector<Finding> Evaluate(const Value& object, const std::string& fil
                                      const Policy& policy, const Inventory& inventory,
                                      const DeviceClaims* claims = nullptr,
                                      Coverage* coverage = nullptr) {
-  return Evaluate(object, file, policy, inventory, EvaluateOptions{claims, coverage});
+  return Evaluate(object, file, policy, inventory, EvaluateOptions{claims, coverage, false, nullptr});
 }
 
 // The finding for a document that could not be read (rule "parse-error").

@@ -1,4 +1,5 @@
-// Evaluate's own decisions, apart from any rule: the ignore annotations.
+// Evaluate's own decisions, apart from any rule: the ignore annotations, and
+// which of them the policy honours (exemptions.waiveErrors).
 #include "engine/engine.h"
 
 #include <algorithm>
@@ -110,6 +111,90 @@ TEST_CASE("a finding knows its container by its path", "[engine]") {
     }
   }
   CHECK(seen);
+}
+
+// A Pod in `ns` ("" for none) with `annotations`: a 0.5 GPU limit
+// (gpu-fractional, an error) and a 500m memory request beside it
+// (quantity-milli-memory is an error too; memory-limit-missing a warning).
+struct Judged {
+  std::vector<Finding> findings;
+  std::vector<Waiver> waivers;
+  size_t Count(const std::string& rule) const {
+    return std::count_if(findings.begin(), findings.end(),
+                         [&](const Finding& f) { return f.rule == rule; });
+  }
+};
+Judged Judge(const Policy& policy, const std::string& ns, const std::string& annotations) {
+  Value object = mutate_testing::Yaml(
+      "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\n" +
+      (ns.empty() ? std::string() : "  namespace: " + ns + "\n") + "  annotations: " + annotations +
+      "\nspec:\n  containers:\n  - name: c\n    image: busybox\n"
+      "    resources: {limits: {nvidia.com/gpu: 0.5}}\n");
+  Judged out;
+  EvaluateOptions options;
+  options.waivers = &out.waivers;
+  out.findings = Evaluate(object, "m.yaml", policy, BuildInventory(policy, {}), options);
+  return out;
+}
+
+TEST_CASE("ignore annotations waive errors only where the policy lets them", "[engine][waiver]") {
+  const std::string waive =
+      "{ignore.gpulint.io/gpu-fractional: \"time-sliced node\", "
+      "ignore.gpulint.io/memory-limit-missing.c: \"a probe\"}";
+  // The default waives no error on an object in a namespace: the finding
+  // stays, says why, and the waiver is reported as refused. A warning is
+  // waived everywhere.
+  Judged tenant = Judge(DefaultPolicy(), "team-a", waive);
+  REQUIRE(tenant.Count("gpu-fractional") == 1);
+  CHECK(tenant.Count("memory-limit-missing") == 0);
+  const Finding& kept = *std::find_if(tenant.findings.begin(), tenant.findings.end(),
+                                      [](const Finding& f) { return f.rule == "gpu-fractional"; });
+  CHECK(kept.message.find(" (ignore.gpulint.io/gpu-fractional waives no error in namespace "
+                          "\"team-a\": the policy's exemptions.waiveErrors does not list it)") !=
+        std::string::npos);
+  REQUIRE(tenant.waivers.size() == 2);
+  const Waiver* refused = nullptr;
+  const Waiver* honoured = nullptr;
+  for (const Waiver& w : tenant.waivers) (w.honoured ? honoured : refused) = &w;
+  REQUIRE(refused);
+  REQUIRE(honoured);
+  CHECK(refused->rule == "gpu-fractional");
+  CHECK(refused->annotation == "ignore.gpulint.io/gpu-fractional");
+  CHECK(refused->reason == "time-sliced node");
+  CHECK(refused->container.empty());
+  CHECK(refused->severity == Severity::kError);
+  CHECK(refused->findings == 1);
+  CHECK(honoured->rule == "memory-limit-missing");
+  CHECK(honoured->container == "c");
+  CHECK(honoured->severity == Severity::kWarning);
+
+  // A manifest that names no namespace: the error is waived (it lands
+  // nowhere yet), and reported as waived.
+  Judged manifest = Judge(DefaultPolicy(), "", waive);
+  CHECK(manifest.Count("gpu-fractional") == 0);
+  CHECK(std::all_of(manifest.waivers.begin(), manifest.waivers.end(),
+                    [](const Waiver& w) { return w.honoured; }));
+
+  // Granted by namespace, by rule, or for all.
+  for (const char* spec : {"  exemptions: {waiveErrors: {namespaces: [team-b, team-a]}}\n",
+                           "  exemptions: {waiveErrors: {rules: [gpu-fractional]}}\n",
+                           "  exemptions: {waiveErrors: {namespaces: ['*']}}\n",
+                           "  exemptions: {waiveErrors: {rules: ['*']}}\n"}) {
+    INFO(spec);
+    Judged granted = Judge(mutate_testing::PolicyWith(spec), "team-a", waive);
+    CHECK(granted.Count("gpu-fractional") == 0);
+    CHECK(granted.waivers.size() == 2);
+    CHECK(std::all_of(granted.waivers.begin(), granted.waivers.end(),
+                      [](const Waiver& w) { return w.honoured; }));
+  }
+  // Granted elsewhere only.
+  for (const char* spec : {"  exemptions: {waiveErrors: {namespaces: [team-b]}}\n",
+                           "  exemptions: {waiveErrors: {rules: [quantity-milli-memory]}}\n"}) {
+    INFO(spec);
+    CHECK(Judge(mutate_testing::PolicyWith(spec), "team-a", waive).Count("gpu-fractional") == 1);
+  }
+  // No annotation: nothing to report.
+  CHECK(Judge(DefaultPolicy(), "team-a", "{}").waivers.empty());
 }
 
 }  // namespace

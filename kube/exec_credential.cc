@@ -113,7 +113,12 @@ bool ParseExecCredential(std::string_view text, const std::string& api_version, 
   Value root;
   Error parse_error;
   if (!ParseJson(text, 64, &root, &parse_error)) {
-    *error = "its output is not an ExecCredential (JSON): " + parse_error.ToString();
+    // Where, not what: the parser's message quotes the text near the error,
+    // which may be part of a credential.
+    *error = "its output is not an ExecCredential: not JSON at line " +
+             std::to_string(parse_error.mark.line) + ", column " +
+             std::to_string(parse_error.mark.column) +
+             " (the output is not shown: it may hold a credential)";
     return false;
   }
   if (root.StringAt("kind") != "ExecCredential" || root.StringAt("apiVersion") != api_version) {

@@ -15,7 +15,9 @@
 #include <climits>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 
+#include "common/flags.h"
 #include "common/http1.h"
 #include "common/openssl_errors.h"
 
@@ -31,11 +33,6 @@ bool IsIp(const std::string& host) {
          inet_pton(AF_INET6, host.c_str(), addr) == 1;
 }
 
-void SetTimeout(int fd, int option, int seconds) {
-  timeval tv{seconds, 0};
-  setsockopt(fd, SOL_SOCKET, option, &tv, sizeof tv);
-}
-
 }  // namespace
 
 HttpsClient::HttpsClient(std::string host, int port, SSL_CTX* ctx, std::string headers)
@@ -44,6 +41,16 @@ HttpsClient::HttpsClient(std::string host, int port, SSL_CTX* ctx, std::string h
 HttpsClient::~HttpsClient() {
   Close();
   SSL_CTX_free(ctx_);
+}
+
+std::string HttpsClient::Scrub(std::string text) const {
+  if (secret_.empty()) return text;
+  // Searched on past each replacement: a token found inside "<redacted>" (a
+  // token "t", say) would otherwise be replaced again without end.
+  static constexpr std::string_view kRedacted = "<redacted>";
+  for (size_t at = 0; (at = text.find(secret_, at)) != std::string::npos; at += kRedacted.size())
+    text.replace(at, secret_.size(), kRedacted);
+  return text;
 }
 
 void HttpsClient::Stop() {
@@ -61,15 +68,43 @@ void HttpsClient::Close() {
   fd_ = -1;
 }
 
-bool HttpsClient::Connect(std::string* error) {
+int HttpsClient::RemainingMs() const {
+  if (request_end_ == Clock::time_point::max()) return INT_MAX;
+  auto left = std::chrono::duration_cast<std::chrono::milliseconds>(request_end_ - Clock::now());
+  return static_cast<int>(std::clamp<long long>(left.count(), 0, INT_MAX));
+}
+
+std::string HttpsClient::OutOfTime() const {
+  if (request_end_ == deadline_)
+    return "the deadline passed" + (deadline_label_.empty() ? "" : " (" + deadline_label_ + ")");
+  return "no whole answer within " + FormatDuration(request_timeout_) + " (the request timeout)";
+}
+
+void HttpsClient::SetSocketTimeouts(int fd) const {
+  int left_ms = RemainingMs();
+  auto limit = [&](int seconds) {
+    long long ms = std::min<long long>(seconds * 1000LL, left_ms);
+    return timeval{static_cast<time_t>(ms / 1000), static_cast<suseconds_t>(ms % 1000 * 1000)};
+  };
+  // 0 would mean no limit: a request with nothing left gets a millisecond.
+  timeval rcv = limit(read_timeout_), snd = limit(write_timeout_);
+  if (rcv.tv_sec == 0 && rcv.tv_usec == 0) rcv.tv_usec = 1000;
+  if (snd.tv_sec == 0 && snd.tv_usec == 0) snd.tv_usec = 1000;
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &rcv, sizeof rcv);
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &snd, sizeof snd);
+}
+
+int HttpsClient::OpenSocket(std::string* error) {
+  const std::string& host = proxy_.empty() ? host_ : proxy_.host;
+  int port = proxy_.empty() ? port_ : proxy_.port;
+  std::string where = proxy_.empty() ? host + ":" + std::to_string(port) : "the proxy " + proxy_.display;
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
   addrinfo* found = nullptr;
-  std::string where = host_ + ":" + std::to_string(port_);
-  if (int rc = getaddrinfo(host_.c_str(), std::to_string(port_).c_str(), &hints, &found); rc != 0) {
-    *error = "cannot resolve " + host_ + ": " + gai_strerror(rc);
-    return false;
+  if (int rc = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); rc != 0) {
+    *error = "cannot resolve " + (proxy_.empty() ? host : where) + ": " + gai_strerror(rc);
+    return -1;
   }
   int fd = -1;
   std::string why = "no address";
@@ -81,7 +116,7 @@ bool HttpsClient::Connect(std::string* error) {
       err = errno;
       if (err == EINPROGRESS) {
         pollfd p{fd, POLLOUT, 0};
-        int ready = poll(&p, 1, connect_timeout_ * 1000);
+        int ready = poll(&p, 1, std::min(connect_timeout_ * 1000, RemainingMs()));
         socklen_t len = sizeof err;
         if (ready == 0)
           err = ETIMEDOUT;
@@ -90,7 +125,7 @@ bool HttpsClient::Connect(std::string* error) {
       }
     }
     if (err != 0) {
-      why = std::strerror(err);
+      why = RemainingMs() == 0 ? OutOfTime() : std::strerror(err);
       close(fd);
       fd = -1;
     }
@@ -98,13 +133,78 @@ bool HttpsClient::Connect(std::string* error) {
   freeaddrinfo(found);
   if (fd < 0) {
     *error = "cannot connect to " + where + ": " + why;
-    return false;
+    return -1;
   }
   fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  SetTimeout(fd, SO_RCVTIMEO, read_timeout_);
-  SetTimeout(fd, SO_SNDTIMEO, write_timeout_);
+  SetSocketTimeouts(fd);
+  return fd;
+}
+
+// CONNECT host:port through the proxy on `fd`, as Go's transport asks: the
+// answer's head is read to its end, and anything but 2xx is refused. Nothing
+// but the CONNECT line, Host and the proxy's own credential is sent in clear.
+bool HttpsClient::Tunnel(int fd, std::string* error) {
+  std::string target = (host_.find(':') != std::string::npos ? "[" + host_ + "]" : host_) + ":" +
+                       std::to_string(port_);
+  std::string request = "CONNECT " + target + " HTTP/1.1\r\nHost: " + target + "\r\n" +
+                        (proxy_.authorization.empty()
+                             ? std::string()
+                             : "Proxy-Authorization: " + proxy_.authorization + "\r\n") +
+                        "User-Agent: gpulint\r\n\r\n";
+  std::string what = "the proxy " + proxy_.display + " (CONNECT " + target + ")";
+  for (size_t sent = 0; sent < request.size();) {
+    ssize_t n = send(fd, request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
+    if (n <= 0) {
+      *error = what + ": cannot send: " + std::strerror(errno);
+      return false;
+    }
+    sent += static_cast<size_t>(n);
+  }
+  // Byte by byte up to the head's end: what follows is the server's TLS.
+  std::string head;
+  while (head.size() < 4 || head.compare(head.size() - 4, 4, "\r\n\r\n") != 0) {
+    char c;
+    ssize_t n = recv(fd, &c, 1, 0);
+    if (n <= 0) {
+      *error = what + ": " +
+               (n == 0 ? std::string("closed the connection without an answer")
+                       : (errno == EAGAIN || errno == EWOULDBLOCK)
+                             ? (RemainingMs() == 0 ? OutOfTime()
+                                                   : "no answer within " +
+                                                         std::to_string(read_timeout_) + " s")
+                             : std::string(std::strerror(errno)));
+      return false;
+    }
+    head += c;
+    if (head.size() > kMaxHeadBytes) {
+      *error = what + ": its answer's head is larger than 64 KiB";
+      return false;
+    }
+  }
+  std::string status_line = head.substr(0, head.find("\r\n"));
+  bool ok = status_line.size() >= 12 && status_line.compare(0, 5, "HTTP/") == 0 &&
+            status_line[9] == '2';
+  if (!ok) {
+    *error = what + " refused the tunnel: " + QuotedForMessage(status_line) +
+             (status_line.find(" 407") != std::string::npos
+                  ? " (the proxy wants credentials: give them in the proxy URL, "
+                    "http://user:password@host:port)"
+                  : "");
+    return false;
+  }
+  return true;
+}
+
+bool HttpsClient::Connect(std::string* error) {
+  std::string where = host_ + ":" + std::to_string(port_);
+  int fd = OpenSocket(error);
+  if (fd < 0) return false;
+  if (!proxy_.empty() && !Tunnel(fd, error)) {
+    close(fd);
+    return false;
+  }
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopped_) {
@@ -121,10 +221,12 @@ bool HttpsClient::Connect(std::string* error) {
   if (SSL_connect(ssl_) != 1) {
     long verify = SSL_get_verify_result(ssl_);
     std::string openssl = OpenSslErrors();
-    *error = "TLS with " + where + " failed: " +
-             (verify != X509_V_OK ? std::string(X509_verify_cert_error_string(verify))
-              : openssl.empty()   ? std::string("the connection closed")
-                                  : openssl);
+    *error = "TLS with " + where + (proxy_.empty() ? "" : " through " + proxy_.display) +
+             " failed: " +
+             (verify != X509_V_OK  ? std::string(X509_verify_cert_error_string(verify))
+              : RemainingMs() == 0 ? OutOfTime()
+              : openssl.empty()    ? std::string("the connection closed")
+                                   : openssl);
     Close();
     return false;
   }
@@ -133,6 +235,15 @@ bool HttpsClient::Connect(std::string* error) {
 
 bool HttpsClient::Fill(std::string* error) {
   char buf[65536];
+  bool limited = request_end_ != Clock::time_point::max();
+  if (limited) {
+    if (RemainingMs() == 0) {
+      *error = OutOfTime();
+      return false;
+    }
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fd_ >= 0) SetSocketTimeouts(fd_);
+  }
   ERR_clear_error();
   int n = SSL_read(ssl_, buf, sizeof buf);
   int err = errno;
@@ -153,7 +264,9 @@ bool HttpsClient::Fill(std::string* error) {
   } else if (code == SSL_ERROR_WANT_READ || code == SSL_ERROR_WANT_WRITE ||
              (code == SSL_ERROR_SYSCALL && (err == EAGAIN || err == EWOULDBLOCK))) {
     // SO_RCVTIMEO ran out: the socket is blocking, so a retry means a timeout.
-    *error = "no answer within " + std::to_string(read_timeout_) + " s";
+    *error = limited && RemainingMs() == 0
+                 ? OutOfTime()
+                 : "no answer within " + std::to_string(read_timeout_) + " s";
   } else {
     std::string openssl = OpenSslErrors();
     *error = openssl.empty() ? std::string("the connection closed") : openssl;
@@ -229,11 +342,16 @@ HttpResult HttpsClient::Attempt(const std::string& request, const StatusSink& on
   *nothing_came = true;
   HttpResult r;
   if (!ssl_ && !Connect(&r.error)) return r;
+  if (request_end_ != Clock::time_point::max()) {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (fd_ >= 0) SetSocketTimeouts(fd_);
+  }
   for (size_t sent = 0; sent < request.size();) {
     int n = SSL_write(ssl_, request.data() + sent,
                       static_cast<int>(std::min<size_t>(request.size() - sent, INT_MAX)));
     if (n <= 0) {
-      r.error = "cannot send the request: " + OpenSslErrors();
+      r.error = "cannot send the request: " +
+                (RemainingMs() == 0 ? OutOfTime() : OpenSslErrors());
       Close();
       return r;
     }
@@ -318,6 +436,10 @@ HttpResult HttpsClient::Send(std::string_view method, const std::string& path,
     request += "Content-Length: " + std::to_string(body.size()) + "\r\n";
   request += "\r\n";
   request += body;
+  request_end_ = deadline_;
+  if (request_timeout_.count() > 0)
+    request_end_ = std::min(request_end_, Clock::now() + request_timeout_);
+  if (request_end_ != Clock::time_point::max() && RemainingMs() == 0) return {0, OutOfTime()};
   bool reused = ssl_ != nullptr, nothing_came = false;
   HttpResult r = Attempt(request, on_status, on_body, &nothing_came);
   bool stopped;

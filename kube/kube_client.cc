@@ -11,6 +11,7 @@
 #include <fstream>
 
 #include "common/openssl_errors.h"
+#include "kube/proxy.h"
 
 namespace gpulint {
 namespace {
@@ -76,15 +77,22 @@ bool ReadCredentialFile(const std::string& path, std::string* out, std::string* 
   return true;
 }
 
-bool ParseServerUrl(const std::string& url, KubeEndpoint* ep, std::string* error) {
+bool ParseServerUrl(const std::string& url_in, KubeEndpoint* ep, std::string* error) {
   const std::string scheme = "https://";
-  if (url.compare(0, scheme.size(), scheme) != 0) {
+  const std::string url = RedactUrl(url_in);  // for messages
+  if (url_in.compare(0, scheme.size(), scheme) != 0) {
     *error = "the API server URL " + url + " is not https://";
     return false;
   }
-  std::string rest = url.substr(scheme.size());
+  std::string rest = url_in.substr(scheme.size());
   size_t slash = rest.find('/');
   std::string authority = rest.substr(0, slash);
+  if (authority.find('@') != std::string::npos) {
+    *error = "the API server URL " + url +
+             " holds a user name or password, which gpulint does not send: give the credential "
+             "as the kubeconfig user's token, client certificate or exec plugin";
+    return false;
+  }
   ep->base_path = slash == std::string::npos ? "" : rest.substr(slash);
   while (!ep->base_path.empty() && ep->base_path.back() == '/') ep->base_path.pop_back();
   ep->port = 443;
@@ -108,6 +116,19 @@ bool ParseServerUrl(const std::string& url, KubeEndpoint* ep, std::string* error
     return false;
   }
   ep->host = authority;
+  return true;
+}
+
+bool CheckBearerToken(std::string_view token, const std::string& source, std::string* error) {
+  for (unsigned char c : token) {
+    if (c == '\t' || (c >= 0x20 && c != 0x7f)) continue;
+    *error = source + " holds " +
+             (c == '\r' || c == '\n' ? std::string("a line break (CR or LF)")
+                                     : std::string("a control character")) +
+             ", which no HTTP header may carry: it is refused rather than sent (it would end "
+             "the Authorization header and start headers of its own)";
+    return false;
+  }
   return true;
 }
 
@@ -147,10 +168,12 @@ std::unique_ptr<HttpsClient> MakeKubeClient(const KubeEndpoint& ep, std::string*
       X509_VERIFY_PARAM_set1_host(param, ep.host.c_str(), 0);
   }
   std::string token = ep.token;
+  std::string source = "the kubeconfig user's token";
   std::string cert_pem = ep.client_cert_pem, key_pem = ep.client_key_pem;
   if (!ep.token_file.empty()) {
     std::string read_error;
     if (ReadCredentialFile(ep.token_file, &token, &read_error)) token = TrimSpace(token);
+    source = "the token in " + ep.token_file;
   }
   if (ep.exec) {
     ExecCredential credential;
@@ -158,12 +181,18 @@ std::unique_ptr<HttpsClient> MakeKubeClient(const KubeEndpoint& ep, std::string*
     token = credential.token;
     cert_pem = credential.client_cert_pem;
     key_pem = credential.client_key_pem;
+    source = "the token of the credential plugin " + ep.exec->config().command;
   }
+  if (!CheckBearerToken(token, source, error)) return nullptr;
   if (!cert_pem.empty() && !UseClientPair(ctx, cert_pem, key_pem, error)) return nullptr;
   std::string headers = "Accept: application/json\r\n";
   if (!token.empty()) headers += "Authorization: Bearer " + token + "\r\n";
   auto client = std::make_unique<HttpsClient>(ep.host, ep.port, owned.release(), headers);
   client->set_connection_timeout(10);
+  client->set_proxy(ep.proxy);
+  client->set_request_timeout(ep.request_timeout);
+  client->set_deadline(ep.deadline, ep.deadline_label);
+  client->set_secret(token);
   return client;
 }
 
@@ -191,21 +220,30 @@ namespace {
 constexpr size_t kMaxStatusBody = 512;
 
 // The request's answer, its body kept up to `max_body` bytes (`*cut` when it
-// held more).
+// held more). Reading stops after `max_read` bytes: a body that never ends
+// costs no more than that.
 KubeResponse Request(HttpsClient& client, std::string_view method, const std::string& path,
                      std::string_view body, std::string_view content_type, size_t max_body,
-                     bool* cut) {
+                     size_t max_read, bool* cut) {
   KubeResponse out;
+  size_t read = 0;
+  bool too_long = false;
   HttpResult r =
       client.Send(method, path, body, content_type, nullptr, [&](const char* data, size_t n) {
         size_t room = max_body - std::min(max_body, out.body.size());
         out.body.append(data, std::min(room, n));
         if (n > room) *cut = true;
-        return true;
+        read += n;
+        too_long = read > max_read;
+        return !too_long;
       });
   out.status = r.status;
-  out.error = r.error;
-  if (!r.error.empty()) out.status = 0;  // cut short: no whole answer
+  out.error = client.Scrub(r.error);
+  out.body = client.Scrub(std::move(out.body));
+  if (too_long)
+    out.error = "the answer to " + std::string(method) + " " + path + " is larger than " +
+                std::to_string(max_read) + " bytes";
+  if (!out.error.empty()) out.status = 0;  // cut short: no whole answer
   return out;
 }
 
@@ -214,12 +252,12 @@ KubeResponse Request(HttpsClient& client, std::string_view method, const std::st
 KubeResponse Patch(HttpsClient& client, const std::string& path, const std::string& body,
                    const char* content_type) {
   bool cut = false;
-  return Request(client, "PATCH", path, body, content_type, kMaxStatusBody, &cut);
+  return Request(client, "PATCH", path, body, content_type, kMaxStatusBody, kMaxAnswerBytes, &cut);
 }
 
 KubeResponse Get(HttpsClient& client, const std::string& path, size_t max_body) {
   bool cut = false;
-  KubeResponse out = Request(client, "GET", path, {}, {}, max_body, &cut);
+  KubeResponse out = Request(client, "GET", path, {}, {}, max_body, max_body, &cut);
   if (cut) {
     out.status = 0;
     out.body.clear();
@@ -231,7 +269,7 @@ KubeResponse Get(HttpsClient& client, const std::string& path, size_t max_body) 
 
 KubeResponse Delete(HttpsClient& client, const std::string& path) {
   bool cut = false;
-  return Request(client, "DELETE", path, {}, {}, kMaxStatusBody, &cut);
+  return Request(client, "DELETE", path, {}, {}, kMaxStatusBody, kMaxAnswerBytes, &cut);
 }
 
 }  // namespace gpulint

@@ -102,6 +102,13 @@ TEST_CASE("API server URLs", "[kube]") {
       {"http://10.0.0.1", "", 0, "", "the API server URL http://10.0.0.1 is not https://"},
       {"https://k:0", "", 0, "", "the API server URL https://k:0 has a bad port"},
       {"https://:443", "", 0, "", "the API server URL https://:443 has no host"},
+      // A password in the URL is neither sent nor printed.
+      {"https://admin:s3cret@k.example:6443", "", 0, "",
+       "the API server URL https://***@k.example:6443 holds a user name or password, which "
+       "gpulint does not send: give the credential as the kubeconfig user's token, client "
+       "certificate or exec plugin"},
+      {"http://admin:s3cret@k.example", "", 0, "",
+       "the API server URL http://***@k.example is not https://"},
   };
   for (const Case& c : cases) {
     INFO(c.url);
@@ -110,12 +117,86 @@ TEST_CASE("API server URLs", "[kube]") {
     bool ok = ParseServerUrl(c.url, &ep, &error);
     CHECK(ok == c.error.empty());
     CHECK(error == c.error);
+    CHECK(error.find("s3cret") == std::string::npos);
     if (ok) {
       CHECK(ep.host == c.host);
       CHECK(ep.port == c.port);
       CHECK(ep.base_path == c.base);
     }
   }
+}
+
+TEST_CASE("a token that would end the Authorization header is refused, never quoted", "[kube]") {
+  struct Case {
+    std::string token;
+    bool ok;
+  } cases[] = {
+      {"eyJhbGciOiJSUzI1NiJ9.payload.sig", true},
+      {"with\ttab", true},
+      {"abc\r\nX-Injected: yes", false},
+      {"abc\nX-Injected: yes", false},
+      {std::string("abc\0def", 7), false},
+      {"abc\x7f", false},
+  };
+  for (const Case& c : cases) {
+    INFO(c.token);
+    std::string error;
+    CHECK(CheckBearerToken(c.token, "user \"ci\"'s token", &error) == c.ok);
+    if (c.ok) continue;
+    CHECK(error.rfind("user \"ci\"'s token holds a", 0) == 0);
+    CHECK(error.find("abc") == std::string::npos);
+    CHECK(error.find("Injected") == std::string::npos);
+  }
+  // MakeKubeClient asks the same of every token it would send, wherever it came from.
+  TempDir dir;
+  KubeEndpoint ep;
+  ep.host = "127.0.0.1";
+  ep.token_file = dir.Write("token", "secret-part-1\r\nX-Injected: secret-part-2\n");
+  std::string error;
+  CHECK(MakeKubeClient(ep, &error) == nullptr);
+  CHECK(error ==
+        "the token in " + ep.token_file +
+            " holds a line break (CR or LF), which no HTTP header may carry: it is refused "
+            "rather than sent (it would end the Authorization header and start headers of its "
+            "own)");
+}
+
+TEST_CASE("a server that echoes the token does not put it in a message", "[kube]") {
+  FakeKubeApi api;
+  api.server().Get("/echo", [](const httplib::Request& req, httplib::Response& res) {
+    res.status = 401;
+    res.set_content("{\"message\":\"bad credential: " + req.get_header_value("Authorization") +
+                        "\"}",
+                    "application/json");
+  });
+  api.Listen();
+  std::string error;
+  auto client = MakeKubeClient(api.Endpoint(), &error);
+  REQUIRE(client);
+  KubeResponse res = Get(*client, "/echo", 4096);
+  CHECK(res.status == 401);
+  CHECK(res.body == "{\"message\":\"bad credential: Bearer <redacted>\"}");
+  CHECK(res.Describe().find("test-token") == std::string::npos);
+}
+
+TEST_CASE("a token that is part of <redacted> is redacted once, and the read ends", "[kube]") {
+  // A kubeconfig's token "t" (or "red", "act"): each replacement holds the
+  // token again, so the scrub searches on past what it wrote.
+  FakeKubeApi api;
+  api.server().Get("/echo", [](const httplib::Request& req, httplib::Response& res) {
+    res.status = 401;
+    res.set_content("{\"message\":\"" + req.get_header_value("Authorization") + " at t\"}",
+                    "application/json");
+  });
+  api.Listen();
+  KubeEndpoint ep = api.Endpoint();
+  ep.token = "t";
+  std::string error;
+  auto client = MakeKubeClient(ep, &error);
+  REQUIRE(client);
+  KubeResponse res = Get(*client, "/echo", 4096);
+  CHECK(res.status == 401);
+  CHECK(res.body == "{\"message\":\"Bearer <redacted> a<redacted> <redacted>\"}");
 }
 
 }  // namespace

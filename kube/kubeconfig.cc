@@ -166,8 +166,51 @@ bool ReadUser(const std::string& name, const Entry& user, const Value& cluster, 
 }
 
 // The endpoint of `context_name` in `merged`; `where` names the files in messages.
+// insecure-skip-tls-verify and certificate-authority(-data), as kubectl
+// reads them: the flag is a boolean or nothing (client-go decodes the file
+// as JSON into a bool, so "true" in quotes fails to load), and together with
+// a CA it is refused (client-go: "specifying a root certificates file with
+// the insecure flag is not allowed").
+bool ReadTls(const Value& c, const std::string& cluster_name, const std::string& dir,
+             const std::string& where, KubeEndpoint* ep, std::string* error) {
+  std::string what = where + ": cluster " + Quote(cluster_name) + ": ";
+  const Value* insecure = c.Find("insecure-skip-tls-verify");
+  if (insecure && !insecure->is_null() && insecure->type() != Value::Type::kBool) {
+    *error = what + "insecure-skip-tls-verify must be true or false, not the " +
+             TypeName(insecure->type()) + " " + Quote(insecure->text()) +
+             " (kubectl does not load it either; write it without quotes)";
+    return false;
+  }
+  ep->insecure_skip_verify = insecure && insecure->text() == "true";
+  bool has_ca = !c.StringAt("certificate-authority").empty() ||
+                !c.StringAt("certificate-authority-data").empty();
+  if (ep->insecure_skip_verify && has_ca) {
+    *error = what +
+             "insecure-skip-tls-verify together with a certificate-authority: kubectl refuses "
+             "them (\"specifying a root certificates file with the insecure flag is not "
+             "allowed\"), and so does gpulint; keep the CA and drop the flag";
+    return false;
+  }
+  if (!PemField(c, "certificate-authority", dir, &ep->ca_pem, error)) {
+    *error = what + *error;
+    return false;
+  }
+  return true;
+}
+
+// The cluster's proxy-url, else HTTPS_PROXY unless NO_PROXY names the server.
+bool ReadProxy(const Value& c, const std::string& cluster_name, const ProxyEnvironment& proxies,
+               KubeEndpoint* ep, std::string* error) {
+  std::string_view proxy_url = c.StringAt("proxy-url");
+  if (!proxy_url.empty())
+    return ParseProxyUrl(proxy_url, "the proxy-url of cluster " + Quote(cluster_name), &ep->proxy,
+                         error);
+  return ProxyFromEnvironment(proxies, ep->host, ep->port, &ep->proxy, error);
+}
+
 bool EndpointOf(const Merged& merged, const std::string& context_name, bool from_flag,
-                const std::string& where, KubeEndpoint* ep, std::string* error) {
+                const std::string& where, const ProxyEnvironment& proxies, KubeEndpoint* ep,
+                std::string* error) {
   if (context_name.empty()) {
     *error = where + ": no current-context is set; pass --context (contexts: " + [&] {
       std::string names;
@@ -196,11 +239,12 @@ bool EndpointOf(const Merged& merged, const std::string& context_name, bool from
     *error = where + ": cluster " + Quote(cluster_name) + " has no server";
     return false;
   }
-  if (!ParseServerUrl(server, ep, error)) return false;
-  const Value* insecure = c.Find("insecure-skip-tls-verify");
-  ep->insecure_skip_verify = insecure && insecure->text() == "true";
-  if (!PemField(c, "certificate-authority", cluster->second.file->dir, &ep->ca_pem, error))
+  if (!ParseServerUrl(server, ep, error)) {
+    *error = where + ": cluster " + Quote(cluster_name) + ": " + *error;
     return false;
+  }
+  if (!ReadTls(c, cluster_name, cluster->second.file->dir, where, ep, error)) return false;
+  if (!ReadProxy(c, cluster_name, proxies, ep, error)) return false;
   std::string user_name(ctx.StringAt("user"));
   if (user_name.empty()) return true;  // anonymous
   auto user = merged.users.find(user_name);
@@ -214,7 +258,8 @@ bool EndpointOf(const Merged& merged, const std::string& context_name, bool from
 
 }  // namespace
 
-bool InClusterEndpoint(const std::string& sa_dir, KubeEndpoint* ep, std::string* error) {
+bool InClusterEndpoint(const std::string& sa_dir, const ProxyEnvironment& proxies,
+                       KubeEndpoint* ep, std::string* error) {
   const char* host = std::getenv("KUBERNETES_SERVICE_HOST");
   const char* port = std::getenv("KUBERNETES_SERVICE_PORT");
   if (!host || !*host || !port || !*port) {
@@ -228,7 +273,8 @@ bool InClusterEndpoint(const std::string& sa_dir, KubeEndpoint* ep, std::string*
   ep->token_file = sa_dir + "/token";
   std::string token;
   if (!ReadCredentialFile(ep->token_file, &token, error)) return false;
-  return ReadCredentialFile(sa_dir + "/ca.crt", &ep->ca_pem, error);
+  if (!ReadCredentialFile(sa_dir + "/ca.crt", &ep->ca_pem, error)) return false;
+  return ProxyFromEnvironment(proxies, ep->host, ep->port, &ep->proxy, error);
 }
 
 KubeconfigOptions KubeconfigOptionsFromEnvironment() {
@@ -237,6 +283,7 @@ KubeconfigOptions KubeconfigOptionsFromEnvironment() {
   const char* home = std::getenv("HOME");
   options.env = env ? env : "";
   options.home = home ? home : "";
+  options.proxies = ProxyEnvironmentOfProcess();
   return options;
 }
 
@@ -271,7 +318,7 @@ bool FindEndpoint(const KubeconfigOptions& options, KubeEndpoint* ep, std::strin
   if (merged.empty() && !explicit_file && options.context.empty()) {
     // As client-go: no kubeconfig at all, so the pod's own service account.
     std::string in_cluster_error;
-    if (InClusterEndpoint(options.sa_dir, ep, &in_cluster_error)) {
+    if (InClusterEndpoint(options.sa_dir, options.proxies, ep, &in_cluster_error)) {
       *origin = "in-cluster service account";
       return true;
     }
@@ -283,7 +330,8 @@ bool FindEndpoint(const KubeconfigOptions& options, KubeEndpoint* ep, std::strin
   for (const std::string& p : paths) where += (where.empty() ? "" : ":") + p;
   if (where.empty()) where = "kubeconfig";
   std::string context = options.context.empty() ? merged.current_context : options.context;
-  if (!EndpointOf(merged, context, !options.context.empty(), where, ep, error)) return false;
+  if (!EndpointOf(merged, context, !options.context.empty(), where, options.proxies, ep, error))
+    return false;
   *origin = "kubeconfig " + where + ", context " + context;
   return true;
 }
@@ -291,6 +339,7 @@ bool FindEndpoint(const KubeconfigOptions& options, KubeEndpoint* ep, std::strin
 bool KubeconfigEndpoint(const std::string& path, KubeEndpoint* ep, std::string* error) {
   KubeconfigOptions options;
   options.kubeconfig = path;
+  options.proxies = ProxyEnvironmentOfProcess();
   std::string origin;
   return FindEndpoint(options, ep, &origin, error);
 }

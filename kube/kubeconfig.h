@@ -8,14 +8,20 @@
 #include <string>
 
 #include "kube/kube_client.h"
+#include "kube/proxy.h"
 
 namespace gpulint {
 
 inline constexpr const char* kServiceAccountDir = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 // KUBERNETES_SERVICE_HOST/PORT and the service account's token and CA in
-// `sa_dir` (kServiceAccountDir; another in tests).
-bool InClusterEndpoint(const std::string& sa_dir, KubeEndpoint* out, std::string* error);
+// `sa_dir` (kServiceAccountDir; another in tests); the proxy of `proxies`
+// (HTTPS_PROXY and NO_PROXY, as client-go's in-cluster client reads them).
+bool InClusterEndpoint(const std::string& sa_dir, const ProxyEnvironment& proxies,
+                       KubeEndpoint* out, std::string* error);
+inline bool InClusterEndpoint(const std::string& sa_dir, KubeEndpoint* out, std::string* error) {
+  return InClusterEndpoint(sa_dir, ProxyEnvironmentOfProcess(), out, error);
+}
 
 struct KubeconfigOptions {
   std::string kubeconfig;  // --kubeconfig: this file only, which must exist
@@ -23,8 +29,9 @@ struct KubeconfigOptions {
   std::string home;        // $HOME, for ~/.kube/config
   std::string context;     // --context: instead of the current-context
   std::string sa_dir = kServiceAccountDir;  // in a pod, when no kubeconfig is found
+  ProxyEnvironment proxies;  // HTTPS_PROXY and NO_PROXY, for a cluster without proxy-url
 };
-// $KUBECONFIG and $HOME of this process.
+// $KUBECONFIG, $HOME and the proxy variables of this process.
 KubeconfigOptions KubeconfigOptionsFromEnvironment();
 
 // The endpoint `options` lead to, as kubectl would reach it. *origin says how,
@@ -34,6 +41,11 @@ KubeconfigOptions KubeconfigOptionsFromEnvironment();
 // (entries of the same name in later files are ignored whole); relative file
 // names are relative to the file that names them. A user's `exec` plugin is
 // run when a client is made (kube/exec_credential.h).
+//
+// A cluster's TLS settings are read as kubectl reads them, and refused where
+// kubectl refuses them: insecure-skip-tls-verify must be a YAML boolean (the
+// string "true" is an error, not true), and it cannot go with a
+// certificate-authority. Its proxy-url wins over HTTPS_PROXY (kube/proxy.h).
 bool FindEndpoint(const KubeconfigOptions& options, KubeEndpoint* out, std::string* origin,
                   std::string* error);
 

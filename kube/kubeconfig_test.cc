@@ -169,5 +169,88 @@ TEST_CASE("kubeconfig errors name the file and what is missing", "[kube][kubecon
   CHECK(error == list + ": not a kubeconfig (a mapping with clusters, users and contexts)");
 }
 
+// Each TLS setting the security review found read more leniently than
+// kubectl reads it, and the forms kubectl takes.
+TEST_CASE("kubeconfig: TLS settings read exactly as kubectl reads them", "[kube][kubeconfig]") {
+  TempDir dir;
+  dir.Write("ca.crt", "CA PEM\n");
+  const std::string where_prefix = dir.Path("c") + ": cluster \"c\": ";
+  struct Case {
+    std::string cluster_extra;
+    bool insecure;
+    std::string ca, error;
+  } cases[] = {
+      {"    insecure-skip-tls-verify: true\n", true, "", ""},
+      {"    insecure-skip-tls-verify: false\n    certificate-authority: ca.crt\n", false,
+       "CA PEM\n", ""},
+      // YAML 1.1's booleans, as sigs.k8s.io/yaml reads them.
+      {"    insecure-skip-tls-verify: yes\n", true, "", ""},
+      {"    insecure-skip-tls-verify:\n", false, "", ""},
+      // kubectl: json: cannot unmarshal string into ... insecure-skip-tls-verify of type bool
+      {"    insecure-skip-tls-verify: \"true\"\n", false, "",
+       "insecure-skip-tls-verify must be true or false, not the string \"true\" (kubectl does "
+       "not load it either; write it without quotes)"},
+      {"    insecure-skip-tls-verify: 'false'\n", false, "",
+       "insecure-skip-tls-verify must be true or false, not the string \"false\" (kubectl does "
+       "not load it either; write it without quotes)"},
+      {"    insecure-skip-tls-verify: 1\n", false, "",
+       "insecure-skip-tls-verify must be true or false, not the int \"1\" (kubectl does not "
+       "load it either; write it without quotes)"},
+      // kubectl: specifying a root certificates file with the insecure flag is not allowed
+      {"    insecure-skip-tls-verify: true\n    certificate-authority: ca.crt\n", false, "",
+       "insecure-skip-tls-verify together with a certificate-authority: kubectl refuses them "
+       "(\"specifying a root certificates file with the insecure flag is not allowed\"), and "
+       "so does gpulint; keep the CA and drop the flag"},
+      {"    insecure-skip-tls-verify: true\n    certificate-authority-data: Q0EK\n", false, "",
+       "insecure-skip-tls-verify together with a certificate-authority: kubectl refuses them "
+       "(\"specifying a root certificates file with the insecure flag is not allowed\"), and "
+       "so does gpulint; keep the CA and drop the flag"},
+  };
+  for (const Case& c : cases) {
+    INFO(c.cluster_extra);
+    std::string file = dir.Write("c", Config("c", "u", "    token: t\n", "c", c.cluster_extra));
+    KubeEndpoint ep;
+    std::string error;
+    bool ok = KubeconfigEndpoint(file, &ep, &error);
+    CHECK(ok == c.error.empty());
+    CHECK(error == (c.error.empty() ? "" : where_prefix + c.error));
+    if (!ok) continue;
+    CHECK(ep.insecure_skip_verify == c.insecure);
+    CHECK(ep.ca_pem == c.ca);
+  }
+}
+
+TEST_CASE("kubeconfig: a cluster's proxy-url, else HTTPS_PROXY unless NO_PROXY",
+          "[kube][kubeconfig][proxy]") {
+  TempDir dir;
+  KubeconfigOptions options;
+  options.kubeconfig = dir.Write(
+      "c", Config("c", "u", "    token: t\n", "c",
+                  "    proxy-url: http://ops:hunter2@proxy.corp:3128\n"));
+  options.proxies = {"http://env-proxy:8080", ""};
+  Found f = Find(options);
+  REQUIRE(f.ok);
+  CHECK(f.ep.proxy.display == "http://proxy.corp:3128");  // proxy-url wins
+  CHECK(f.ep.proxy.authorization == "Basic b3BzOmh1bnRlcjI=");
+
+  options.kubeconfig = dir.Write("d", Config("d", "u", "    token: t\n", "d"));
+  f = Find(options);
+  REQUIRE(f.ok);
+  CHECK(f.ep.proxy.display == "http://env-proxy:8080");
+  options.proxies.no_proxy = ".example";  // https://d.example:6443
+  f = Find(options);
+  REQUIRE(f.ok);
+  CHECK(f.ep.proxy.empty());
+
+  options.kubeconfig = dir.Write(
+      "e", Config("e", "u", "    token: t\n", "e", "    proxy-url: socks5://ops:hunter2@p:1080\n"));
+  f = Find(options);
+  CHECK_FALSE(f.ok);
+  CHECK(f.error ==
+        "the proxy-url of cluster \"e\" socks5://***@p:1080 is a socks5:// proxy, which gpulint "
+        "does not speak: give an http:// proxy (gpulint tunnels to the API server through it "
+        "with CONNECT)");
+}
+
 }  // namespace
 }  // namespace gpulint

@@ -117,7 +117,7 @@ ListResult ListPaged(const KubeEndpoint& endpoint, const std::string& path,
       continue;
     }
     if (res.status != 200) {
-      Status status = ReadStatus(body);
+      Status status = ReadStatus(client->Scrub(body));
       if (res.status == 410 && !next.empty() && !status.next.empty()) {
         next = std::move(status.next);
         result.resumed = true;

@@ -1,24 +1,27 @@
 #!/usr/bin/env bash
-# No Docker engine runs here, so the Dockerfile is held to what can be
-# checked without one:
-#   - a build stage on dev's Debian and a runtime stage;
+# No container engine runs here, so the Dockerfile is held to what can be
+# checked without one, and to the image `./dev image` makes without one
+# (scripts/oci-image.py; tests/image_test.sh takes that image apart):
+#   - a build stage on dev's Debian and a runtime stage FROM scratch;
 #   - the build stage is dev itself: `./dev deps` after copying dev alone,
-#     then `./dev build` of exactly the shipped CMake targets, and no package
-#     installed by hand;
-#   - the binaries it copies out are the built ones, at the paths the build
-#     puts them (BUILT_BINARY, in dev's build directory), into a directory on
-#     the default PATH;
-#   - the runtime stage is distroless/static or scratch: nothing in it but
-#     the binaries, each static (no interpreter, no NEEDED: readelf), and no
-#     RUN (there is no shell); SSL_CERT_FILE names the base's CA bundle, as
-#     the static OpenSSL's default is Debian's /usr/lib/ssl;
-#   - it runs as the chart's numeric non-root user, with gpulint-webhook as
-#     its entrypoint;
-#   - the chart fits it: the webhook's container gives no command (the
-#     entrypoint runs), its probes are HTTP, it has no lifecycle hook, and
-#     every command the chart's pods run is one of the image's binaries.
+#     then `./dev rootfs /out`, and no package installed by hand;
+#   - the runtime stage copies /out and nothing else, and runs nothing (there
+#     is no shell); its ENV, USER, ENTRYPOINT and EXPOSE are, in order, what
+#     every image's config says (`scripts/oci-image.py config`);
+#   - what `./dev rootfs` lays out from this build (its component `shipped`,
+#     stripped, then scripts/oci-image.py rootfs) holds the built binaries
+#     (the same --version, static: no interpreter, no NEEDED), /etc/passwd
+#     with the chart's uid, the CA bundle SSL_CERT_FILE names, /tmp and the
+#     licence;
+#   - the chart fits it: it runs as that uid, the webhook's container gives
+#     no command (the entrypoint runs), its probes are HTTP, it has no
+#     lifecycle hook, and every command the chart's pods run is a binary on
+#     the image's PATH.
 #
 #   tests/dockerfile_test.sh SOURCE_DIR BUILD_DIR [BUILT_BINARY...]
+#
+# With no BUILT_BINARY (a sanitizer build, which ships nothing) only the
+# Dockerfile's text and the chart are checked.
 set -euo pipefail
 
 if [ $# -lt 2 ]; then
@@ -30,6 +33,8 @@ build_dir=$(cd "$2" && pwd)
 shift 2
 dockerfile=$src/Dockerfile
 chart=$src/charts/gpulint-webhook
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
 
 failures=0
 fail() {
@@ -44,8 +49,6 @@ instructions=$(sed -e '/^[[:space:]]*#/d' "$dockerfile" | sed -e ':a' -e '/\\$/N
 last_from=$(grep -n '^FROM ' <<<"$instructions" | tail -n 1 | cut -d: -f1)
 build_stage=$(sed -n "1,$((last_from - 1))p" <<<"$instructions")
 runtime_stage=$(sed -n "$last_from,\$p" <<<"$instructions")
-# A stage's RUN commands, split at &&, one per line.
-run_commands() { grep '^RUN ' <<<"$1" | sed 's/^RUN //' | sed 's/ && /\n/g' | sed 's/^ *//; s/ *$//'; }
 
 # 1. Stages.
 froms=$(grep '^FROM ' <<<"$instructions" | awk '{print $2}')
@@ -53,68 +56,78 @@ froms=$(grep '^FROM ' <<<"$instructions" | awk '{print $2}')
 grep -qx 'FROM debian:bookworm-slim AS build' <<<"$build_stage" ||
   fail "the build stage is not 'FROM debian:bookworm-slim AS build' (dev's Debian)"
 grep -q '^# Debian bookworm' "$src/dev" || fail "dev no longer says it runs on Debian bookworm"
-runtime_base=$(tail -n 1 <<<"$froms")
+[ "$(grep '^FROM ' <<<"$runtime_stage")" = "FROM scratch" ] ||
+  fail "the runtime stage is not FROM scratch: $(grep '^FROM ' <<<"$runtime_stage")"
 
 # 2. The build stage is dev: dev copied alone and `./dev deps`, then the
-# source and `./dev build` of the shipped targets; no apt-get of its own.
-build_steps=$(grep -E '^(COPY|RUN) ' <<<"$build_stage" | sed 's/ && .*//')
+# source and `./dev rootfs /out`; no apt-get of its own.
+build_steps=$(grep -E '^(COPY|RUN) ' <<<"$build_stage")
 want_steps="COPY dev ./
 RUN ./dev deps
 COPY . .
-RUN ./dev build gpulint gpulint-webhook"
+RUN ./dev rootfs /out"
 [ "$build_steps" = "$want_steps" ] ||
   fail "the build stage's steps are:"$'\n'"$build_steps"$'\n'"not:"$'\n'"$want_steps"
 grep -q 'apt-get' <<<"$build_stage" && fail "the build stage installs packages itself; ./dev deps does"
-for arm in deps build; do
+for arm in deps rootfs; do
   grep -qE "^  $arm\)" "$src/dev" || fail "dev has no '$arm' command"
 done
-for target in gpulint gpulint-webhook; do
-  grep -rqE "add_executable\\($target[[:space:]]" "$src/CMakeLists.txt" "$src/webhook/CMakeLists.txt" ||
-    fail "no CMake target $target"
-done
+grep -q '^ARG GPULINT_REVISION=' <<<"$build_stage" ||
+  fail "the build stage takes no GPULINT_REVISION (.dockerignore leaves .git out: --version would name no commit)"
+grep -qx '\.git' "$src/.dockerignore" || fail ".dockerignore no longer leaves .git out; is GPULINT_REVISION still needed?"
 
-# 3. The binaries copied out are the built ones, from dev's build directory.
-grep -q '^BUILD_DIR=${BUILD_DIR:-build}$' "$src/dev" || fail "dev's build directory is no longer build/"
-install_line=$(run_commands "$build_stage" | grep -F 'install ' | grep -F -- '/out/' || true)
-[ -n "$install_line" ] || fail "the build stage installs no binary into /out"
-grep -qE -- '-t /out/usr/local/bin ' <<<"$install_line" ||
-  fail "the binaries do not go to /usr/local/bin (on the default PATH): $install_line"
-copied=$(sed 's/.* -t [^ ]* //' <<<"$install_line" | tr ' ' '\n' | sort)
-built=$(for binary in "$@"; do binary=$(readlink -f "$binary"); echo "build/${binary#"$build_dir"/}"; done | sort)
-[ "$#" -eq 0 ] || [ "$copied" = "$built" ] ||
-  fail "the Dockerfile copies out:"$'\n'"$copied"$'\n'"the build makes:"$'\n'"$built"
-grep '^COPY ' <<<"$runtime_stage" | grep -vq -- '--from=build /out/ /' &&
-  fail "the runtime stage copies more than the build's /out: $(grep '^COPY ' <<<"$runtime_stage")"
-
-# 4. Only static binaries on a base with nothing to run.
-case $runtime_base in
-  gcr.io/distroless/static-debian12 | gcr.io/distroless/static-debian12:* | scratch) ;;
-  *) fail "the runtime stage is FROM $runtime_base, not gcr.io/distroless/static-debian12 or scratch" ;;
-esac
-grep -q '^RUN ' <<<"$runtime_stage" &&
-  fail "the runtime stage runs a command; its base has no shell: $(grep '^RUN ' <<<"$runtime_stage")"
-for binary in "$@"; do
-  if readelf -lW "$binary" | grep -q 'program interpreter' || readelf -dW "$binary" | grep -q '(NEEDED)'; then
-    fail "$(basename "$binary") is linked dynamically; the image has no library for it (GPULINT_STATIC)"
-  fi
-done
-if [ "$runtime_base" != scratch ]; then
-  grep -qx 'ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt' <<<"$runtime_stage" ||
-    fail "the runtime stage does not point SSL_CERT_FILE at the base's CA bundle"
-fi
-
-# 5. User and entrypoint.
-user=$(grep '^USER ' <<<"$runtime_stage" | tail -n 1 | awk '{print $2}')
-uid=${user%%:*}
+# 3. The runtime stage: the files of /out, and the config every image has.
+[ "$(grep -E '^(COPY|ADD|RUN) ' <<<"$runtime_stage")" = "COPY --from=build /out/ /" ] ||
+  fail "the runtime stage does more than copy the build's /out:"$'\n'"$(grep -E '^(COPY|ADD|RUN) ' <<<"$runtime_stage")"
+config=$(python3 "$src/scripts/oci-image.py" config)
+want=$(jq -r '(.Env[] | "ENV " + .), "USER " + .User, "EXPOSE " + (.ExposedPorts | keys[] | sub("/tcp$"; "")),
+  "ENTRYPOINT " + (.Entrypoint | tojson)' <<<"$config")
+got=$(grep -E '^(ENV|USER|EXPOSE|ENTRYPOINT) ' <<<"$runtime_stage")
+[ "$got" = "$want" ] ||
+  fail "the runtime stage says:"$'\n'"$got"$'\n'"the image's config (scripts/oci-image.py config) says:"$'\n'"$want"
+uid=$(jq -r '.User | split(":")[0]' <<<"$config")
 # Kubernetes' runAsNonRoot can only verify a numeric user.
-[[ "$uid" =~ ^[0-9]+$ ]] && [ "$uid" -ne 0 ] || fail "runtime USER '$user' is not a numeric non-root uid"
+[[ "$uid" =~ ^[0-9]+$ ]] && [ "$uid" -ne 0 ] || fail "the image's user '$uid' is not a numeric non-root uid"
 chart_uid=$(sed -n 's/^ *runAsUser: *\([0-9]*\).*/\1/p' "$chart/values.yaml" | head -n 1)
 [ "$uid" = "$chart_uid" ] || fail "the image runs as uid $uid, the chart as $chart_uid"
-entrypoint=$(grep '^ENTRYPOINT ' <<<"$runtime_stage" | tail -n 1)
-[ "$entrypoint" = 'ENTRYPOINT ["gpulint-webhook"]' ] ||
-  fail "runtime ENTRYPOINT is '$entrypoint', not [\"gpulint-webhook\"]"
+path_dirs=$(jq -r '.Env[] | select(startswith("PATH=")) | ltrimstr("PATH=")' <<<"$config" | tr ':' ' ')
+cert_file=$(jq -r '.Env[] | select(startswith("SSL_CERT_FILE=")) | ltrimstr("SSL_CERT_FILE=")' <<<"$config")
 
-# 6. The chart's containers: the webhook's entrypoint runs, its probes need
+# 4. What `./dev rootfs` lays out from this build, as its `stage` does.
+if [ $# -gt 0 ]; then
+  grep -q 'cmake --install "$1" --strip --component shipped --prefix "$2"' "$src/dev" ||
+    fail "dev's stage no longer installs the component shipped, stripped"
+  arch=$(dpkg --print-architecture)
+  if ! out=$(cmake --install "$build_dir" --strip --component shipped --prefix "$tmp/stage" 2>&1); then
+    fail "cmake --install of the component shipped failed: $out"
+  elif ! out=$(python3 "$src/scripts/oci-image.py" rootfs "$tmp/root" --platform "$arch=$tmp/stage" 2>&1); then
+    fail "scripts/oci-image.py rootfs failed: $out"
+  else
+    root=$tmp/root
+    for binary in "$@"; do
+      name=$(basename "$binary")
+      found=
+      for dir in $path_dirs; do [ -x "$root$dir/$name" ] && found=$root$dir/$name && break; done
+      if [ -z "$found" ]; then
+        fail "$name is on no directory of the image's PATH ($path_dirs)"
+        continue
+      fi
+      if readelf -lW "$found" | grep -q 'program interpreter' || readelf -dW "$found" | grep -q '(NEEDED)'; then
+        fail "$name is linked dynamically; the image has no library for it (GPULINT_STATIC)"
+      fi
+      [ "$("$found" --version 2>&1)" = "$("$binary" --version 2>&1)" ] ||
+        fail "the image's $name is not the built one: $("$found" --version 2>&1)"
+    done
+    grep -q "^[^:]*:[^:]*:$uid:$uid:" "$root/etc/passwd" || fail "the image's /etc/passwd has no user $uid"
+    grep -q "^[^:]*:[^:]*:$uid:" "$root/etc/group" || fail "the image's /etc/group has no group $uid"
+    grep -q 'BEGIN CERTIFICATE' "$root$cert_file" 2>/dev/null || fail "SSL_CERT_FILE $cert_file is no CA bundle in the image"
+    [ "$(stat -c %a "$root/tmp")" = 1777 ] || fail "the image's /tmp is not mode 1777"
+    cmp -s "$root/usr/share/doc/gpulint/copyright" "$src/packaging/copyright" ||
+      fail "the image's /usr/share/doc/gpulint/copyright is not packaging/copyright"
+  fi
+fi
+
+# 5. The chart's containers: the webhook's entrypoint runs, its probes need
 # no program, it has no hook, and every command is one of the image's binaries.
 deployment=$chart/templates/deployment.yaml
 indent=$(sed -n 's/^\( *\)image: .*/\1/p' "$deployment" | head -n 1)
@@ -139,4 +152,4 @@ if [ "$failures" -ne 0 ]; then
   echo "$failures check(s) failed" >&2
   exit 1
 fi
-echo "Dockerfile: built by ./dev, CMake's binaries, static on $runtime_base, non-root uid $uid, fits the chart"
+echo "Dockerfile: built by ./dev rootfs, FROM scratch, the config of ./dev image's, uid $uid${1:+, the built binaries static on its PATH}, fits the chart"

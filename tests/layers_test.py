@@ -9,8 +9,12 @@ Everything else fails:
   - a header named *_internal.h included from outside its folder (a folder
     exports the rest);
   - test support (*_test_support.h, *_test_util.h) included by code that ships;
-  - a source file in engine/, lint/, webhook/ or common/ outside every layer's
-    folder, so that a new folder must be given a place in the table.
+  - a source file under a layer's top folder (engine/, lint/, webhook/,
+    common/, kube/: every top folder the table names) outside every layer's
+    folder, so that a new folder must be given a place in the table;
+  - code that ships including a header from a folder in no layer (generated/,
+    the build's generated headers, excepted): an include of tests/ or of a
+    folder the table does not know fails rather than passes unchecked.
 Tests (*_test.cc and test support) may include any header a front end may.
 Prints each violation as file:line: message and exits 1 when there is one.
 """
@@ -20,7 +24,7 @@ import sys
 import tempfile
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-ROOTS = ("engine", "lint", "webhook", "common")
+GENERATED = "generated"  # headers the build writes (cmake/), below every layer
 
 
 def is_test(path):
@@ -29,8 +33,9 @@ def is_test(path):
         "_test_util.h")
 
 
-def check(table_lines, src, roots=ROOTS):
-    """The violations in `src`, as "file:line: message" strings."""
+def check(table_lines, src, roots=None):
+    """The violations in `src`, as "file:line: message" strings. `roots`: the
+    folders walked, by default the top folder of every layer's folder."""
     layers = {}  # name -> (folder, [builds on])
     for line in table_lines:
         if line.startswith("#") or not line.strip():
@@ -38,6 +43,8 @@ def check(table_lines, src, roots=ROOTS):
         name, folder, *below = line.split()
         layers[name] = (folder, below)
     by_folder = {folder: name for name, (folder, _) in layers.items()}
+    if roots is None:
+        roots = sorted({folder.split("/")[0] for folder, _ in layers.values()})
 
     def reach(name, seen=None):
         seen = set() if seen is None else seen
@@ -77,8 +84,13 @@ def check(table_lines, src, roots=ROOTS):
                         problems.append(f"{path}:{n}: includes test support {target}")
                         continue
                     tlayer = by_folder.get(tfolder)
-                    if tlayer is None or tlayer in allowed:
-                        continue  # system, generated/ and tests/ headers
+                    if tlayer is None:
+                        if tfolder != GENERATED:
+                            problems.append(f"{path}:{n}: includes {target}, from a folder in "
+                                            "no layer (cmake/layers.cmake)")
+                        continue
+                    if tlayer in allowed:
+                        continue
                     if layer in reach(tlayer):
                         why = f"layer {tlayer} is above {layer}"
                     else:
@@ -100,14 +112,21 @@ def self_test():
                               '#include "x/low/low_test_support.h"\n',  # test support
             "x/high/high_test.cc": '#include "x/low/low_test_support.h"\n',  # fine
             "x/stray/stray.cc": "",  # in no layer
+            "x/high/unknown.cc": '#include "generated/version.h"\n'  # fine
+                                 '#include "y/elsewhere.h"\n'  # a folder in no layer
+                                 '#include "tests/temp_dir.h"\n',  # likewise
         }
         for name, text in files.items():
             os.makedirs(os.path.join(src, os.path.dirname(name)), exist_ok=True)
             with open(os.path.join(src, name), "w") as f:
                 f.write(text)
-        problems, _, _ = check(["low x/low", "high x/high low"], src, roots=("x",))
+        problems, _, _ = check(["low x/low", "high x/high low"], src)  # roots: x, from the table
         want = ["x/high/high.cc:1: includes x/low/low_internal.h, internal to x/low/",
                 "x/high/high.cc:2: includes test support x/low/low_test_support.h",
+                "x/high/unknown.cc:2: includes y/elsewhere.h, from a folder in no layer "
+                "(cmake/layers.cmake)",
+                "x/high/unknown.cc:3: includes tests/temp_dir.h, from a folder in no layer "
+                "(cmake/layers.cmake)",
                 "x/low/low.cc:1: includes x/high/high.h: layer high is above low",
                 "x/stray/stray.cc:1: in no layer's folder (cmake/layers.cmake)"]
         if sorted(problems) != want:

@@ -179,7 +179,7 @@ if [ -n "$webhook" ]; then
   # then SSL_CERT_FILE's.
   printf '%s\n' 'apiVersion: v1' 'kind: Config' 'current-context: c' \
     "clusters: [{name: c, cluster: {server: \"$url\"}}]" \
-    'users: [{name: u, user: {token: t}}]' 'contexts: [{name: c, context: {cluster: c, user: u}}]' \
+    'users: [{name: u, user: {token: portable-test-token}}]' 'contexts: [{name: c, context: {cluster: c, user: u}}]' \
     >"$root/in/kubeconfig"
   expect "audit, no CA" 2 - ./gpulint audit --kubeconfig in/kubeconfig
   has "audit, no CA" "failed: self-signed certificate"

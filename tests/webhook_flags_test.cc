@@ -27,7 +27,8 @@ TEST_CASE("webhook flags: each value lands in its field, as --flag value or --fl
           "[webhook][flags]") {
   Result r = Parse({"--listen=127.0.0.1:9443", "--cert", "c.pem", "--key=k.pem", "--client-ca",
                     "ca.pem", "--policy=p.yaml", "--nodes", "n.yaml", "--kubeconfig", "kc",
-                    "--workers=8", "--drain-seconds", "0", "--advertise-vram"});
+                    "--workers=8", "--drain-seconds", "0", "--advertise-vram",
+                    "--watch-stale-after", "90s"});
   INFO(r.error);
   REQUIRE(r.ok);
   const ServerOptions& s = r.flags.server;
@@ -42,6 +43,7 @@ TEST_CASE("webhook flags: each value lands in its field, as --flag value or --fl
   CHECK(s.workers == 8);
   CHECK(s.drain == std::chrono::seconds(0));
   CHECK(r.flags.advertise_vram);
+  CHECK(s.watch_stale_after == std::chrono::seconds(90));
   CHECK_FALSE(r.flags.in_cluster);
   CHECK_FALSE(r.flags.help);
 }
@@ -53,10 +55,20 @@ TEST_CASE("webhook flags: what is left out keeps its default", "[webhook][flags]
   CHECK(r.flags.server.port == 8443);
   CHECK(r.flags.server.workers == 0);
   CHECK(r.flags.server.drain == std::chrono::seconds(5));
+  CHECK(r.flags.server.watch_stale_after == std::chrono::minutes(3));
   CHECK(r.flags.server.policy_file.empty());
   CHECK(r.flags.server.nodes_file.empty());
   CHECK(r.flags.in_cluster);
   CHECK_FALSE(r.flags.advertise_vram);
+}
+
+TEST_CASE("webhook flags: --version needs no other flag, as --help", "[webhook][flags]") {
+  Result r = Parse({"--version"});
+  INFO(r.error);
+  REQUIRE(r.ok);
+  CHECK(r.flags.version);
+  CHECK_FALSE(r.flags.help);
+  CHECK_FALSE(Parse({"--cert", "c", "--key", "k"}).flags.version);
 }
 
 TEST_CASE("webhook flags: --help wins over everything after it", "[webhook][flags]") {
@@ -104,6 +116,10 @@ TEST_CASE("webhook flags: usage errors, word for word", "[webhook][flags]") {
        "--drain-seconds -1: expected a number from 0 to 300"},
       {{"--drain-seconds=301", "--cert", "c", "--key", "k"},
        "--drain-seconds 301: expected a number from 0 to 300"},
+      {{"--watch-stale-after", "0", "--cert", "c", "--key", "k"},
+       "--watch-stale-after 0: expected a duration of at least 1s, such as 90s, 3m or 1h"},
+      {{"--watch-stale-after=5", "--cert", "c", "--key", "k"},
+       "--watch-stale-after 5: expected a duration of at least 1s, such as 90s, 3m or 1h"},
       {{"--key", "k"}, "--cert and --key are required: the API server only calls webhooks over HTTPS"},
       {{"--cert", "c", "--key", "k", "--in-cluster", "--kubeconfig", "kc"},
        "--in-cluster and --kubeconfig are exclusive: pick one way to reach the API server"},

@@ -301,5 +301,61 @@ TEST_CASE("the node watch reads through a kubeconfig's current context and its t
 
 }
 
+// The review found a broken node watch leaving the inventory stale without a
+// sign. Now it ages from its last sync: stale past --watch-stale-after, a
+// metric and a /readyz note, and ready all the same.
+TEST_CASE("a node watch that cannot sync turns stale, seen in /metrics and /readyz",
+          "[webhook][node-watch]") {
+  FakeKubeApi api;
+  std::atomic<bool> refuse{true};
+  api.server().Get("/api/v1/nodes", [&](const httplib::Request& req, httplib::Response& res) {
+    if (refuse) {
+      res.status = 403;
+      res.set_content(R"({"kind":"Status","reason":"Forbidden","message":"nodes is forbidden: )"
+                      R"(User \"system:serviceaccount:gpulint:gpulint\" cannot list nodes"})",
+                      "application/json");
+    } else if (!req.has_param("watch")) {
+      res.set_content(R"({"kind":"NodeList","metadata":{"resourceVersion":"7"},"items":[]})",
+                      "application/json");
+    } else {  // a watch held open, with nothing to say
+      res.set_chunked_content_provider("application/json", [&](size_t, httplib::DataSink&) {
+        while (!api.stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+        return false;
+      });
+    }
+  });
+  api.Listen();
+  TestServer s([](ServerOptions& o, const TempDir&) {
+    o.watch_stale_after = std::chrono::seconds(1);
+  });
+  Published sink;
+  NodeWatcher watcher(api.Endpoint(), &sink, s.log().Sink(), &s.server().metrics(), FastRetries());
+  s.server().AddWatch(&watcher.sync());
+  watcher.Start();
+  auto readyz = [&] {
+    auto res = s.Client()->Get("/readyz");
+    REQUIRE(res);
+    CHECK(res->status == 200);  // stale or not, the webhook stays ready
+    return res->body;
+  };
+  auto metrics = [&] {
+    s.Client()->Get("/metrics");  // refreshes the gauges
+    return Metric(s.server(), "gpulint_webhook_watch_stale{resource=\"nodes\"}");
+  };
+  CHECK(Eventually([&] { return readyz().find("nodes watch stale") != std::string::npos; }));
+  std::string body = readyz();
+  CHECK(body.rfind("ok (nodes watch stale: not synced for ", 0) == 0);
+  CHECK(body.find("(node list failed: HTTP 403: nodes is forbidden: User "
+                  "\"system:serviceaccount:gpulint:gpulint\" cannot list nodes); judged against "
+                  "what it last read)\n") != std::string::npos);
+  CHECK(metrics() == "1");
+
+  refuse = false;  // RBAC repaired: it lists, then watches, and is current
+  CHECK(Eventually([&] { return readyz() == "ok\n"; }));
+  CHECK(metrics() == "0");
+  CHECK(Metric(s.server(), "gpulint_webhook_watch_unsynced_seconds{resource=\"nodes\"}") == "0");
+  watcher.Stop();
+}
+
 }  // namespace
 }  // namespace gpulint::webhook_test

@@ -18,7 +18,8 @@ const std::vector<OptionSpec>& Specs() {
       {"--client-ca", "", true},   {"--policy", "", true},         {"--nodes", "", true},
       {"--kubeconfig", "", true},  {"--workers", "", true},        {"--drain-seconds", "", true},
       {"--in-cluster", "", false}, {"--advertise-vram", "", false}, {"--register", "", true},
-      {"--ca-bundle", "", true},
+      {"--ca-bundle", "", true},   {"--version", "", false},
+      {"--watch-stale-after", "", true},
   };
   return kSpecs;
 }
@@ -60,6 +61,16 @@ bool ReadValues(const ParsedArgs& args, WebhookFlags* f, std::string* error) {
     }
     f->server.drain = std::chrono::seconds(n);
   }
+  if (args.Has("--watch-stale-after")) {
+    std::string value = args.Get("--watch-stale-after");
+    std::chrono::milliseconds d{};
+    if (!ParseDuration(value, &d) || d < std::chrono::seconds(1)) {
+      *error = "--watch-stale-after " + value +
+               ": expected a duration of at least 1s, such as 90s, 3m or 1h";
+      return false;
+    }
+    f->server.watch_stale_after = d;
+  }
   f->server.tls.cert = args.Get("--cert");
   f->server.tls.key = args.Get("--key");
   f->server.tls.client_ca = args.Get("--client-ca");
@@ -80,7 +91,8 @@ bool ParseWebhookFlags(const std::vector<std::string>& args, WebhookFlags* f,
   ParsedArgs parsed;
   if (!ParseArgs(args, kProgram, Specs(), false, ClosestWord, &parsed, error)) return false;
   f->help = parsed.help;
-  if (f->help) return true;
+  f->version = parsed.Has("--version");
+  if (f->help || f->version) return true;
   if (!parsed.positional.empty()) {
     *error = "unexpected argument '" + parsed.positional.front() +
              "' (gpulint-webhook takes only flags; see 'gpulint-webhook --help')";

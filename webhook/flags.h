@@ -18,6 +18,7 @@ struct WebhookFlags {
   std::string register_file;  // --register: the webhook configurations to keep registered
   std::string ca_bundle;      // --ca-bundle: their caBundle
   bool help = false;
+  bool version = false;  // --version: print it and exit, as --help
 };
 
 // `args` without the program name. False with *error (one line, no program

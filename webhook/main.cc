@@ -9,6 +9,7 @@
 #include <string>
 #include <thread>
 
+#include "common/version.h"
 #include "kube/kubeconfig.h"
 #include "webhook/flags.h"
 #include "webhook/kube/node_watch.h"
@@ -31,7 +32,9 @@ Endpoints (HTTPS only):
   POST /mutate    AdmissionReview: a JSONPatch (VRAM resource, memory headroom,
                   NVIDIA_VISIBLE_DEVICES=void for containers without GPUs)
   GET  /healthz   200 while the process runs
-  GET  /readyz    200 once a valid certificate is loaded; 503 from SIGTERM on
+  GET  /readyz    200 once a valid certificate is loaded; 503 from SIGTERM on;
+                  its "ok" notes what it runs without: no valid policy, a
+                  stale node watch
 
 Each review path also takes a mode (the chart chooses it per namespace):
   /validate/deny, /mutate/deny    what /validate and /mutate do
@@ -75,10 +78,17 @@ Flags:
                       (RBAC: get and patch on those configurations)
   --ca-bundle FILE    the CA put in each registered webhook's caBundle (the
                       Secret's ca.crt); reread when it changes
+  --watch-stale-after DURATION
+                      a node watch that has not synced for this long (its
+                      list or watch failing) is stale: /readyz says so and
+                      gpulint_webhook_watch_stale is 1, but the webhook stays
+                      ready and judges against the nodes as last read
+                      (default 3m)
   --workers N         threads serving connections, each an event loop over many
                       (default: one per CPU this process may run on)
   --drain-seconds N   after SIGTERM, serve N more seconds with /readyz at 503
                       before closing the listener (default 5)
+  --version           the version and the git commit it was built from
   --help              this text
 
 Try it by hand:
@@ -128,6 +138,7 @@ int Run(WebhookFlags flags) {
   if (watch) {
     watcher = std::make_unique<NodeWatcher>(endpoint, &server, StderrLogSink, &server.metrics(),
                                             NodeWatcher::Options{});
+    server.AddWatch(&watcher->sync());
     if (flags.advertise_vram) {
       advertiser = std::make_unique<VramAdvertiser>(
           endpoint, [&server] { return VramResourceOf(server.CurrentSnapshot()); }, StderrLogSink,
@@ -181,6 +192,10 @@ int main(int argc, char** argv) {
   }
   if (flags.help) {
     std::fputs(gpulint::kHelp, stdout);
+    return 0;
+  }
+  if (flags.version) {
+    std::printf("%s\n", gpulint::VersionLine("gpulint-webhook").c_str());
     return 0;
   }
   return gpulint::Run(std::move(flags));

@@ -103,6 +103,15 @@ bool Policy::ExemptObject(const Value& object) const {
   return metadata && ExemptNamespace(metadata->StringAt("namespace"));
 }
 
+bool Policy::WaiverHonoured(std::string_view ns, std::string_view rule, Severity severity) const {
+  if (severity != Severity::kError || ns.empty()) return true;
+  auto listed = [](const std::vector<std::string>& names, std::string_view name) {
+    return std::any_of(names.begin(), names.end(),
+                       [&](const std::string& n) { return n == "*" || n == name; });
+  };
+  return listed(waive_errors.namespaces, ns) || listed(waive_errors.rules, rule);
+}
+
 Quantity Policy::ReservedOn(const std::string& resource, const NodeClass& node) const {
   auto it = reserved.find(resource);
   if (it == reserved.end()) return Quantity();

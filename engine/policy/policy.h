@@ -89,6 +89,17 @@ class PatternList {
   std::unique_ptr<OnePass> one_pass_;  // null when it could not be compiled
 };
 
+// Where an ignore annotation may waive a finding of error severity, which
+// deny mode would refuse: in these namespaces, or for these rules ("*" in
+// either: all). The annotation is written by the object's author, the very
+// person deny mode holds to the rules, so by default it waives no error on an
+// object in a namespace; the platform grants waivers here, as Kyverno grants
+// PolicyExceptions only in the namespaces it is told.
+struct ErrorWaivers {
+  std::vector<std::string> namespaces;
+  std::vector<std::string> rules;
+};
+
 struct Mutations {
   bool vram = true;
   bool headroom = true;
@@ -114,6 +125,7 @@ class Policy {
   Mutations mutations;
   std::vector<std::string> exempt_namespaces;  // read through ExemptNamespace / ExemptObject
   std::string ignore_annotation_prefix = "ignore.gpulint.io/";
+  ErrorWaivers waive_errors;
 
   // How to tell, with no node inventory, that a pod can reach a GPU node.
   std::vector<std::string> gpu_taint_keys = {"nvidia.com/gpu"};
@@ -150,6 +162,12 @@ class Policy {
   bool ExemptNamespace(std::string_view ns) const;
   // The same for an object, by its metadata.namespace.
   bool ExemptObject(const Value& object) const;
+  // Whether an ignore annotation waives a finding of `rule` at `severity` on
+  // an object in namespace `ns`: a warning or info always (silencing one
+  // grants nothing); an error where waive_errors allows it, or when the
+  // object names no namespace (a manifest not yet applied anywhere, or a
+  // cluster-scoped object, which only cluster administrators write).
+  bool WaiverHonoured(std::string_view ns, std::string_view rule, Severity severity) const;
   // Headroom to keep on `node` for `resource`.
   Quantity ReservedOn(const std::string& resource, const NodeClass& node) const;
 };

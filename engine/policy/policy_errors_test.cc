@@ -56,6 +56,10 @@ TEST_CASE("LoadPolicyText refuses what Kubernetes' strict decoder would", "[poli
             "policy.yaml:5:24: spec.gpuNodes.cudaImages[1]: invalid pattern \"(\": missing ): ("},
            {kHeader + "spec:\n  gpuNodes: {labelKeys: [gpu, \"\"]}\n",
             "policy.yaml:4:31: spec.gpuNodes.labelKeys[1]: must not be empty"},
+           {kHeader + "spec:\n  exemptions: {waiveErrors: {namespaces: [\"\"]}}\n",
+            "policy.yaml:4:43: spec.exemptions.waiveErrors.namespaces[0]: must not be empty"},
+           {kHeader + "spec:\n  exemptions: {waiveErrors: [ml]}\n",
+            "policy.yaml:4:29: spec.exemptions.waiveErrors: expected a mapping, got a sequence"},
            {kHeader + "spec:\n  gpuResources: []\n",
             "policy.yaml:4:17: spec.gpuResources: must name at least one resource, e.g. "
             "nvidia.com/gpu"},
@@ -192,6 +196,15 @@ std::vector<std::string> AllErrors(const std::string& text) {
                   e.message);
   }
   return out;
+}
+
+TEST_CASE("exemptions.waiveErrors.rules names rules gpulint has, or every rule", "[policy][errors]") {
+  std::vector<std::string> errors = AllErrors(
+      kHeader + "spec:\n  exemptions:\n    waiveErrors: {rules: [gpu-fractional, gpu-fractionl, '*']}\n");
+  REQUIRE(errors.size() == 1);
+  CHECK(errors[0].rfind("5:43: spec.exemptions.waiveErrors.rules[1]: unknown rule "
+                        "\"gpu-fractionl\" (rules: ",
+                        0) == 0);
 }
 
 TEST_CASE("LoadPolicyText reports every error in one run, in file order", "[policy][errors]") {

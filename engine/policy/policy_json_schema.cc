@@ -93,7 +93,13 @@ Json TypeSchema(const Field& f, const PolicyNames& names) {
     case FieldType::kConstant:
       return {{"type", "string"}, {"const", f.values.front()}};
     case FieldType::kStringList: {
-      Json s = {{"type", Nullable("array", f.if_empty == nullptr)}, {"items", StringSchema(f)}};
+      Json items = StringSchema(f);
+      if (f.keys == KeySet::kRules) {
+        Json names_enum = Json::array({"*"});
+        for (const KeyName& key : names.rules) names_enum.push_back(std::string(key.name));
+        items = {{"type", "string"}, {"enum", names_enum}};
+      }
+      Json s = {{"type", Nullable("array", f.if_empty == nullptr)}, {"items", items}};
       if (f.if_empty) s["minItems"] = 1;
       return s;
     }
@@ -193,6 +199,7 @@ std::string TypeText(const Field& f) {
     case FieldType::kConstant:
       return Alternatives(f.values);
     case FieldType::kStringList:
+      if (f.keys == KeySet::kRules) return "list of rule names";
       if (f.if_empty) return "list of strings, at least one";
       return f.text ? "list of dotted paths" : "list of strings";
     case FieldType::kPatternList:

@@ -77,12 +77,29 @@ bool ReadBoundedQuantity(StrictDecoder& d, const Field& f, const Value& v, const
   return true;
 }
 
-bool ReadTextList(StrictDecoder& d, const Field& f, const Value& v, const std::string& path,
-                  std::vector<std::string>* out) {
+// "unknown rule \"x\" (rules: a, b, ...)" unless `name` is a rule's.
+bool CheckRuleName(StrictDecoder& d, const PolicyNames& names, const Value& v,
+                   const std::string& path, const std::string& name, std::string_view noun) {
+  const std::vector<KeyName>& keys = names.rules;
+  if (std::any_of(keys.begin(), keys.end(), [&](const KeyName& k) { return k.name == name; }))
+    return true;
+  std::string listed;
+  for (const KeyName& k : keys) listed += (listed.empty() ? "" : ", ") + std::string(k.name);
+  std::string n(noun);
+  return d.Fail(v, path, "unknown " + n + " \"" + name + "\" (" + n + "s: " + listed + ")");
+}
+
+bool ReadTextList(StrictDecoder& d, const PolicyNames& names, const Field& f, const Value& v,
+                  const std::string& path, std::vector<std::string>* out) {
   if (!d.ExpectSequence(v, path)) return false;
   bool ok = true;
-  for (size_t i = 0; i < v.items().size(); ++i)
-    ok = ReadText(d, f, v.items()[i], Index(path, i), &out->emplace_back()) && ok;
+  for (size_t i = 0; i < v.items().size(); ++i) {
+    std::string ip = Index(path, i);
+    bool read = ReadText(d, f, v.items()[i], ip, &out->emplace_back());
+    if (read && f.keys == KeySet::kRules && out->back() != "*")
+      read = CheckRuleName(d, names, v.items()[i], ip, out->back(), "rule");
+    ok = read && ok;
+  }
   if (ok && f.if_empty && out->empty()) return d.Fail(v, path, f.if_empty);
   return ok;
 }
@@ -168,16 +185,7 @@ bool DecodeObjects(StrictDecoder& d, const PolicyNames& names, const Field& f, c
     const std::string& key = member.first;
     const Value& item = member.second;
     std::string ip = AppendKey(path, key);
-    if (f.keys != KeySet::kAny) {
-      const std::vector<KeyName>& keys = names.rules;
-      if (std::none_of(keys.begin(), keys.end(), [&](const KeyName& k) { return k.name == key; })) {
-        std::string listed;
-        for (const KeyName& k : keys) listed += (listed.empty() ? "" : ", ") + std::string(k.name);
-        std::string noun(f.key_noun);
-        ok = d.Fail(item, ip,
-                    "unknown " + noun + " \"" + key + "\" (" + noun + "s: " + listed + ")");
-      }
-    }
+    if (f.keys != KeySet::kAny && !CheckRuleName(d, names, item, ip, key, f.key_noun)) ok = false;
     void* decoded = f.add_item(container, key);
     ok = DecodeFields(d, names, f.fields, item, ip, decoded) &&
          (!f.check || f.check(d, item, ip, decoded)) && ok;
@@ -209,7 +217,7 @@ bool DecodeField(StrictDecoder& d, const PolicyNames& names, const Field& f, con
       return ReadConstant(d, f, v, path);
     case FieldType::kStringList:
       return ReadLeaf<std::vector<std::string>>(
-          f, owner, [&](auto* out) { return ReadTextList(d, f, v, path, out); });
+          f, owner, [&](auto* out) { return ReadTextList(d, names, f, v, path, out); });
     case FieldType::kPatternList:
       return ReadLeaf<PatternList>(f, owner,
                                    [&](auto* out) { return ReadPatterns(d, v, path, out); });

@@ -256,13 +256,27 @@ constexpr Field kMutationFields[] = {
         "The annotation that records what headroom added, so that it is added once."),
 };
 
+constexpr Field kErrorWaiverFields[] = {
+    StringList<&Policy::waive_errors, &ErrorWaivers::namespaces>(
+        "namespaces",
+        "Namespaces where an ignore annotation waives any rule's errors; * for every namespace."),
+    RuleList<&Policy::waive_errors, &ErrorWaivers::rules>(
+        "rules", "Rules whose errors an ignore annotation waives in any namespace; * for every rule."),
+};
+
 constexpr Field kExemptionFields[] = {
     StringList<&Policy::exempt_namespaces>(
         "namespaces", "Namespaces whose objects are neither checked nor mutated."),
     NonEmptyString<&Policy::ignore_annotation_prefix>(
         "ignoreAnnotationPrefix",
         "An annotation <prefix><rule>: \"<reason>\" turns that rule off for the object that "
-        "carries it."),
+        "carries it: its warnings always, its errors where waiveErrors allows."),
+    Section<Policy>(
+        "waiveErrors", kErrorWaiverFields,
+        "Where an ignore annotation may waive an error, which deny mode would refuse. Empty by "
+        "default: the object's author writes the annotation, so in a namespace it waives no error "
+        "unless listed here. Objects with no namespace (a manifest not yet applied) are always "
+        "waived. Each waiver is logged, counted and recorded in the audit log by the webhook."),
 };
 
 constexpr Field kWorkloadFields[] = {

@@ -109,7 +109,8 @@ struct Field {
   const TextRule* text = nullptr;                 // kString, kStringList items
   const char* if_empty = nullptr;                 // kStringList: an empty list is refused with this
   FieldList fields = {};                          // kObject, kObjectList, kObjectMap
-  KeySet keys = KeySet::kAny;                     // kObjectMap: the only keys allowed
+  // kObjectMap: the only keys allowed; kStringList: the only items ("*" besides)
+  KeySet keys = KeySet::kAny;
   std::string_view key_noun = {};                 // kObjectMap: what a key is ("rule", "resource")
   // Where the value goes: the member of the object holding the field (null:
   // read, checked and dropped). Objects, lists and maps of objects are
@@ -311,6 +312,15 @@ constexpr Field StringList(std::string_view name, const TextRule* text,
   Field f =
       internal::Leaf<FieldType::kStringList, std::vector<std::string>, M...>(name, description);
   f.text = text;
+  return f;
+}
+// Items are rule names or "*" (every rule); a name no rule has is refused.
+template <auto... M>
+constexpr Field RuleList(std::string_view name, std::string_view description) {
+  Field f =
+      internal::Leaf<FieldType::kStringList, std::vector<std::string>, M...>(name, description);
+  f.non_empty = true;
+  f.keys = KeySet::kRules;
   return f;
 }
 template <auto... M>

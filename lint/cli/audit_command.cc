@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "common/flags.h"
 #include "engine/policies.h"
 #include "kube/kubeconfig.h"
 #include "lint/cli/audit.h"
@@ -55,12 +56,21 @@ Options:
                        ClusterPolicyReport gpulint-audit (nodes, and
                        cluster-scoped objects), applied server-side; the
                        reports of earlier runs that this one does not write
-                       again are deleted (label app.kubernetes.io/managed-by:
-                       gpulint). The CRDs must be installed (Kyverno and
+                       again are deleted (named gpulint-audit, with the label
+                       app.kubernetes.io/managed-by: gpulint; no other report
+                       is touched). The CRDs must be installed (Kyverno and
                        Policy Reporter install them)
   --fail-on SEVERITY   the lowest severity that makes the exit status 1:
                        error (default), warning or info; none: never
   --page-size N        objects per list request (default 500, as kubectl)
+  --timeout DURATION   the whole audit's deadline (default 10m; 0: none):
+                       past it no request is sent, the report says what it
+                       lacks, no PolicyReport is written, and the exit status
+                       is 2
+  --request-timeout DURATION
+                       one request's limit, from connecting to the last byte
+                       of its answer (default 60s; 0: none but 60s of
+                       silence); DURATION as kubectl writes it: 90s, 1m30s
   -h, --help           print this text
 
 Permissions: list on nodes, pods and the workload kinds of the policy's
@@ -70,8 +80,8 @@ replicationcontrollers, podtemplates, and the GPU CRDs installed), cluster
 wide; discovery needs no grant. A list that is refused is said on stderr
 (the verb, the resource and its group, and what the report lacks without
 it) and the report goes on with the rest. --policy-report also needs
-create, patch, list and delete on policyreports and clusterpolicyreports
-(wgpolicyk8s.io).
+create, patch and delete on policyreports and clusterpolicyreports named
+gpulint-audit, and list on them (wgpolicyk8s.io).
 
 Output:
   text    nodes at risk with their sums, then each workload with something
@@ -106,7 +116,22 @@ struct AuditOptions {
   bool policy_report = false;
   std::optional<Severity> fail_on = Severity::kError;
   int page_size = 500;
+  std::chrono::milliseconds timeout = std::chrono::minutes(10);
+  std::chrono::milliseconds request_timeout = std::chrono::seconds(60);
 };
+
+// --timeout and --request-timeout: a duration, or 0 for none.
+bool ReadDuration(const ParsedArgs& args, const char* name, std::chrono::milliseconds* out,
+                  std::string* error) {
+  if (!args.Has(name)) return true;
+  std::string text = args.Get(name);
+  if (!ParseDuration(text, out)) {
+    *error = std::string(name) + ": expected a duration such as 90s, 15m or 1h30m (0: none), got '" +
+             text + "'";
+    return false;
+  }
+  return true;
+}
 
 bool ReadOptions(const ParsedArgs& args, AuditOptions* o, std::string* error) {
   if (!args.positional.empty()) {
@@ -147,7 +172,8 @@ bool ReadOptions(const ParsedArgs& args, AuditOptions* o, std::string* error) {
     }
     o->page_size = static_cast<int>(v);
   }
-  return true;
+  return ReadDuration(args, "--timeout", &o->timeout, error) &&
+         ReadDuration(args, "--request-timeout", &o->request_timeout, error);
 }
 
 std::string ServerOf(const KubeEndpoint& ep) {
@@ -174,6 +200,11 @@ int RunAudit(const AuditOptions& options, CliIo& io) {
   if (!FindEndpoint(options.kubeconfig, &endpoint, &context.origin, &error)) {
     Fail(io, error);
     return kExitUsage;
+  }
+  endpoint.request_timeout = options.request_timeout;
+  if (options.timeout.count() > 0) {
+    endpoint.deadline = std::chrono::steady_clock::now() + options.timeout;
+    endpoint.deadline_label = "gpulint audit --timeout " + FormatDuration(options.timeout);
   }
   context.server = ServerOf(endpoint);
   context.policy = policy_name;
@@ -217,7 +248,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   static const std::vector<OptionSpec> kSpecs = {
       {"--kubeconfig", "", true}, {"--context", "", true}, {"--policy", "", true},
       {"--format", "", true},     {"--policy-report", ""}, {"--fail-on", "", true},
-      {"--page-size", "", true},
+      {"--page-size", "", true},  {"--timeout", "", true}, {"--request-timeout", "", true},
   };
   ParsedArgs parsed;
   if (int rc = ParseOrExit(args, AuditCommand(), kSpecs, false, &parsed, io); rc >= 0) return rc;

@@ -156,7 +156,9 @@ bool ApplyPolicyReports(const KubeEndpoint& endpoint,
                                     if (!meta) return;
                                     std::string ns(meta->StringAt("namespace"));
                                     std::string name(meta->StringAt("name"));
-                                    if (!(written.count(ns) && name == kPolicyReportName))
+                                    // Its own name and label: the chart's role may
+                                    // delete no other report.
+                                    if (name == kPolicyReportName && !written.count(ns))
                                       stale.emplace_back(ns, name);
                                   });
     if (!listed.ok) {

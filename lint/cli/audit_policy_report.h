@@ -3,7 +3,9 @@
 // (the nodes, and findings on cluster-scoped objects), the format Kyverno
 // writes and Policy Reporter shows. Each run applies them by server-side apply
 // under fixed names and deletes the reports of earlier runs it did not write
-// again (found by their label), so they always say what the last run saw.
+// again (found by their label and name), so they always say what the last run
+// saw. It touches no report of another name: the chart's ClusterRole grants
+// it those names alone, and its admission policy those labelled as its own.
 // Internal to lint/.
 #ifndef GPULINT_LINT_CLI_AUDIT_POLICY_REPORT_H_
 #define GPULINT_LINT_CLI_AUDIT_POLICY_REPORT_H_

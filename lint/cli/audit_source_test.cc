@@ -3,7 +3,9 @@
 #include "lint/cli/audit_source.h"
 
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "engine/policies.h"
@@ -115,6 +117,46 @@ TEST_CASE("audit source: a refused list is said with its verb, resource and grou
   CHECK(report.pods_on_unknown_nodes == 2);
   REQUIRE(report.workloads.size() == 1);
   CHECK(report.workloads[0].object.kind == "Deployment");
+}
+
+// A server that never finishes a list (a byte every 50 ms, so no read ever
+// times out): the audit's deadline ends it, and says which list it lacks.
+TEST_CASE("audit source: the deadline ends a list that never ends", "[audit][kube]") {
+  FakeKubeApi api;
+  auto serve = [&](const std::string& path, const std::string& body) {
+    api.server().Get(path, [body](const httplib::Request&, httplib::Response& res) {
+      res.set_content(body, "application/json");
+    });
+  };
+  serve("/api/v1", R"({"resources":[{"name":"pods","namespaced":true,"kind":"Pod"},
+      {"name":"nodes","namespaced":false,"kind":"Node"}]})");
+  serve("/apis", R"({"groups":[]})");
+  serve("/api/v1/nodes", R"({"kind":"NodeList","metadata":{},"items":[]})");
+  api.server().Get("/api/v1/pods", [&api](const httplib::Request&, httplib::Response& res) {
+    res.set_chunked_content_provider("application/json", [&api](size_t, httplib::DataSink& sink) {
+      sink.write(R"({"metadata":{},"items":[)", 23);
+      while (!api.stopping() && sink.write(" ", 1))
+        std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      return false;
+    });
+  });
+  api.Listen();
+  KubeEndpoint endpoint = api.Endpoint();
+  endpoint.deadline = std::chrono::steady_clock::now() + std::chrono::seconds(2);
+  endpoint.deadline_label = "gpulint audit --timeout 2s";
+  ClusterAudit audit(DefaultPolicy());
+  ClusterRead read;
+  std::string error;
+  auto start = std::chrono::steady_clock::now();
+  REQUIRE(ReadCluster(endpoint, DefaultPolicy(), ListOptions{}, &audit, &read, &error));
+  CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(20));
+  CHECK(read.nodes_listed);
+  CHECK_FALSE(read.pods_listed);
+  REQUIRE(read.problems.size() == 1);
+  INFO(read.problems[0]);
+  CHECK(read.problems[0].rfind("cannot list pods", 0) == 0);
+  CHECK(read.problems[0].find("the deadline passed (gpulint audit --timeout 2s)") !=
+        std::string::npos);
 }
 
 }  // namespace

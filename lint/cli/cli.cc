@@ -9,9 +9,9 @@
 #include <string>
 #include <string_view>
 
+#include "common/version.h"
 #include "lint/cli/commands.h"
 #include "lint/output/formats.h"
-#include "lint/output/version.h"
 
 namespace gpulint {
 namespace {
@@ -41,7 +41,7 @@ Usage:
   gpulint explain RULE                  title, severity, rationale, fix, example
   gpulint export vap [--mode MODE]      the stateless rules as
                                         ValidatingAdmissionPolicies (CEL)
-  gpulint version | --version           print the version
+  gpulint version | --version           print the version and git revision
   gpulint help [COMMAND]                this text, or one command's
 
 'gpulint FILE...' means 'gpulint check FILE...'. A PATH is a file, a directory
@@ -82,7 +82,9 @@ const std::string& MainHelp() {
 
 constexpr std::string_view kVersionHelp = R"(Usage: gpulint version
 
-Prints the version of gpulint.
+Prints the version of gpulint and the git commit it was built from ("with
+uncommitted changes" when tracked files differed from it; "no git revision"
+when it was built from a source tree without .git).
 )";
 
 constexpr std::string_view kHelpHelp = R"(Usage: gpulint help [COMMAND]
@@ -98,7 +100,7 @@ int RunVersion(const std::vector<std::string>& args, CliIo& io) {
     Fail(io, "version takes no arguments");
     return kExitUsage;
   }
-  io.out << "gpulint " << kVersion << '\n';
+  io.out << VersionLine("gpulint") << '\n';
   return kExitClean;
 }
 

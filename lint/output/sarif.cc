@@ -15,7 +15,7 @@
 #include "lint/output/formats.h"
 #include "lint/output/output.h"
 #include "lint/output/output_internal.h"
-#include "lint/output/version.h"
+#include "common/version.h"
 
 namespace gpulint {
 namespace {
@@ -88,8 +88,8 @@ class SarifWriter : public BufferedWriter {
       rules.push_back(RuleJson(*info, options.policy));
     }
     json driver = {{"name", "gpulint"},
-                   {"version", std::string(kVersion)},
-                   {"semanticVersion", std::string(kVersion)},
+                   {"version", std::string(BuildVersion().version)},
+                   {"semanticVersion", std::string(BuildVersion().version)},
                    {"rules", rules}};
     json run = {{"tool", {{"driver", driver}}}, {"columnKind", "unicodeCodePoints"}};
     // Which policy judged the findings: the same file can pass under one and

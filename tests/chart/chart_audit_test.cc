@@ -60,7 +60,8 @@ TEST_CASE("the audit CronJob runs gpulint audit with the webhook's policy", "[ch
   const json& c = Container(r);
   CHECK(c["command"] == json::array({"gpulint"}));
   CHECK(c["args"] == json::parse(R"(["audit", "--policy=/etc/gpulint/policy/policy.yaml",
-      "--format=text", "--page-size=500", "--fail-on=none", "--policy-report"])"));
+      "--format=text", "--page-size=500", "--fail-on=none", "--timeout=25m",
+      "--request-timeout=60s", "--policy-report"])"));
   CHECK(At(pod, "/volumes/0/configMap/name") == std::string(kRelease) + "-policy");
   CHECK(At(c, "/securityContext/readOnlyRootFilesystem") == true);
   // Its pods are no endpoints of the webhook's Service, nor counted by its

@@ -239,10 +239,13 @@ start_controller_manager() {
 }
 
 # control_plane_up: certificates, etcd and kube-apiserver, and the admin
-# KUBECONFIG; all tests/vap needs.
+# KUBECONFIG; all tests/vap needs. With E2E_CLIENT_AUTH=1 (run.sh), the API
+# server authenticates to the webhook with a client certificate
+# (webhook_client_auth).
 control_plane_up() {
-  mkdir -p "$E2E_TMP/logs"
+  mkdir -p "$E2E_TMP/logs" "$E2E_TMP/apiserver"
   make_certs
+  if [[ ${E2E_CLIENT_AUTH:-} == 1 ]]; then webhook_client_auth; fi
   start_etcd
   APISERVER_PORT=$(free_port)
   kubeconfig "$KUBECONFIG" "$(client_cert_user admin)"
@@ -285,6 +288,65 @@ control_plane_finish() {
   exit "$rc"
 }
 
+# webhook_client_auth: the API server presents a client certificate to the
+# webhook, set up as docs/webhook.md#client-authentication-from-the-api-server
+# says: a CA of its own for webhook clients (pki/webhook-clients.crt, which
+# signs nothing else), a certificate from it, and an AdmissionConfiguration
+# whose kubeConfigFile names the webhook by the host:port it is called at.
+# The webhook's port is chosen here, before the API server reads the file.
+webhook_client_auth() {
+  local d=$E2E_TMP/pki
+  openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj "/CN=gpulint-e2e-webhook-clients" -keyout "$d/webhook-clients.key" \
+    -out "$d/webhook-clients.crt" 2>/dev/null
+  openssl req -new -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=kube-apiserver \
+    -keyout "$d/apiserver-webhook-client.key" -out "$d/apiserver-webhook-client.csr" 2>/dev/null
+  printf 'extendedKeyUsage=clientAuth\nkeyUsage=critical,digitalSignature,keyEncipherment\n' \
+    >"$d/apiserver-webhook-client.ext"
+  openssl x509 -req -in "$d/apiserver-webhook-client.csr" -CA "$d/webhook-clients.crt" \
+    -CAkey "$d/webhook-clients.key" -set_serial "0x$(openssl rand -hex 8)" -days 2 \
+    -extfile "$d/apiserver-webhook-client.ext" -out "$d/apiserver-webhook-client.crt" 2>/dev/null
+  WEBHOOK_PORT=$(free_port)
+  local kubeconfig=$E2E_TMP/apiserver/webhook-clients.kubeconfig
+  printf '%s\n' "apiVersion: v1" "kind: Config" "users:" "- name: \"127.0.0.1:$WEBHOOK_PORT\"" \
+    "  user:" "    client-certificate: $d/apiserver-webhook-client.crt" \
+    "    client-key: $d/apiserver-webhook-client.key" >"$kubeconfig"
+  local plugin
+  {
+    echo "apiVersion: apiserver.config.k8s.io/v1"
+    echo "kind: AdmissionConfiguration"
+    echo "plugins:"
+    for plugin in ValidatingAdmissionWebhook MutatingAdmissionWebhook; do
+      echo "- name: $plugin"
+      echo "  configuration:"
+      echo "    apiVersion: apiserver.config.k8s.io/v1"
+      echo "    kind: WebhookAdmissionConfiguration"
+      echo "    kubeConfigFile: $kubeconfig"
+    done
+  } >"$E2E_TMP/apiserver/admission.yaml"
+  APISERVER_FLAGS+=("--admission-control-config-file=$E2E_TMP/apiserver/admission.yaml")
+  # The ConfigMap the chart's clientCA value names (stand_ins makes it, as a
+  # cluster admin would).
+  E2E_CHART_VALUES+=(--set clientCA.configMap=gpulint-e2e-client-ca)
+}
+
+# helm_capabilities: what `helm install` would learn of this cluster by
+# discovery (its version, and every group/version and group/version/Kind it
+# serves), as `helm template` flags in HELM_CAPABILITIES (one string, for the
+# scenarios too): what the chart renders depends on it (its access policies
+# need Kubernetes 1.30's ValidatingAdmissionPolicy v1).
+helm_capabilities() {
+  local version gv kind served=()
+  version=$(k version -o json | jq -r .serverVersion.gitVersion)
+  for gv in $(k api-versions); do
+    served+=("$gv")
+    while IFS= read -r kind; do served+=("$gv/$kind"); done < <(
+      k get --raw "$([[ $gv == */* ]] && echo /apis || echo /api)/$gv" |
+        jq -r '.resources[] | select(.name | contains("/") | not) | .kind' | sort -u)
+  done
+  HELM_CAPABILITIES="--kube-version ${version%%-*} --api-versions $(IFS=,; echo "${served[*]}")"
+}
+
 cluster_up() {
   control_plane_up
   # The webhook's serving certificate: the configurations' caBundle is ca.crt.
@@ -311,13 +373,17 @@ cluster_up() {
 install_webhook() {
   local out=$E2E_TMP/chart
   mkdir -p "$out" "$E2E_TMP/volumes"
+  WEBHOOK_PORT=${WEBHOOK_PORT:-$(free_port)}
+  helm_capabilities
+  local capabilities
+  read -ra capabilities <<<"$HELM_CAPABILITIES"
   # Deny mode cluster-wide, so the incidents' scenarios see denials; the
   # modes scenario labels namespaces (and switches the cluster's mode).
-  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint "${E2E_CHART_VALUES[@]}" \
-    >"$out/rendered.yaml" 2>"$out/helm.err" ||
+  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint "${capabilities[@]}" \
+    "${E2E_CHART_VALUES[@]}" >"$out/rendered.yaml" 2>"$out/helm.err" ||
     { cat "$out/helm.err" >&2; missing_tool "helm template $CHART failed"; }
   k create --dry-run=client -o json -f "$out/rendered.yaml" |
-    jq -s '[.[] | if .kind == "List" then .items[] else . end]' >"$out/objects.json"
+    jq -s '[.[] | if .kind == "List" then .items[] else . end]' | stand_ins >"$out/objects.json"
   local kinds
   kinds=$(jq -r '[.[].kind] | join(" ")' "$out/objects.json")
   echo "e2e: the chart renders: $kinds"
@@ -333,7 +399,6 @@ install_webhook() {
         or .kind == "MutatingWebhookConfiguration")]}' "$out/objects.json" >"$out/webhooks.json"
   [[ $(jq '[.items[] | select(.webhooks == [])] | length' "$out/webhooks.json") == 2 ]] ||
     missing_tool "the chart does not render both webhook configurations empty (webhook.selfRegister): $kinds"
-  WEBHOOK_PORT=$(free_port)
 
   local deployment pod container
   deployment=$(jq -c '[.[] | select(.kind == "Deployment")] | if length == 1 then .[0] else error("expected one Deployment, got \(length)") end' \
@@ -426,6 +491,24 @@ PY
   start_webhook
   # The webhook registers itself: the API server then calls both.
   wait_webhook_active
+}
+
+# stand_ins: of a JSON list of the rendered objects, what the cluster holds
+# beside or instead of them: the client CA's ConfigMap (webhook_client_auth),
+# the serving certificate's Secret with the test CA's files (what the process
+# run here mounts), and the registration ConfigMap naming this process's URL
+# (registration_params_for_loopback), which the access policies read.
+stand_ins() {
+  local ca=""
+  [[ ${E2E_CLIENT_AUTH:-} == 1 ]] && ca=$(cat "$E2E_TMP/pki/webhook-clients.crt")
+  jq --arg ca "$ca" --arg crt "$(base64 -w0 <"$E2E_TMP/pki/webhook.crt")" \
+      --arg key "$(base64 -w0 <"$E2E_TMP/pki/webhook.key")" \
+      --arg cacrt "$(base64 -w0 <"$E2E_TMP/pki/ca.crt")" '
+    map(if .kind == "Secret" and .type == "kubernetes.io/tls"
+        then .data = {"tls.crt": $crt, "tls.key": $key, "ca.crt": $cacrt} else . end)
+    + (if $ca == "" then [] else [{apiVersion: "v1", kind: "ConfigMap",
+        metadata: {name: "gpulint-e2e-client-ca", namespace: "gpulint"}, data: {"ca.crt": $ca}}] end)' |
+    registration_params_for_loopback
 }
 
 # start_webhook: gpulint-webhook as install_webhook laid it out, up and ready,

@@ -373,6 +373,16 @@ set_policy() {
 
 policy_reloaded_after() { (($(grep -c '"msg":"policy loaded"' "$WEBHOOK_LOG" || true) > $1)); }
 
+# restore_policy: the default policy back in the webhook's volume (a
+# scenario's at_exit after set_policy), waiting until it is loaded.
+restore_policy() {
+  local loaded
+  cmp -s "$DEFAULT_POLICY" "$POLICY_FILE" && return 0
+  loaded=$(grep -c '"msg":"policy loaded"' "$WEBHOOK_LOG" || true)
+  cp "$DEFAULT_POLICY" "$POLICY_FILE.new" && mv -f "$POLICY_FILE.new" "$POLICY_FILE"
+  wait_for 15 "the default policy reloaded" policy_reloaded_after "$loaded"
+}
+
 # registration_for_loopback FILE: the configurations of FILE (the chart's
 # registration ConfigMap) as JSON, each clientConfig.service replaced by this
 # webhook's URL on loopback with the service's path.
@@ -384,18 +394,35 @@ registration_for_loopback() {
         {url: ($base + (.clientConfig.service.path // "/"))}))}'
 }
 
+# registration_params_for_loopback: of a JSON list of objects, the chart's
+# registration ConfigMap with each webhook's text (what the access policies
+# hold the registrations to) naming this webhook's URL with the service's
+# path, as registration_for_loopback rewrites the configurations.
+registration_params_for_loopback() {
+  jq --arg base "https://127.0.0.1:$WEBHOOK_PORT" '
+    map(if .kind == "ConfigMap" and (.data["webhooks.yaml"] // "") != ""
+        then .data |= with_entries(if .key == "webhooks.yaml" then . else .value |= gsub(
+          "clientConfig service \"[^\"]*\" \"[^\"]*\" \"(?<path>[^\"]*)\" [0-9]+";
+          "clientConfig url \"\($base)\(.path)\"") end)
+        else . end)'
+}
+
 # set_registration HELM-ARGS...: the chart's registration as `helm upgrade`
-# with these values would write it into the webhook's ConfigMap volume; the
-# webhook applies it, and this waits until the API server holds it.
+# with these values would write it: its ConfigMap in the cluster (what the
+# access policies read), then in the webhook's volume; the webhook applies
+# it, and this waits until the API server holds it.
 set_registration() {
-  local rendered want
+  local rendered want objects
   rendered=$(mktemp "$E2E_TMP/registration.XXXXXX")
-  "$HELM" template gpulint-webhook "$CHART" --namespace gpulint "$@" |
-    k create --dry-run=client -o json -f - |
-    jq -rs '.[] | if .kind == "List" then .items[] else . end
-      | select(.kind == "ConfigMap" and (.data["webhooks.yaml"] // "") != "") | .data["webhooks.yaml"]' \
-      >"$rendered"
+  objects=$("$HELM" template gpulint-webhook "$CHART" --namespace gpulint "$@" |
+    k create --dry-run=client -o json -f - | jq -s '[.[] | if .kind == "List" then .items[] else . end]')
+  jq -r '.[] | select(.kind == "ConfigMap" and (.data["webhooks.yaml"] // "") != "") | .data["webhooks.yaml"]' \
+    <<<"$objects" >"$rendered"
   [[ -s $rendered ]] || fail "helm template $* rendered no registration ConfigMap"
+  registration_params_for_loopback <<<"$objects" |
+    jq '{apiVersion: "v1", kind: "List",
+      items: [.[] | select(.kind == "ConfigMap" and (.data["webhooks.yaml"] // "") != "")]}' |
+    k apply -f - >/dev/null || fail "the registration ConfigMap of helm template $* was not applied"
   registration_for_loopback "$rendered" >"$REGISTRATION_FILE.new"
   want=$(routing <"$REGISTRATION_FILE.new")
   mv -f "$REGISTRATION_FILE.new" "$REGISTRATION_FILE"

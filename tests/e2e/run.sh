@@ -8,7 +8,7 @@
 #   tests/e2e/run.sh [--k8s VERSION] [SCENARIO...]
 #
 # VERSION is 1.28 or 1.36 (or GPULINT_K8S_VERSION); without one, the suite
-# runs on each version in turn. A scenario is its letter (a..q; m..p need
+# runs on each version in turn. A scenario is its letter (a..r; m..p need
 # 1.36); the default is every scenario the version runs.
 #
 # Environment: GPULINT_K8S_ASSETS (control-plane binaries, one directory per
@@ -67,8 +67,9 @@ declare -A SCRIPTS=(
   [o]="o_dra.sh"
   [p]="p_sidecars.sh"
   [q]="q_audit.sh"
+  [r]="r_least_privilege.sh"
 )
-ORDER=(a b c d e f h i j k l m n o p q g-without g-with)
+ORDER=(a b c d e f h i j k l m n o p q r g-without g-with)
 # What only newer servers can show: the first minor version each scenario
 # runs on (pod-level resources and their resize, DRA resource.k8s.io/v1 and
 # native sidecars are all on by default in 1.36; none of them is in 1.28).
@@ -98,7 +99,7 @@ if (($#)); then
   for want in "$@"; do
     case $want in
       g) selected+=(g-without g-with) ;;
-      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..q)" >&2; exit 2; }
+      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..r)" >&2; exit 2; }
          [[ $K8S_MINOR =~ ^[0-9]+$ ]] && ((K8S_MINOR < ${SINCE[$want]:-0})) &&
            { echo "run.sh: scenario $want needs Kubernetes 1.${SINCE[$want]} or later, not $GPULINT_K8S_VERSION" >&2; exit 2; }
          selected+=("$want") ;;
@@ -112,6 +113,10 @@ else
 fi
 
 start=$SECONDS
+# The API server authenticates to the webhook with a client certificate, the
+# chart's clientCA set (cluster.sh, webhook_client_auth): every scenario's
+# call goes through it.
+E2E_CLIENT_AUTH=1
 cluster_prepare
 failed=()
 scenario_pid=
@@ -133,7 +138,7 @@ install_webhook
 wait_inventory
 echo "e2e: gpulint-webhook installed from the chart on port $WEBHOOK_PORT ($((SECONDS - start)) s)"
 
-export KUBECTL KUBECONFIG E2E_TMP K8S_MINOR WEBHOOK_LOG WEBHOOK_PORT WEBHOOK_CMDLINE POLICY_FILE REGISTRATION_FILE HELM GPULINT CHART
+export KUBECTL KUBECONFIG E2E_TMP K8S_MINOR WEBHOOK_LOG WEBHOOK_PORT WEBHOOK_CMDLINE POLICY_FILE REGISTRATION_FILE HELM GPULINT CHART HELM_CAPABILITIES
 cp "$POLICY_FILE" "$E2E_TMP/policy.default.yaml"
 export DEFAULT_POLICY=$E2E_TMP/policy.default.yaml
 

@@ -110,14 +110,16 @@ bool NodeWatcher::List() {
     if (ok) nodes.push_back(std::move(node));
   });
   if (!result.ok) {
-    if (!loop_.stopping())
-      LogLine("error", "node list failed")
-          .Add("error", result.status
-                            ? "HTTP " + std::to_string(result.status) + ": " + result.message
-                            : result.message)
-          .Emit(log_);
+    std::string why = result.status
+                          ? "HTTP " + std::to_string(result.status) + ": " + result.message
+                          : result.message;
+    if (!loop_.stopping()) {
+      LogLine("error", "node list failed").Add("error", why).Emit(log_);
+      sync_.Failed("node list failed: " + why);
+    }
     return false;
   }
+  sync_.Listed();
   std::string version = result.resource_version;
   if (observer_) observer_->Listed(listed);
   std::erase_if(skipped_, [&](const auto& entry) { return !listed.count(entry.first); });
@@ -147,6 +149,7 @@ NodeWatcher::WatchEnd NodeWatcher::Watch() {
       "GET", path, {}, {},
       [&](int answered) {
         status = answered;
+        if (status == 200) sync_.WatchOpened();
         return true;
       },
       [&](const char* data, size_t n) {
@@ -170,13 +173,23 @@ NodeWatcher::WatchEnd NodeWatcher::Watch() {
       });
   loop_.Untrack();
   if (loop_.stopping()) return WatchEnd::kStopped;
-  if (status == 410) return WatchEnd::kGone;
+  if (status == 410) {
+    sync_.WatchEnded();
+    return WatchEnd::kGone;
+  }
   if (status != 200) {
-    LogLine("error", "node watch failed")
-        .Add("error", status ? "HTTP " + std::to_string(status) + ": " + error_body : res.error)
-        .Emit(log_);
+    std::string why = status ? "HTTP " + std::to_string(status) + ": " + client->Scrub(error_body)
+                             : res.error;
+    LogLine("error", "node watch failed").Add("error", why).Emit(log_);
+    sync_.Failed("node watch failed: " + why);
     return WatchEnd::kFailed;
   }
+  if (end == WatchEnd::kFailed)
+    sync_.Failed("node watch failed mid-stream (its log line says why)");
+  else if (!res.error.empty())
+    sync_.Failed("node watch broke: " + res.error);
+  else
+    sync_.WatchEnded();
   return end;
 }
 

@@ -3,7 +3,8 @@
 // each ADDED, MODIFIED and DELETED to a NodeSink (node_sink.h), and telling an
 // observer, such as the VRAM advertiser, what it read.
 // Admission requests never wait on the API server. A broken stream reconnects
-// with backoff; "410 Gone" (the watch fell too far behind) relists.
+// with backoff; "410 Gone" (the watch fell too far behind) relists. How
+// current the inventory is shows in sync() (watch_sync.h).
 #ifndef GPULINT_WEBHOOK_KUBE_NODE_WATCH_H_
 #define GPULINT_WEBHOOK_KUBE_NODE_WATCH_H_
 
@@ -19,6 +20,7 @@
 #include "kube/kube_client.h"
 #include "webhook/kube/loop_control.h"
 #include "webhook/kube/node_sink.h"
+#include "webhook/kube/watch_sync.h"
 #include "webhook/support/log.h"
 #include "webhook/support/metrics.h"
 
@@ -62,6 +64,7 @@ class NodeWatcher {
 
   uint64_t lists() const { return lists_.load(); }
   uint64_t events() const { return events_.load(); }
+  const WatchSync& sync() const { return sync_; }
 
  private:
   enum class WatchEnd { kClosed, kGone, kFailed, kStopped };
@@ -89,6 +92,7 @@ class NodeWatcher {
   std::string resource_version_;
 
   std::atomic<uint64_t> lists_{0}, events_{0};
+  WatchSync sync_{"nodes"};
   LoopControl loop_;  // last: stopped first
 };
 

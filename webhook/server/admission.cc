@@ -210,8 +210,30 @@ std::string FindingText(const Finding& f) {
 
 // In warn mode the errors become warnings, first; in audit mode nothing
 // reaches the client but the audit annotation.
+// Each waiver the engine met goes to the log, and to the API server's audit
+// log as `waived` (honoured) and `waiver-refused` (not): no annotation
+// silences a finding unseen.
+void RecordWaivers(const std::vector<Waiver>& waivers, Answer* a, ReviewLog* log) {
+  std::string waived, refused;
+  for (const Waiver& w : waivers) {
+    std::string text = TruncateForWarning(w.annotation + ": " + Quoted(w.reason), kMaxWarningBytes);
+    std::string& into = w.honoured ? waived : refused;
+    std::string entry = text + " (" + std::to_string(w.findings) + " " +
+                        SeverityName(w.severity) + (w.findings == 1 ? "" : "s") + ")";
+    if (into.size() + entry.size() + 2 <= kMaxDenyMessageBytes)
+      into += (into.empty() ? "" : "; ") + entry;
+    log->waivers.push_back({w.rule, std::move(text), w.honoured});
+  }
+  if (!waived.empty()) a->audit_annotations.emplace_back("waived", std::move(waived));
+  if (!refused.empty()) a->audit_annotations.emplace_back("waiver-refused", std::move(refused));
+}
+
 void Validate(const Value& object, const Snapshot& snap, Mode mode, Answer* a, ReviewLog* log) {
-  std::vector<Finding> findings = Evaluate(object, "", *snap.policy, *snap.inventory);
+  std::vector<Waiver> waivers;
+  EvaluateOptions options;
+  options.waivers = &waivers;
+  std::vector<Finding> findings = Evaluate(object, "", *snap.policy, *snap.inventory, options);
+  RecordWaivers(waivers, a, log);
   std::string denial;
   size_t errors = 0, cut = 0;
   std::vector<std::string> would_deny;  // warn mode: the errors' warnings, shown first

@@ -82,6 +82,15 @@ struct ReviewLog {
   std::vector<std::string> finding_severities;
   size_t patch_ops = 0;
   std::string unapplied_patch;  // audit and warn: the JSONPatch deny mode would return
+  // Each ignore annotation that met a finding (engine Waiver), as
+  // "ANNOTATION: \"REASON\"": honoured (its findings silenced) or refused
+  // (the policy's exemptions.waiveErrors does not let it waive an error there).
+  struct Waiver {
+    std::string rule;
+    std::string text;
+    bool honoured = true;
+  };
+  std::vector<Waiver> waivers;
 };
 
 struct ReviewResult {

@@ -124,7 +124,10 @@ void Router::Serve(const HttpRequest& req, HttpResponse& res) {
       res.SetContent("ok\n", kText);
     } else if (path == "/readyz") {
       std::string why = status_.NotReadyReason(), note;
-      if (why.empty() && !store_.policy_loaded()) note = " (not enforcing: no valid policy loaded)";
+      std::vector<std::string> notes = status_.ReadinessNotes();
+      if (!store_.policy_loaded()) notes.insert(notes.begin(), "not enforcing: no valid policy loaded");
+      for (const std::string& n : notes) note += (note.empty() ? " (" : "; ") + n;
+      if (!note.empty()) note += ")";
       res.status = why.empty() ? 200 : 503;
       res.SetContent(why.empty() ? "ok" + note + "\n" : "not ready: " + why + "\n", kText);
     } else if (path == "/metrics") {
@@ -153,6 +156,11 @@ void Router::LogDecision(Endpoint endpoint, const ReviewResult& result, double s
   metrics_.CountRequest(EndpointName(endpoint), log.operation, log.kind, log.decision, seconds);
   for (size_t i = 0; i < log.finding_rules.size(); ++i)
     metrics_.CountFinding(log.finding_rules[i], log.finding_severities[i]);
+  std::vector<std::string> waived, refused;
+  for (const ReviewLog::Waiver& w : log.waivers) {
+    metrics_.CountWaiver(w.rule, w.honoured);
+    (w.honoured ? waived : refused).push_back(w.text);
+  }
   LogLine line(result.http_status == 200 ? "info" : "warn", "admission");
   line.Add("endpoint", EndpointName(endpoint))
       .Add("uid", log.uid)
@@ -166,6 +174,8 @@ void Router::LogDecision(Endpoint endpoint, const ReviewResult& result, double s
       .Add("rules", Unique(log.finding_rules));
   if (log.patch_ops) line.Add("patch_ops", static_cast<int64_t>(log.patch_ops));
   if (!log.unapplied_patch.empty()) line.Add("would_patch", log.unapplied_patch);
+  if (!waived.empty()) line.Add("waived", waived);
+  if (!refused.empty()) line.Add("waivers_refused", refused);
   if (!log.reason.empty()) line.Add("reason", log.reason);
   line.Add("http_status", int64_t{result.http_status})
       .AddNumber("latency_ms", seconds * 1000, 3)

@@ -7,6 +7,7 @@
 #define GPULINT_WEBHOOK_SERVER_ROUTER_H_
 
 #include <string>
+#include <vector>
 
 #include "webhook/net/http_handler.h"
 #include "webhook/server/admission.h"
@@ -22,6 +23,8 @@ class ServerStatus {
   virtual ~ServerStatus() = default;
   // "" when ready, else why not ("shutting down").
   virtual std::string NotReadyReason() const = 0;
+  // What /readyz says beside "ok" without failing: a stale node watch.
+  virtual std::vector<std::string> ReadinessNotes() const = 0;
   // Brings the gauges that are not kept as they change up to date.
   virtual void RefreshMetrics() = 0;
 };

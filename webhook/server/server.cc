@@ -10,6 +10,7 @@
 #include <thread>
 
 #include "common/cpus.h"
+#include "common/flags.h"
 #include "webhook/net/http1_connection.h"
 
 namespace gpulint {
@@ -52,7 +53,39 @@ std::string WebhookServer::NotReadyReason() const {
   return "";
 }
 
+void WebhookServer::AddWatch(const WatchSync* sync) {
+  std::lock_guard<std::mutex> lock(watches_mu_);
+  watches_.push_back(sync);
+}
+
+// A stale watch leaves the webhook ready: unready, with failurePolicy Fail,
+// it would make the API server refuse every pod, where judging against the
+// nodes as last read still catches what it caught before.
+std::vector<std::string> WebhookServer::ReadinessNotes() const {
+  std::vector<std::string> notes;
+  auto now = WatchSync::Clock::now();
+  std::lock_guard<std::mutex> lock(watches_mu_);
+  for (const WatchSync* w : watches_) {
+    WatchSync::State s = w->At(now);
+    if (s.unsynced < options_.watch_stale_after) continue;
+    notes.push_back(w->resource() + " watch stale: not synced for " +
+                    FormatDuration(std::chrono::duration_cast<std::chrono::milliseconds>(s.unsynced)) +
+                    (s.last_error.empty() ? "" : " (" + s.last_error + ")") +
+                    "; judged against what it last read");
+  }
+  return notes;
+}
+
 void WebhookServer::RefreshMetrics() {
+  {
+    auto now = WatchSync::Clock::now();
+    std::lock_guard<std::mutex> lock(watches_mu_);
+    for (const WatchSync* w : watches_) {
+      WatchSync::State s = w->At(now);
+      metrics_.SetWatchSync(w->resource(), static_cast<double>(s.unsynced.count()),
+                            s.unsynced >= options_.watch_stale_after);
+    }
+  }
   metrics_.SetReady(ready());
   metrics_.SetConnections(http_->connections(), http_->handshake_failures());
 }

@@ -16,6 +16,7 @@
 
 #include "engine/cluster/inventory.h"
 #include "webhook/kube/node_sink.h"
+#include "webhook/kube/watch_sync.h"
 #include "webhook/net/tls_server.h"
 #include "webhook/server/admission.h"
 #include "webhook/server/router.h"
@@ -42,6 +43,9 @@ struct ServerOptions {
   // Between SIGTERM (readiness turns false) and closing the listener, so the
   // API server stops choosing this pod before connections are refused.
   std::chrono::milliseconds drain{0};
+  // A list/watch (AddWatch) that has not synced for this long is stale: a
+  // metric and a /readyz note, never unready (docs/webhook.md says why).
+  std::chrono::milliseconds watch_stale_after{std::chrono::minutes(3)};
   LogSink log = StderrLogSink;
 };
 
@@ -87,12 +91,17 @@ class WebhookServer : public NodeSink, private ServerStatus {
   void PutNode(NodeClass node) override { store_.PutNode(std::move(node)); }
   void RemoveNode(const std::string& name) override { store_.RemoveNode(name); }
 
+  // A list/watch whose staleness /metrics and /readyz report; it must
+  // outlive the server.
+  void AddWatch(const WatchSync* sync);
+
   Snapshot CurrentSnapshot() const { return store_.Current(); }
   Metrics& metrics() { return metrics_; }
 
  private:
   // ServerStatus, for the probes.
   std::string NotReadyReason() const override;
+  std::vector<std::string> ReadinessNotes() const override;
   void RefreshMetrics() override;
 
   void ReloadLoop();
@@ -105,6 +114,9 @@ class WebhookServer : public NodeSink, private ServerStatus {
   ServingCertificate certificate_;  // installs each new context in http_
   Router router_;
   int port_ = 0;
+
+  mutable std::mutex watches_mu_;
+  std::vector<const WatchSync*> watches_;  // guarded by watches_mu_
 
   std::atomic<bool> stopping_{false};
   std::mutex stop_mu_;

@@ -135,6 +135,17 @@ void Metrics::SetVramNodes(size_t advertised, size_t pending, size_t skipped) {
   vram_skipped_ = skipped;
 }
 
+void Metrics::CountWaiver(const std::string& rule, bool honoured) {
+  std::lock_guard<std::mutex> lock(mu_);
+  const char* h = honoured ? "true" : "false";
+  Add(&waivers_, {{"rule", rule}, {"honoured", h}}, {{"rule", "other"}, {"honoured", h}});
+}
+
+void Metrics::SetWatchSync(const std::string& resource, double unsynced_seconds, bool stale) {
+  std::lock_guard<std::mutex> lock(mu_);
+  watch_sync_[resource] = {unsynced_seconds, stale};
+}
+
 std::string Metrics::Render() const {
   std::lock_guard<std::mutex> lock(mu_);
   std::string out;
@@ -168,6 +179,24 @@ std::string Metrics::Render() const {
          "Reloads of the policy, the certificate and the nodes file, by result.", reloads);
   family("gpulint_webhook_node_watch_events_total",
          "Node watch events from the API server, by type.", watch_events_);
+  family("gpulint_webhook_waivers_total",
+         "Ignore annotations that met a finding in a review, by rule and whether the policy "
+         "honoured them (exemptions.waiveErrors).",
+         waivers_);
+  if (!watch_sync_.empty()) {
+    Header(&out, "gpulint_webhook_watch_unsynced_seconds", "gauge",
+           "Seconds since a list/watch last knew its view of the API server was current; 0 "
+           "while its watch is open.");
+    for (const auto& [resource, w] : watch_sync_)
+      out += "gpulint_webhook_watch_unsynced_seconds{resource=\"" + resource + "\"} " +
+             Number(w.unsynced_seconds) + "\n";
+    Header(&out, "gpulint_webhook_watch_stale", "gauge",
+           "1 when a list/watch has not synced for longer than --watch-stale-after: fit is "
+           "judged against what it last read.");
+    for (const auto& [resource, w] : watch_sync_)
+      out += "gpulint_webhook_watch_stale{resource=\"" + resource + "\"} " +
+             (w.stale ? "1" : "0") + "\n";
+  }
   Header(&out, "gpulint_webhook_certificate_expiry_timestamp_seconds", "gauge",
          "When the serving certificate expires (unix time).");
   out += "gpulint_webhook_certificate_expiry_timestamp_seconds " + Number(cert_expiry_) + "\n";

@@ -43,6 +43,13 @@ class Metrics {
   void CountRegistrationApply(bool ok);
   void SetRegistered(bool registered);
   void SetVramNodes(size_t advertised, size_t pending, size_t skipped);
+  // An ignore annotation that met a finding of `rule` in a review: honoured
+  // (the finding silenced) or not (policy exemptions.waiveErrors).
+  void CountWaiver(const std::string& rule, bool honoured);
+  // A list/watch of `resource` (nodes): seconds since it last knew its view
+  // was current (0 while its watch is open), and whether that passed the
+  // staleness limit. Rendered once set for some resource.
+  void SetWatchSync(const std::string& resource, double unsynced_seconds, bool stale);
 
   std::string Render() const;
 
@@ -59,7 +66,12 @@ class Metrics {
   void Add(Family* family, Labels labels, const Labels& overflow);
 
   mutable std::mutex mu_;
-  Family requests_, findings_, rejections_, reloads_, watch_events_;
+  Family requests_, findings_, rejections_, reloads_, watch_events_, waivers_;
+  struct WatchSync {
+    double unsynced_seconds = 0;
+    bool stale = false;
+  };
+  std::map<std::string, WatchSync> watch_sync_;  // by resource
   std::map<std::string, Histogram> latency_;  // by endpoint
   int64_t cert_expiry_ = 0;
   bool ready_ = false;

@@ -242,7 +242,7 @@ and the pod would never start. The render names the value to set instead.
 {{- end }}
 
 {{- define "gpulint-webhook.extraArgs" -}}
-{{- $owned := dict "--listen" "listenAddress and containerPort" "--cert" "certManager or generatedCert" "--key" "certManager or generatedCert" "--policy" "policy" "--workers" "workers" "--drain-seconds" "shutdown.drainSeconds" "--in-cluster" "nodeWatch.enabled" "--advertise-vram" "vram.enabled" "--client-ca" "clientCA.configMap" "--register" "webhook.selfRegister" "--ca-bundle" "webhook.selfRegister" }}
+{{- $owned := dict "--listen" "listenAddress and containerPort" "--cert" "certManager or generatedCert" "--key" "certManager or generatedCert" "--policy" "policy" "--workers" "workers" "--drain-seconds" "shutdown.drainSeconds" "--in-cluster" "nodeWatch.enabled" "--watch-stale-after" "nodeWatch.staleAfter" "--advertise-vram" "vram.enabled" "--client-ca" "clientCA.configMap" "--register" "webhook.selfRegister" "--ca-bundle" "webhook.selfRegister" }}
 {{- include "gpulint-webhook.checkedArgs" (dict "args" .Values.extraArgs "owned" $owned "value" "extraArgs" "binary" "gpulint-webhook") }}
 {{- end }}
 

@@ -8,13 +8,6 @@
 source "$(dirname "$0")/../lib.sh"
 new_namespace e2e-d
 
-restore_policy() {
-  local loaded
-  cmp -s "$DEFAULT_POLICY" "$POLICY_FILE" && return 0
-  loaded=$(grep -c '"msg":"policy loaded"' "$WEBHOOK_LOG" || true)
-  cp "$DEFAULT_POLICY" "$POLICY_FILE.new" && mv -f "$POLICY_FILE.new" "$POLICY_FILE"
-  wait_for 15 "the default policy reloaded" policy_reloaded_after "$loaded"
-}
 at_exit restore_policy
 set_policy --set-json 'policy.spec={"reserved":{"memory":{"fixed":"1Gi","percent":5,"perGpu":"32Gi"}}}'
 note "policy reloaded: reserved.memory {fixed: 1Gi, percent: 5, perGpu: 32Gi}"

@@ -188,7 +188,11 @@ expect_denial "incident 1's pod, one call per pod" 'exceeds-allocatable.*500Gi'
 
 # Why validatePods is off by default: a webhook after gpulint's that adds an
 # ignore annotation (a reason to admit) is seen by /validate, after every
-# mutation, but not by /admit, which refused the pod before it ran.
+# mutation, but not by /admit, which refused the pod before it ran. An
+# annotation waives an error only where the policy grants it
+# (exemptions.waiveErrors, none by default): this namespace is granted them.
+at_exit restore_policy
+set_policy --set-json "policy.spec={\"exemptions\":{\"waiveErrors\":{\"namespaces\":[\"$NS\"]}}}"
 later_webhook waiver annotations "ignore.gpulint.io/exceeds-allocatable=waived by a later webhook" \
   e2e.gpulint.io/waive=true
 waived_pod() { pod_500gi waived | sed 's/^metadata: {name: waived}$/metadata: {name: waived, labels: {e2e.gpulint.io\/waive: "true"}}/'; }

@@ -10,9 +10,6 @@
 source "$(dirname "$0")/../lib.sh"
 new_namespace e2e-j
 
-restore_policy() {
-  cp "$DEFAULT_POLICY" "$POLICY_FILE.new" && mv -f "$POLICY_FILE.new" "$POLICY_FILE"
-}
 at_exit restore_policy
 
 metric_is gpulint_webhook_policy_loaded 0 ||
