@@ -77,9 +77,7 @@ int RunVap(const ParsedArgs& parsed, CliIo& io) {
   }
   RunSetup setup;
   std::vector<Error> errors;
-  const char* env_policy = std::getenv(kPolicyEnvVar);
-  if (!setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &errors,
-                  env_policy ? env_policy : "")) {
+  if (!setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &errors)) {
     for (const Error& e : errors) Fail(io, e.ToString());
     return kExitUsage;
   }

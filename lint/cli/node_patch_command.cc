@@ -44,7 +44,10 @@ Options:
   --from-labels FILE   read the GPUs from a Node's GFD labels in FILE
   --resource NAME      the extended resource to advertise (default: the
                        policy's vram resource)
-  --policy FILE        the policy whose vram resource to use
+  --policy FILE        the policy whose vram resource to use (default, as in
+                       'gpulint check': the nearest .gpulint.yaml from the
+                       current directory up, else $GPULINT_POLICY, else the
+                       built-in policy)
   --print-command      print the kubectl command on stdout, not the patch
   -h, --help           print this text
 
@@ -192,11 +195,14 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   }
   RunSetup setup;
   std::vector<Error> errors;
-  if (!setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &errors)) {
+  const PolicySetup* policy = setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &errors)
+                                  ? setup.PolicyFor("-", &errors)
+                                  : nullptr;
+  if (policy == nullptr) {
     for (const Error& e : errors) Fail(io, e.ToString());
     return kExitUsage;
   }
-  std::string resource = parsed.Get("--resource", setup.policy().vram_resource);
+  std::string resource = parsed.Get("--resource", policy->policy->vram_resource);
   std::string problem;
   if (!CheckResource(resource, &problem)) {
     Fail(io, problem);
