@@ -49,7 +49,7 @@ bool SameSubject(const Finding& a, const Finding& b) {
 void SetVerdicts(NextPod* next) {
   bool errors = false, others = false;
   for (const Finding& f : next->findings) (f.severity == Severity::kError ? errors : others) = true;
-  // As the webhook answers: the one table (engine/verdict.h).
+  // As the webhook answers: the one table (engine/base/verdict.h).
   bool changes = !next->changes.empty();
   next->deny = VerdictOf(Enforcement::kDeny, errors, others, changes);
   next->warn = VerdictOf(Enforcement::kWarn, errors, others, changes);

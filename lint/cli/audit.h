@@ -26,7 +26,7 @@
 #include "engine/cluster/inventory.h"
 #include "engine/policy/policy.h"
 #include "engine/rules/rule.h"
-#include "engine/verdict.h"
+#include "engine/base/verdict.h"
 #include "engine/workload/workload.h"
 
 namespace gpulint {

@@ -66,7 +66,7 @@ workload table that CEL cannot follow (the message says which entry).
 
 int RunVap(const ParsedArgs& parsed, CliIo& io) {
   VapOptions options;
-  if (parsed.Has("--mode") && !ParseVapMode(parsed.Get("--mode"), &options.mode)) {
+  if (parsed.Has("--mode") && !ParseEnforcement(parsed.Get("--mode"), &options.mode)) {
     Fail(io, "--mode: unknown mode '" + parsed.Get("--mode") + "' (choose audit, warn or deny)");
     return kExitUsage;
   }

@@ -237,7 +237,7 @@ void Validate(const Value& object, const Snapshot& snap, Mode mode, Answer* a, R
   bool has_errors = false, has_others = false;
   for (const Finding& f : findings)
     (f.severity == Severity::kError ? has_errors : has_others) = true;
-  // The one table of modes (engine/verdict.h), as `gpulint audit` reports it.
+  // The one table of modes (engine/base/verdict.h), as `gpulint audit` reports it.
   const Verdict verdict = VerdictOf(mode, has_errors, has_others, /*changes=*/false);
   std::string denial;
   size_t errors = 0, cut = 0;

@@ -12,7 +12,7 @@
 
 #include "engine/cluster/inventory.h"
 #include "engine/policy/policy.h"
-#include "engine/verdict.h"
+#include "engine/base/verdict.h"
 
 namespace gpulint {
 
@@ -46,7 +46,7 @@ const char* EndpointName(Endpoint e);  // "validate", "mutate", "admit"
 //    (auditAnnotations).
 // The mode comes with each request (its URL path), so a namespace label can
 // choose it through the webhook configurations' namespaceSelectors.
-// The modes and their verdicts are the engine's one table (engine/verdict.h),
+// The modes and their verdicts are the engine's one table (engine/base/verdict.h),
 // which `gpulint audit` reports with too.
 using Mode = Enforcement;
 

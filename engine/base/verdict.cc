@@ -1,4 +1,4 @@
-#include "engine/verdict.h"
+#include "engine/base/verdict.h"
 
 namespace gpulint {
 

@@ -1,5 +1,5 @@
-// The one table of modes and verdicts (engine/verdict.h).
-#include "engine/verdict.h"
+// The one table of modes and verdicts (engine/base/verdict.h).
+#include "engine/base/verdict.h"
 
 #include <catch2/catch.hpp>
 #include <string>

@@ -1,8 +1,8 @@
 // The modes a policy is enforced in, and what each does with a finding set
 // and a patch: the one table the webhook answers by (webhook/server/
 // admission.cc) and `gpulint audit` reports a workload's next pod with.
-#ifndef GPULINT_ENGINE_VERDICT_H_
-#define GPULINT_ENGINE_VERDICT_H_
+#ifndef GPULINT_ENGINE_BASE_VERDICT_H_
+#define GPULINT_ENGINE_BASE_VERDICT_H_
 
 #include <string_view>
 
@@ -28,4 +28,4 @@ Verdict VerdictOf(Enforcement mode, bool errors, bool others, bool changes);
 
 }  // namespace gpulint
 
-#endif  // GPULINT_ENGINE_VERDICT_H_
+#endif  // GPULINT_ENGINE_BASE_VERDICT_H_
