@@ -8,8 +8,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "engine/base/objects.h"
 #include "engine/cluster/nodes_file.h"
+#include "engine/object_stream.h"
 #include "engine/yaml/loader.h"
 #include "lint/input/inputs.h"
 
@@ -48,7 +48,7 @@ Inventory LoadInventory(const Policy& policy, const std::string& path) {
 std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
                               const Inventory& inventory) {
   std::vector<Finding> findings;
-  InView seen;  // as the CLI reads a file: claims and runtimes resolve from earlier documents
+  ObjectStream stream(policy, inventory);  // as `gpulint check` reads a file
   Error error;
   bool ok = LoadYamlFile(
       path, LoadLimits(),
@@ -57,10 +57,8 @@ std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
           findings.push_back(ParseErrorFinding(doc.error));
           return true;
         }
-        ForEachObject(doc.root, [&](const Value& object) {
-          seen.Add(object);
-          for (Finding& f : Evaluate(object, path, policy, inventory, seen.Options()))
-            findings.push_back(std::move(f));
+        stream.Judge(doc.root, path, [&](JudgedObject& judged) {
+          for (Finding& f : judged.findings) findings.push_back(std::move(f));
         });
         return true;
       },

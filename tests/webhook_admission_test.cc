@@ -391,7 +391,7 @@ TEST_CASE("modes: deny refuses, warn and audit allow and say what deny would do"
   // Nothing to deny: the same answer in every mode but for audit's silence.
   std::string good = Review(Request("CREATE", GoodPod()));
   for (Mode m : {Mode::kAudit, Mode::kWarn, Mode::kDeny}) {
-    INFO(ModeName(m));
+    INFO(EnforcementName(m));
     ReviewResult r = HandleReview(Endpoint::kValidate, good, DefaultSnapshot(), m);
     CHECK(Json::parse(r.body)["response"]["allowed"] == true);
     CHECK_FALSE(Json::parse(r.body)["response"].contains("auditAnnotations"));

@@ -114,7 +114,7 @@ std::string PolicyDocument(const Policy& policy, const VapOptions& options, cons
       "\n"
       "spec:\n"
       "  failurePolicy: " +
-      (options.mode == VapMode::kDeny ? "Fail" : "Ignore") +
+      (options.mode == Enforcement::kDeny ? "Fail" : "Ignore") +
       "\n"
       "  matchConstraints:\n";
   if (!policy.exempt_namespaces.empty())
@@ -161,8 +161,8 @@ std::string PolicyDocument(const Policy& policy, const VapOptions& options, cons
 
 std::string BindingDocument(const VapOptions& options, const Class& cls) {
   std::string name = options.name + "-" + cls.suffix;
-  std::string action = options.mode == VapMode::kAudit                 ? "Audit"
-                       : options.mode == VapMode::kWarn || !cls.errors ? "Warn"
+  std::string action = options.mode == Enforcement::kAudit                 ? "Audit"
+                       : options.mode == Enforcement::kWarn || !cls.errors ? "Warn"
                                                                        : "Deny";
   return "apiVersion: admissionregistration.k8s.io/v1\n"
          "kind: ValidatingAdmissionPolicyBinding\n"
@@ -180,28 +180,6 @@ std::string BindingDocument(const VapOptions& options, const Class& cls) {
 }
 
 }  // namespace
-
-bool ParseVapMode(std::string_view text, VapMode* mode) {
-  for (VapMode m : {VapMode::kAudit, VapMode::kWarn, VapMode::kDeny}) {
-    if (text == VapModeName(m)) {
-      *mode = m;
-      return true;
-    }
-  }
-  return false;
-}
-
-const char* VapModeName(VapMode mode) {
-  switch (mode) {
-    case VapMode::kAudit:
-      return "audit";
-    case VapMode::kWarn:
-      return "warn";
-    case VapMode::kDeny:
-      return "deny";
-  }
-  return "audit";
-}
 
 bool ExportableAsCel(std::string_view rule) {
   for (const cel::RuleExport& e : cel::RuleExports())
@@ -236,7 +214,7 @@ bool ExportVap(const Policy& policy, const VapOptions& options, std::string* out
   *out += Comments(
       "ValidatingAdmissionPolicies made by `gpulint export vap` from the policy " +
       (options.source.empty() ? std::string() : options.source + " ") + "(\"" + policy.name +
-      "\"), mode " + VapModeName(options.mode) +
+      "\"), mode " + EnforcementName(options.mode) +
       ". Regenerate them rather than edit them.\n"
       "They need Kubernetes " +
       std::string(kVapMinimumKubernetes) +

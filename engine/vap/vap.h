@@ -11,19 +11,16 @@
 #include <string_view>
 #include <vector>
 
+#include "engine/base/verdict.h"
 #include "engine/policy/policy.h"
 
 namespace gpulint {
 
-// The webhook's modes (webhook/README.md), as the bindings' validationActions:
-// audit: [Audit] (the API server's audit log only); warn: [Warn]; deny:
-// error findings [Deny] and warnings [Warn].
-enum class VapMode { kAudit, kWarn, kDeny };
-bool ParseVapMode(std::string_view text, VapMode* mode);
-const char* VapModeName(VapMode mode);
-
 struct VapOptions {
-  VapMode mode = VapMode::kAudit;
+  // The webhook's modes (engine/base/verdict.h), as the bindings'
+  // validationActions: audit: [Audit] (the API server's audit log only);
+  // warn: [Warn]; deny: error findings [Deny] and warnings [Warn].
+  Enforcement mode = Enforcement::kAudit;
   // The objects' names: NAME-errors and NAME-warnings, policy and binding.
   std::string name = "gpulint";
   // How the policy is named in the output's comments ("built-in", a file).

@@ -30,7 +30,7 @@ Policy Load(const std::string& spec) {
   return policy;
 }
 
-std::string Export(const Policy& policy, VapMode mode = VapMode::kDeny) {
+std::string Export(const Policy& policy, Enforcement mode = Enforcement::kDeny) {
   VapOptions options;
   options.mode = mode;
   std::string out, error;
@@ -59,7 +59,7 @@ std::string ValueIn(const std::string& yaml, const std::string& name, const std:
 
 TEST_CASE("export vap: the default policy's policies are the golden file", "[vap]") {
   VapOptions options;
-  options.mode = VapMode::kDeny;
+  options.mode = Enforcement::kDeny;
   options.source = "built-in";
   std::string out, error;
   REQUIRE(ExportVap(DefaultPolicy(), options, &out, &error));
@@ -93,21 +93,21 @@ TEST_CASE("export vap: every rule of the registry is exported or says why not", 
 }
 
 TEST_CASE("export vap: the modes set the bindings' actions and the failure policy", "[vap]") {
-  std::string audit = Export(DefaultPolicy(), VapMode::kAudit);
+  std::string audit = Export(DefaultPolicy(), Enforcement::kAudit);
   CHECK(ValueIn(audit, "gpulint-errors", "validationActions") == "[Audit]");
   CHECK(ValueIn(audit, "gpulint-warnings", "validationActions") == "[Audit]");
   CHECK(ValueIn(audit, "gpulint-errors", "failurePolicy") == "Ignore");
-  std::string warn = Export(DefaultPolicy(), VapMode::kWarn);
+  std::string warn = Export(DefaultPolicy(), Enforcement::kWarn);
   CHECK(ValueIn(warn, "gpulint-errors", "validationActions") == "[Warn]");
   CHECK(ValueIn(warn, "gpulint-errors", "failurePolicy") == "Ignore");
-  std::string deny = Export(DefaultPolicy(), VapMode::kDeny);
+  std::string deny = Export(DefaultPolicy(), Enforcement::kDeny);
   CHECK(ValueIn(deny, "gpulint-errors", "validationActions") == "[Deny]");
   CHECK(ValueIn(deny, "gpulint-warnings", "validationActions") == "[Warn]");
   CHECK(ValueIn(deny, "gpulint-errors", "failurePolicy") == "Fail");
-  VapMode mode;
-  CHECK(ParseVapMode("warn", &mode));
-  CHECK(mode == VapMode::kWarn);
-  CHECK_FALSE(ParseVapMode("enforce", &mode));
+  Enforcement mode;
+  CHECK(ParseEnforcement("warn", &mode));
+  CHECK(mode == Enforcement::kWarn);
+  CHECK_FALSE(ParseEnforcement("enforce", &mode));
 }
 
 TEST_CASE("export vap: the policy's settings reach the CEL", "[vap]") {

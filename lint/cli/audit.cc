@@ -46,27 +46,14 @@ bool SameSubject(const Finding& a, const Finding& b) {
 
 }  // namespace
 
-const char* VerdictName(Verdict v) {
-  switch (v) {
-    case Verdict::kAllow:
-      return "allow";
-    case Verdict::kWarn:
-      return "warn";
-    case Verdict::kDeny:
-      return "deny";
-  }
-  return "allow";
-}
-
 void SetVerdicts(NextPod* next) {
   bool errors = false, others = false;
   for (const Finding& f : next->findings) (f.severity == Severity::kError ? errors : others) = true;
-  // As the webhook answers (webhook/server/admission.cc): deny refuses on an
-  // error and passes the rest on as warnings; warn says all of it, the patch
-  // included, and refuses nothing; audit tells only the audit log.
-  next->deny = errors ? Verdict::kDeny : others ? Verdict::kWarn : Verdict::kAllow;
-  next->warn = errors || others || !next->changes.empty() ? Verdict::kWarn : Verdict::kAllow;
-  next->audit = Verdict::kAllow;
+  // As the webhook answers: the one table (engine/base/verdict.h).
+  bool changes = !next->changes.empty();
+  next->deny = VerdictOf(Enforcement::kDeny, errors, others, changes);
+  next->warn = VerdictOf(Enforcement::kWarn, errors, others, changes);
+  next->audit = VerdictOf(Enforcement::kAudit, errors, others, changes);
 }
 
 void ClusterAudit::AddNode(const Value& node, const std::string& source) {

@@ -26,15 +26,10 @@
 #include "engine/cluster/inventory.h"
 #include "engine/policy/policy.h"
 #include "engine/rules/rule.h"
+#include "engine/base/verdict.h"
 #include "engine/workload/workload.h"
 
 namespace gpulint {
-
-// What the webhook would do to a workload's next pod in one of its modes
-// (webhook/README.md, "Modes"): refuse it, admit it with warnings kubectl
-// prints, or admit it saying nothing.
-enum class Verdict { kAllow, kWarn, kDeny };
-const char* VerdictName(Verdict v);  // "allow", "warn", "deny"
 
 // The next pod a workload makes, as the webhook would see it: its pod
 // template judged against every node it could land on, and mutated.

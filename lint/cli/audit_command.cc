@@ -18,7 +18,7 @@
 #include "lint/cli/audit_policy_report.h"
 #include "lint/cli/audit_source.h"
 #include "lint/cli/commands.h"
-#include "lint/input/policy_discovery.h"
+#include "lint/input/setup.h"
 
 namespace gpulint {
 namespace {
@@ -48,7 +48,9 @@ Options:
                        ~/.kube/config, else, inside a pod, its service account
   --context NAME       the kubeconfig context to use (default: its
                        current-context)
-  --policy FILE        the policy the webhook runs with (default:
+  --policy FILE        the policy the webhook runs with (default, as in
+                       'gpulint check': the nearest .gpulint.yaml from the
+                       current directory up to the repository root, else
                        $GPULINT_POLICY, else the built-in policy)
   -n, --namespace NS   the workloads and pods of namespace NS only, judged
                        against every node; the nodes' sums are not checked
@@ -175,10 +177,6 @@ bool ReadOptions(const ParsedArgs& args, AuditOptions* o, std::string* error) {
   o->kubeconfig.kubeconfig = args.Get("--kubeconfig");
   o->kubeconfig.context = args.Get("--context");
   o->policy_file = args.Get("--policy");
-  if (o->policy_file.empty()) {
-    const char* env = std::getenv(kPolicyEnvVar);
-    o->policy_file = env ? env : "";
-  }
   o->format = args.Get("--format", "text");
   const std::vector<std::string>& formats = AuditFormats();
   if (std::find(formats.begin(), formats.end(), o->format) == formats.end()) {
@@ -257,18 +255,18 @@ std::string ServerOf(const KubeEndpoint& ep) {
 }
 
 int RunAudit(const AuditOptions& options, CliIo& io) {
-  Policy loaded;
-  const Policy* policy = &DefaultPolicy();
-  std::string policy_name = kBuiltInPolicyName;
-  if (!options.policy_file.empty()) {
-    std::vector<Error> errors;
-    if (!LoadPolicyFile(options.policy_file, &loaded, &errors)) {
-      for (const Error& e : errors) Fail(io, e.ToString());
-      return kExitUsage;
-    }
-    policy = &loaded;
-    policy_name = options.policy_file;
+  // As every command chooses (lint/input/setup.h), looked up from here.
+  RunSetup setup;
+  std::vector<Error> errors;
+  const PolicySetup* chosen = setup.Load(options.policy_file, {}, io.stdin_fd, &errors)
+                                  ? setup.PolicyFor("-", &errors)
+                                  : nullptr;
+  if (chosen == nullptr) {
+    for (const Error& e : errors) Fail(io, e.ToString());
+    return kExitUsage;
   }
+  const Policy* policy = chosen->policy;
+  const std::string& policy_name = chosen->name;
   KubeEndpoint endpoint;
   AuditContext context;
   std::string error;

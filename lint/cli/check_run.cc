@@ -18,8 +18,8 @@
 
 #include "common/cpus.h"
 #include "engine/base/objects.h"
-#include "engine/base/owners.h"
 #include "engine/engine.h"
+#include "engine/object_stream.h"
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
 #include "lint/cli/baseline.h"
@@ -114,10 +114,8 @@ class CheckRun {
       summary_.baselined = 0;
     }
     files_.emplace(work_dir_, root);
-    const char* env_policy = std::getenv(kPolicyEnvVar);
     std::vector<Error> errors;
-    if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &errors,
-                     env_policy ? env_policy : "")) {
+    if (!setup_.Load(options_.policy_file, options_.nodes_files, io_.stdin_fd, &errors)) {
       for (const Error& e : errors) ReportError(e);
       return false;
     }
@@ -362,7 +360,7 @@ class CheckRun {
                  FileCounts* counts, Error* error) const {
     const Policy& policy = *setup.policy;
     const bool places_every_object = writer_->PlacesEveryObject();
-    InView seen;  // DRA claims and templates, KServe runtimes seen so far in this file
+    ObjectStream stream(policy, setup.inventory);  // one per file: what is in view is the file's
     SourceSink sink = [&](Document&& doc, const SourceOrigin* rendered) {
       if (doc.ok && doc.root.is_null()) return true;  // empty, e.g. a trailing "---"
       ++counts->documents;
@@ -382,27 +380,18 @@ class CheckRun {
         return true;
       }
       const std::string file = Shown(doc.file.empty() ? input.path : doc.file);
-      const OwnerIndex owners = OwnerIndex::OfDocument(doc.root);
-      ForEachObject(doc.root, [&](const Value& object) {
-        if (!object.is_mapping()) return;  // the engine has nothing to say about scalars
-        // A workflow, a compose file, a values file: YAML, but no Kubernetes
-        // object. One with a kind or an apiVersion is one, however broken.
-        if (!object.Find("apiVersion") && !object.Find("kind")) return out.NotObject(file);
+      stream.Judge(doc.root, file, [&](JudgedObject& judged) {
+        if (!judged.kubernetes) return out.NotObject(file);
         ++counts->objects;
-        seen.Add(object);
-        if (owners.TopOwner(object)) return out.UnderOwner();
-        Coverage coverage;
-        EvaluateOptions evaluate = seen.Options();
-        evaluate.coverage = &coverage;
-        std::vector<Finding> findings = Evaluate(object, file, policy, setup.inventory, evaluate);
+        if (judged.under_owner) return out.UnderOwner();
         std::string object_file = file;
-        Mark object_mark = object.mark();
-        if (rendered && (!findings.empty() || places_every_object)) {
+        Mark object_mark = judged.object.mark();
+        if (rendered && (!judged.findings.empty() || places_every_object)) {
           std::string unused;
           rendered->Place(doc.root, &object_file, &object_mark, &unused);
         }
-        out.Object(RefOf(object), object_file, object_mark, true, coverage);
-        for (Finding& f : findings) {
+        out.Object(RefOf(judged.object), object_file, object_mark, true, judged.coverage);
+        for (Finding& f : judged.findings) {
           place(f);
           out.Add(std::move(f));
         }

@@ -66,7 +66,7 @@ workload table that CEL cannot follow (the message says which entry).
 
 int RunVap(const ParsedArgs& parsed, CliIo& io) {
   VapOptions options;
-  if (parsed.Has("--mode") && !ParseVapMode(parsed.Get("--mode"), &options.mode)) {
+  if (parsed.Has("--mode") && !ParseEnforcement(parsed.Get("--mode"), &options.mode)) {
     Fail(io, "--mode: unknown mode '" + parsed.Get("--mode") + "' (choose audit, warn or deny)");
     return kExitUsage;
   }
@@ -77,9 +77,7 @@ int RunVap(const ParsedArgs& parsed, CliIo& io) {
   }
   RunSetup setup;
   std::vector<Error> errors;
-  const char* env_policy = std::getenv(kPolicyEnvVar);
-  if (!setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &errors,
-                  env_policy ? env_policy : "")) {
+  if (!setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &errors)) {
     for (const Error& e : errors) Fail(io, e.ToString());
     return kExitUsage;
   }

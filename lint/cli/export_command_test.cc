@@ -17,7 +17,7 @@ using testing::Result;
 using testing::Run;
 using testing::TempDir;
 
-std::string Exported(const Policy& policy, VapMode mode, const std::string& source) {
+std::string Exported(const Policy& policy, Enforcement mode, const std::string& source) {
   VapOptions options;
   options.mode = mode;
   options.source = source;
@@ -30,7 +30,7 @@ TEST_CASE("export vap: the built-in policy, audit mode by default", "[cli][expor
   Result r = Run({"export", "vap"});
   CHECK(r.rc == 0);
   CHECK(r.err.empty());
-  CHECK(r.out == Exported(DefaultPolicy(), VapMode::kAudit, "built-in"));
+  CHECK(r.out == Exported(DefaultPolicy(), Enforcement::kAudit, "built-in"));
   r = Run({"export", "vap", "--mode=deny", "--name", "gpu-rules"});
   CHECK(r.rc == 0);
   CHECK(r.out.find("  name: gpu-rules-errors\n") != std::string::npos);

@@ -317,9 +317,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   }
   RunSetup setup;
   std::vector<Error> errors;
-  const char* env_policy = std::getenv(kPolicyEnvVar);
-  if (!setup.Load(parsed.Get("--policy"), parsed.All("--nodes"), io.stdin_fd, &errors,
-                  env_policy ? env_policy : "")) {
+  if (!setup.Load(parsed.Get("--policy"), parsed.All("--nodes"), io.stdin_fd, &errors)) {
     for (const Error& e : errors) Fail(io, e.ToString());
     return kExitUsage;
   }

@@ -54,6 +54,9 @@ Options:
   --resource NAME      the extended resource to advertise (default: the
                        policy's vram resource)
   --policy FILE        the policy whose vram resource and reserve to use
+                       (default, as in 'gpulint check': the nearest
+                       .gpulint.yaml from the current directory up, else
+                       $GPULINT_POLICY, else the built-in policy)
   --print-command      print the kubectl command on stdout, not the patch
   -h, --help           print this text
 
@@ -229,11 +232,14 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   }
   RunSetup setup;
   std::vector<Error> errors;
-  if (!setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &errors)) {
+  const PolicySetup* policy = setup.Load(parsed.Get("--policy"), {}, io.stdin_fd, &errors)
+                                  ? setup.PolicyFor("-", &errors)
+                                  : nullptr;
+  if (policy == nullptr) {
     for (const Error& e : errors) Fail(io, e.ToString());
     return kExitUsage;
   }
-  std::string resource = parsed.Get("--resource", setup.policy().vram_resource);
+  std::string resource = parsed.Get("--resource", policy->policy->vram_resource);
   std::string problem;
   if (!CheckResource(resource, &problem)) {
     Fail(io, problem);
@@ -242,7 +248,7 @@ int Run(const std::vector<std::string>& args, CliIo& io) {
   Vram vram;
   Error error;
   std::string node = parsed.Get("--node");
-  const GpuMemoryModel& model = setup.policy().vram_model;
+  const GpuMemoryModel& model = policy->policy->vram_model;
   bool ok = labels.empty() ? FromNvidiaSmi(parsed.positional.empty() ? "-" : parsed.positional[0],
                                            io, model, &vram, &error)
                            : FromLabels(labels, node, io, model, &vram, &error);

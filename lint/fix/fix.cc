@@ -3,9 +3,9 @@
 #include <set>
 #include <utility>
 
-#include "engine/base/objects.h"
 #include "engine/base/path.h"
 #include "engine/engine.h"
+#include "engine/object_stream.h"
 #include "engine/mutate/mutate.h"
 #include "engine/yaml/loader.h"
 #include "engine/yaml_edit/yaml_edit.h"
@@ -63,20 +63,21 @@ bool Selected(const FixOptions& options, std::string_view rule) {
 class DocumentFixer {
  public:
   DocumentFixer(const std::string& file, const Policy& policy, const Inventory& inventory,
-                const FixOptions& options, const InView& seen)
-      : file_(file), policy_(policy), inventory_(inventory), options_(options), seen_(seen) {}
+                const FixOptions& options, const ObjectStream& stream)
+      : file_(file), policy_(policy), inventory_(inventory), options_(options), stream_(stream) {}
 
-  // Collects the ops for one object of the document, at `prefix` in it.
+  // Collects the ops for one object of the document, as the stream judged it
+  // (an object folded under its owner, or no Kubernetes object, is not
+  // judged, and not changed).
   // First the units, which every other repair and the mutations read: a
   // memory limit that was "8GiB" gets its headroom now, not on a second run.
   // Then the other rules' repairs, judged on the object with its units fixed.
-  void AddObject(const Value& object, const std::string& prefix, const std::string& shown_prefix) {
-    if (!object.is_mapping()) return;
-    EvaluateOptions evaluate;
-    evaluate.claims = &seen_.claims;
-    evaluate.runtimes = &seen_.runtimes;
-    evaluate.fixes = true;
-    std::vector<Finding> findings = Evaluate(object, "", policy_, inventory_, evaluate);
+  void AddObject(JudgedObject& judged) {
+    if (!judged.kubernetes || judged.under_owner) return;
+    const Value& object = judged.object;
+    const std::string& prefix = judged.pointer;
+    const std::string& shown_prefix = judged.shown;
+    std::vector<Finding> findings = std::move(judged.findings);
     Value fixed = object;
     std::vector<PatchOp> unit_ops;
     if (Selected(options_, kUnitRule)) {
@@ -85,7 +86,7 @@ class DocumentFixer {
     }
     if (!unit_ops.empty()) {
       if (!ApplyPatch(unit_ops, &fixed, nullptr)) return;
-      findings = Evaluate(fixed, "", policy_, inventory_, evaluate);
+      findings = stream_.Rejudge(fixed, file_);
     }
     std::vector<PatchOp> repair_ops;
     for (Finding& f : findings) {
@@ -140,7 +141,7 @@ class DocumentFixer {
   const Policy& policy_;
   const Inventory& inventory_;
   const FixOptions& options_;
-  const InView& seen_;
+  const ObjectStream& stream_;
   std::set<std::pair<std::string, std::string>> answered_;  // (rule, path)
   std::vector<PatchOp> ops_;
   std::vector<std::string> changes_;
@@ -155,17 +156,10 @@ Error LeftAsItWas(Error error, const std::string& file) {
 // One document's fixes, edited into its text; the text as it was when there
 // is nothing to change or it cannot be edited in place.
 std::string FixDocument(const Document& doc, std::string_view doc_text, const Policy& policy,
-                        const Inventory& inventory, const FixOptions& options, InView* seen,
-                        FixedFile* out) {
-  const Value& root = doc.root;
-  DocumentFixer fixer(doc.file, policy, inventory, options, *seen);
-  const Value* items = root.Find("items");
-  ForEachObject(root, [&](const Value& object) {
-    if (object.is_mapping()) seen->Add(object);
-    if (&object == &root) return fixer.AddObject(object, "", "");
-    std::string index = std::to_string(&object - &items->items()[0]);
-    fixer.AddObject(object, "/items/" + index, "items[" + index + "]");
-  });
+                        const Inventory& inventory, const FixOptions& options,
+                        ObjectStream* stream, FixedFile* out) {
+  DocumentFixer fixer(doc.file, policy, inventory, options, *stream);
+  stream->Judge(doc.root, doc.file, [&](JudgedObject& judged) { fixer.AddObject(judged); });
   if (fixer.ops().empty()) return std::string(doc_text);
   std::string edited;
   Error error;
@@ -192,22 +186,18 @@ std::string WhyLeft(const Finding& f, const FixOptions& options) {
          "' says how to fix it";
 }
 
-// What `gpulint check` will report in the fixed text, as it reads it: every
-// object, with the DRA claims and KServe runtimes of the documents before it.
+// What `gpulint check` will report in the fixed text, as it reads it: the
+// same stream of judged objects (engine/object_stream.h).
 void JudgeWhatIsLeft(const std::string& file, const Policy& policy, const Inventory& inventory,
                      const FixOptions& options, FixedFile* out) {
-  InView seen;
-  EvaluateOptions evaluate = seen.Options();
-  evaluate.fixes = true;
+  ObjectStream stream(policy, inventory, /*fixes=*/true);
   Error io_error;
   LoadYamlString(
       out->text, file, LoadLimits{},
       [&](Document&& doc) {
         if (!doc.ok) return true;  // left as it was, and reported
-        ForEachObject(doc.root, [&](const Value& object) {
-          if (!object.is_mapping()) return;
-          seen.Add(object);
-          for (Finding& f : Evaluate(object, file, policy, inventory, evaluate)) {
+        stream.Judge(doc.root, file, [&](JudgedObject& judged) {
+          for (Finding& f : judged.findings) {
             std::string why = WhyLeft(f, options);
             out->left.push_back(LeftFinding{std::move(f), std::move(why)});
           }
@@ -227,7 +217,7 @@ FixedFile FixText(std::string_view text, const std::string& file, const Policy& 
   out.text.reserve(text.size());
   size_t copied = 0;
   Error io_error;
-  InView seen;  // DRA claims and templates, KServe runtimes seen so far, as check reads them
+  ObjectStream stream(policy, inventory, /*fixes=*/true);  // as check reads the file
   LoadYamlString(
       text, file, LoadLimits{},
       [&](Document&& doc) {
@@ -238,7 +228,7 @@ FixedFile FixText(std::string_view text, const std::string& file, const Policy& 
         if (doc.root.is_null()) return true;
         out.text += text.substr(copied, doc.begin - copied);
         out.text += FixDocument(doc, text.substr(doc.begin, doc.end - doc.begin), policy, inventory,
-                                options, &seen, &out);
+                                options, &stream, &out);
         copied = doc.end;
         return true;
       },

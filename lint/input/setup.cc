@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstdint>
 #include <filesystem>
 #include <system_error>
@@ -88,7 +89,7 @@ std::vector<InputFile> ManifestInputs(const std::vector<std::string>& paths,
 }
 
 bool RunSetup::Load(const std::string& policy_file, const std::vector<std::string>& nodes_files,
-                    int stdin_fd, std::vector<Error>* errors, const std::string& env_policy) {
+                    int stdin_fd, std::vector<Error>* errors) {
   NodesFile read;
   for (const std::string& path : nodes_files) {
     Error error;
@@ -108,7 +109,8 @@ bool RunSetup::Load(const std::string& policy_file, const std::vector<std::strin
   }
   nodes_ = std::move(read.nodes);
   if (!read.dra.empty()) dra_ = DraInventory::Make(std::move(read.dra));
-  env_policy_ = env_policy;
+  const char* env_policy = std::getenv(kPolicyEnvVar);
+  env_policy_ = env_policy ? env_policy : "";
   forced_ = !policy_file.empty();
   fixed_ = Get(policy_file, errors);
   return fixed_ != nullptr;

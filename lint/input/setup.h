@@ -51,11 +51,13 @@ struct PolicySetup {
 // once, however many inputs share it.
 class RunSetup {
  public:
-  // Reads the --nodes files and, when `policy_file` is given, that policy.
-  // `env_policy` is $GPULINT_POLICY ("" when unset). On failure, *errors
-  // holds why: a nodes file's error, or every error of the policy.
+  // Reads the --nodes files and, when `policy_file` (--policy) is given, that
+  // policy, and notes $GPULINT_POLICY. On failure, *errors holds why: a nodes
+  // file's error, or every error of the policy. The one place every command
+  // (check, fix, export, audit, node-patch) chooses its policy: Load, then
+  // PolicyFor.
   bool Load(const std::string& policy_file, const std::vector<std::string>& nodes_files,
-            int stdin_fd, std::vector<Error>* errors, const std::string& env_policy = "");
+            int stdin_fd, std::vector<Error>* errors);
   // The policy for `input` (a file, or "-" for stdin, which is looked up from
   // the current directory): --policy; else the nearest .gpulint.yaml from the
   // input's directory up to the repository root; else $GPULINT_POLICY; else

@@ -234,6 +234,11 @@ void Validate(const Value& object, const Snapshot& snap, Mode mode, Answer* a, R
   options.waivers = &waivers;
   std::vector<Finding> findings = Evaluate(object, "", *snap.policy, *snap.inventory, options);
   RecordWaivers(waivers, a, log);
+  bool has_errors = false, has_others = false;
+  for (const Finding& f : findings)
+    (f.severity == Severity::kError ? has_errors : has_others) = true;
+  // The one table of modes (engine/base/verdict.h), as `gpulint audit` reports it.
+  const Verdict verdict = VerdictOf(mode, has_errors, has_others, /*changes=*/false);
   std::string denial;
   size_t errors = 0, cut = 0;
   std::vector<std::string> would_deny;  // warn mode: the errors' warnings, shown first
@@ -241,7 +246,7 @@ void Validate(const Value& object, const Snapshot& snap, Mode mode, Answer* a, R
     log->finding_rules.push_back(f.rule);
     log->finding_severities.push_back(SeverityName(f.severity));
     if (f.severity != Severity::kError) {
-      if (mode != Mode::kAudit && a->warnings.size() < kMaxWarnings)
+      if (verdict != Verdict::kAllow && a->warnings.size() < kMaxWarnings)
         a->warnings.push_back(TruncateForWarning(FindingText(f), kMaxWarningBytes));
       continue;
     }
@@ -264,7 +269,7 @@ void Validate(const Value& object, const Snapshot& snap, Mode mode, Answer* a, R
     return;
   }
   if (cut) denial += "; and " + std::to_string(cut) + " more";
-  if (mode != Mode::kDeny) {
+  if (verdict != Verdict::kDeny) {
     would_deny.insert(would_deny.end(), a->warnings.begin(), a->warnings.end());
     would_deny.resize(std::min(would_deny.size(), kMaxWarnings));
     a->warnings = std::move(would_deny);
@@ -436,28 +441,6 @@ const char* EndpointName(Endpoint e) {
       return "admit";
   }
   return "validate";
-}
-
-const char* ModeName(Mode m) {
-  switch (m) {
-    case Mode::kAudit:
-      return "audit";
-    case Mode::kWarn:
-      return "warn";
-    case Mode::kDeny:
-      return "deny";
-  }
-  return "deny";
-}
-
-bool ParseMode(std::string_view text, Mode* mode) {
-  for (Mode m : {Mode::kAudit, Mode::kWarn, Mode::kDeny}) {
-    if (text == ModeName(m)) {
-      *mode = m;
-      return true;
-    }
-  }
-  return false;
 }
 
 ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot,

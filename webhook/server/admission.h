@@ -12,6 +12,7 @@
 
 #include "engine/cluster/inventory.h"
 #include "engine/policy/policy.h"
+#include "engine/base/verdict.h"
 
 namespace gpulint {
 
@@ -45,9 +46,9 @@ const char* EndpointName(Endpoint e);  // "validate", "mutate", "admit"
 //    (auditAnnotations).
 // The mode comes with each request (its URL path), so a namespace label can
 // choose it through the webhook configurations' namespaceSelectors.
-enum class Mode { kAudit, kWarn, kDeny };
-const char* ModeName(Mode m);  // "audit", "warn", "deny"
-bool ParseMode(std::string_view text, Mode* mode);
+// The modes and their verdicts are the engine's one table (engine/base/verdict.h),
+// which `gpulint audit` reports with too.
+using Mode = Enforcement;
 
 // Nesting allowed in a review body. Pod specs nest about 12 deep and the review
 // adds 3; anything near this cap is an attack, refused before any recursion.

@@ -63,7 +63,7 @@ bool ReviewPath(std::string_view path, Endpoint* endpoint, Mode* mode) {
     *endpoint = e;
     *mode = Mode::kDeny;
     if (rest.empty()) return true;
-    return rest[0] == '/' && ParseMode(rest.substr(1), mode);
+    return rest[0] == '/' && ParseEnforcement(rest.substr(1), mode);
   }
   return false;
 }
@@ -273,7 +273,7 @@ void Router::LogDecision(Endpoint endpoint, const ReviewResult& result, double s
       .Add("name", log.name)
       .Add("operation", log.operation)
       .AddBool("dry_run", log.dry_run)
-      .Add("mode", ModeName(log.mode))
+      .Add("mode", EnforcementName(log.mode))
       .Add("decision", log.decision)
       .Add("rules", Unique(log.finding_rules));
   if (log.patch_ops) line.Add("patch_ops", static_cast<int64_t>(log.patch_ops));
