@@ -59,7 +59,8 @@ extern const Rule kDraCannotTellRule = {
      "Nothing is wrong with the workload for this. To have it judged, write the selector in the "
      "forms docs/dra.md lists, or check the pod's placement with `kubectl describe pod` after "
      "it is created.",
-     RuleExample("dra-cannot-tell")},
+     RuleExample("dra-cannot-tell"), /*gpus=*/nullptr, /*no_fix=*/nullptr,
+     /*needs_nodes=*/true},
     Check,
 };
 

@@ -40,6 +40,7 @@ Unified UnifiedCandidates(const PodInfo& pod, const Policy& policy) {
   }
   u.all = u.first && all;
   return u;
+}
 
 // An InferenceService's predictor model (spec.predictor.model, or a
 // framework's shorthand such as spec.predictor.pytorch), which KServe merges

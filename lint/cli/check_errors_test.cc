@@ -335,7 +335,7 @@ TEST_CASE("YAML that is no Kubernetes object is said to be, not passed as object
   CHECK(json::parse(j.out).at("summary").at("objects") == 1);
   // An object with a kind and no apiVersion is still an object: checked.
   dir.Write("broken/pod.yaml", "kind: Pod\nmetadata: {name: p}\nspec: {containers: []}\n");
-  CHECK(Run({"check", "broken"}).err.find("not checked") == std::string::npos);
+  CHECK(Run({"check", "broken"}).err.find("no Kubernetes objects") == std::string::npos);
 }
 
 TEST_CASE("--stdin-filename names stdin's findings and finds its policy", "[cli]") {
@@ -353,7 +353,9 @@ TEST_CASE("--stdin-filename names stdin's findings and finds its policy", "[cli]
   Result r = Run({"check", "--stdin-filename", "k8s/pod.yaml", "-"}, input);
   CHECK(r.rc == 0);
   CHECK(r.out.rfind("k8s/pod.yaml:8:55: warning: ", 0) == 0);
-  CHECK(r.err == "gpulint: 0 errors, 1 warning in 1 object (1 file); policy: k8s/.gpulint.yaml\n");
+  CHECK(r.err ==
+        "gpulint: 0 errors, 1 warning in 1 object (1 file); fit and VRAM not checked: no nodes "
+        "(--nodes); policy: k8s/.gpulint.yaml\n");
   Result sarif =
       Run({"check", "--format", "sarif", "--stdin-filename", "k8s/pod.yaml", "-"}, input);
   CHECK(json::parse(sarif.out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]
