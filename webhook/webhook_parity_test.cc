@@ -33,7 +33,10 @@ std::vector<std::string> Manifests() {
         rel.rfind("nvidia-smi/", 0) == 0 || rel.rfind("admission/", 0) == 0 ||
         rel.rfind("corpus/", 0) == 0 || rel.rfind("field/", 0) == 0 ||
         rel.rfind("sources/", 0) == 0 ||
-        rel.rfind("heldout/", 0) == 0)  // heldout/classified.json: findings, no manifest
+        // Data, no manifest: the H200 measured, the API server's quantities,
+        // heldout/classified.json's findings.
+        rel.rfind("gpu/", 0) == 0 || rel.rfind("quantity/", 0) == 0 ||
+        rel.rfind("heldout/", 0) == 0)
       continue;
     files.push_back(e.path().string());
   }

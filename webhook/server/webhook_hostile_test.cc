@@ -1,5 +1,5 @@
-// Hostile input for the webhook that tests/webhook_hardening_test.cc and
-// tests/webhook_admission_test.cc do not already send (issue 6, item 3): each
+// Hostile input for the webhook that webhook/webhook_hardening_test.cc and
+// webhook/server/webhook_admission_test.cc do not already send (issue 6, item 3): each
 // over real HTTPS or through HandleReview, each ending in a well-formed review
 // or a 4xx, and after each the server still answers a real review. Time is
 // bounded by ctest's TIMEOUT and the sockets' own timeouts.
