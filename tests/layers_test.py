@@ -16,6 +16,10 @@ Everything else fails:
     the build's generated headers, excepted): an include of tests/ or of a
     folder the table does not know fails rather than passes unchecked.
 Tests (*_test.cc and test support) may include any header a front end may.
+
+And the size every source file keeps: none of C++, Python or shell anywhere in
+the tree (tests, scripts and benchmarks included; testdata and build trees
+not) is over 500 lines.
 Prints each violation as file:line: message and exits 1 when there is one.
 """
 import os
@@ -25,6 +29,10 @@ import tempfile
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
 GENERATED = "generated"  # headers the build writes (cmake/), below every layer
+MAX_LINES = 500
+SOURCE_SUFFIXES = (".cc", ".h", ".py", ".sh")
+# Not walked for the size rule: data, and what tools write.
+NOT_SOURCES = ("testdata", ".git", "node_modules", "__pycache__")
 
 
 def is_test(path):
@@ -99,6 +107,25 @@ def check(table_lines, src, roots=None):
     return problems, checked, len(layers)
 
 
+def too_long(src):
+    """Source files over MAX_LINES lines, as "file:line: message" strings."""
+    problems = []
+    for dirpath, dirs, files in os.walk(src):
+        # Not data, nor build trees (build/, build-arm64/, any CMakeCache.txt's folder).
+        dirs[:] = sorted(d for d in dirs if d not in NOT_SOURCES and not d.startswith("build")
+                         and not os.path.exists(os.path.join(dirpath, d, "CMakeCache.txt")))
+        for f in sorted(files):
+            if not f.endswith(SOURCE_SUFFIXES):
+                continue
+            path = os.path.join(dirpath, f)
+            with open(path, errors="replace") as text:
+                n = sum(1 for _ in text)
+            if n > MAX_LINES:
+                problems.append(f"{os.path.relpath(path, src)}:{MAX_LINES + 1}: {n} lines, over "
+                                f"the {MAX_LINES} a source file may have")
+    return problems
+
+
 def self_test():
     """The check finds each kind of violation in a small tree made for it."""
     with tempfile.TemporaryDirectory() as src:
@@ -112,6 +139,10 @@ def self_test():
                               '#include "x/low/low_test_support.h"\n',  # test support
             "x/high/high_test.cc": '#include "x/low/low_test_support.h"\n',  # fine
             "x/stray/stray.cc": "",  # in no layer
+            "x/high/long.sh": "echo\n" * 501,  # too long
+            "x/high/fits.py": "\n" * 500,  # fine
+            "testdata/long.sh": "echo\n" * 501,  # data: not a source file
+            "build-x/long.cc": "\n" * 501,  # a build tree's
             "x/high/unknown.cc": '#include "generated/version.h"\n'  # fine
                                  '#include "y/elsewhere.h"\n'  # a folder in no layer
                                  '#include "tests/temp_dir.h"\n',  # likewise
@@ -132,6 +163,10 @@ def self_test():
         if sorted(problems) != want:
             print("self-test: the check found", problems, "in a tree made to hold", want)
             return False
+        long_files = too_long(src)
+        if long_files != ["x/high/long.sh:501: 501 lines, over the 500 a source file may have"]:
+            print("self-test: the size check found", long_files)
+            return False
     return True
 
 
@@ -140,6 +175,7 @@ def main():
         return 1
     with open(sys.argv[1]) as table:
         problems, checked, layers = check(table.readlines(), sys.argv[2])
+    problems += too_long(sys.argv[2])
     for p in problems:
         print(p)
     print(f"{checked} includes checked in {layers} layers, {len(problems)} problems")
