@@ -102,7 +102,7 @@ if (($#)); then
   for want in "$@"; do
     case $want in
       g) selected+=(g-without g-with) ;;
-      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..s)" >&2; exit 2; }
+      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..t)" >&2; exit 2; }
          [[ $K8S_MINOR =~ ^[0-9]+$ ]] && ((K8S_MINOR < ${SINCE[$want]:-0})) &&
            { echo "run.sh: scenario $want needs Kubernetes 1.${SINCE[$want]} or later, not $GPULINT_K8S_VERSION" >&2; exit 2; }
          selected+=("$want") ;;
