@@ -338,7 +338,7 @@ TEST_CASE("YAML that is no Kubernetes object is said to be, not passed as object
   CHECK(Run({"check", "broken"}).err.find("no Kubernetes objects") == std::string::npos);
 }
 
-TEST_CASE("--stdin-filename names stdin's findings and finds its policy", "[cli]") {
+TEST_CASE("check --stdin-filename names stdin's findings and finds its policy", "[cli]") {
   TempDir dir;
   const std::string pod =
       "apiVersion: v1\nkind: Pod\nmetadata: {name: p}\nspec:\n  containers:\n  - name: c\n"
