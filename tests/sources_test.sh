@@ -54,14 +54,14 @@ expect() {
 }
 
 chart=testdata/sources/gpu-chart
-finding="$chart/templates/deployment.yaml:20:11: warning: container \"train\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]"
+finding="$chart/templates/deployment.yaml:20:11: warning: container \"train\" uses GPUs but sets no memory limit: nothing bounds its host memory, pinned and managed CUDA memory included (the cgroup charges those), and outside its cgroup a discrete NVIDIA GPU's driver adds about 120 MiB per CUDA context and 1.2% of what it pins; an unbounded container can hang the node [memory-limit-missing]"
 
 expect "a chart is rendered; the finding is at the template line that wrote it" 1 "$finding
-gpulint: 0 errors, 1 warning in 2 objects (1 file); policy: built-in" \
+gpulint: 0 errors, 1 warning in 2 objects (1 file); fit and VRAM not checked: no nodes (--nodes); policy: built-in" \
   "$both" check --fail-on warning "$chart"
 
 expect "a values file (-f) reaches helm" 0 \
-  "gpulint: 0 errors, 0 warnings in 2 objects (1 file); policy: built-in" \
+  "gpulint: 0 errors, 0 warnings in 2 objects (1 file); fit and VRAM not checked: no nodes (--nodes); policy: built-in" \
   "$both" check --fail-on warning -f "$chart/values-limited.yaml" "$chart"
 
 # helm renders a chart a second time only to place what is shown at a
@@ -89,7 +89,7 @@ helm_runs 2 "JUnit places every object: rendered again" \
   check --format junit -f "$chart/values-limited.yaml" "$chart"
 
 expect "files of a chart, as pre-commit passes them, render it once" 0 "$finding
-gpulint: 0 errors, 1 warning in 2 objects (1 file); policy: built-in" \
+gpulint: 0 errors, 1 warning in 2 objects (1 file); fit and VRAM not checked: no nodes (--nodes); policy: built-in" \
   "$both" check "$chart/templates/deployment.yaml" "$chart/templates/service.yaml" \
   "$chart/values.yaml" "$chart/Chart.yaml"
 
@@ -127,7 +127,7 @@ $placed/templates/deployment.yaml:24:21: error: container \"infer\": memory requ
 $placed/templates/deployment.yaml:24:21: error: memory: 600m is 0.6 bytes (\"m\" is milli, 1/1000); did you mean 600Mi (629145600 B = 629.1 MB = 600 MiB) or 600M (600000000 B = 600 MB = 572.2 MiB)? [quantity-milli-memory]
 $placed/templates/_helpers.tpl:2:3: error: container \"metrics\" runs a CUDA image (nvcr.io/nvidia/cuda:12.4.1-base-ubuntu22.04) and its pod requests GPUs, but sets no nvidia.com/gpu limit: on a GPU node it sees every GPU, including GPUs allocated to other pods [gpu-limit-missing]"
 expect "a chart's findings at the template lines that wrote them, or at helm's output" 1 "$placed_findings
-gpulint: 5 errors, 1 warning in 3 objects (1 file); policy: built-in" \
+gpulint: 5 errors, 1 warning in 3 objects (1 file); fit and VRAM not checked: no nodes (--nodes); policy: built-in" \
   "$both" check "$placed"
 
 # SARIF: every result at a file of the repository, with a line where a template
@@ -154,7 +154,7 @@ fi
 # A kustomization's findings are in the files kustomize read them from; what
 # its patch wrote (the overlay's memory: 500m) is on its kustomization.yaml,
 # with where kustomize's output has it.
-kustomized="testdata/sources/gpu-kustomize/deployment.yaml:16:11: warning: container \"ollama\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]"
+kustomized="testdata/sources/gpu-kustomize/deployment.yaml:16:11: warning: container \"ollama\" uses GPUs but sets no memory limit: nothing bounds its host memory, pinned and managed CUDA memory included (the cgroup charges those), and outside its cgroup a discrete NVIDIA GPU's driver adds about 120 MiB per CUDA context and 1.2% of what it pins; an unbounded container can hang the node [memory-limit-missing]"
 overlay="testdata/sources/kustomize-overlay/kustomization.yaml: error: line 26 of kubectl kustomize's output, from testdata/sources/gpu-kustomize/deployment.yaml: memory: 500m is 0.5 bytes (\"m\" is milli, 1/1000); did you mean 500Mi (524288000 B = 524.3 MB = 500 MiB) or 500M (500000000 B = 500 MB = 476.8 MiB)? [quantity-milli-memory]
 testdata/sources/kustomize-overlay/job.yaml:15:29: error: container \"warmup\": nvidia.com/gpu 500m (0.5) is not a whole number; GPUs are allocated whole (share one with MPS or time-slicing replicas, or size memory with gpulint.io/vram) [gpu-fractional]"
 expect "a walk renders each chart and kustomization, never reads templates raw" 2 "$broken
@@ -162,7 +162,7 @@ $finding
 $kustomized
 $overlay
 $placed_findings
-gpulint: 7 errors, 3 warnings in 9 objects (4 files); policy: built-in" \
+gpulint: 7 errors, 3 warnings in 9 objects (4 files); fit and VRAM not checked: no nodes (--nodes); policy: built-in" \
   "$both" check testdata/sources
 
 no_helm="gpulint: error: $chart: is a Helm chart; install helm to lint it, or lint helm's output: helm template $chart | gpulint check -"
@@ -174,8 +174,8 @@ gpulint: 0 errors, 0 warnings in 0 objects (0 files); policy: built-in" \
 
 # (The kustomization's prod-ollama and the file's ollama: the same line.)
 expect "a kustomization's own file stands for it; its resources are read as they are" 0 "$kustomized
-testdata/sources/gpu-kustomize/deployment.yaml:16:11: warning: container \"ollama\" uses GPUs but sets no memory limit; the driver's host memory is not charged to the pod, so an unbounded container can hang the node [memory-limit-missing]
-gpulint: 0 errors, 2 warnings in 2 objects (2 files); policy: built-in" \
+testdata/sources/gpu-kustomize/deployment.yaml:16:11: warning: container \"ollama\" uses GPUs but sets no memory limit: nothing bounds its host memory, pinned and managed CUDA memory included (the cgroup charges those), and outside its cgroup a discrete NVIDIA GPU's driver adds about 120 MiB per CUDA context and 1.2% of what it pins; an unbounded container can hang the node [memory-limit-missing]
+gpulint: 0 errors, 2 warnings in 2 objects (2 files); fit and VRAM not checked: no nodes (--nodes); policy: built-in" \
   "$both" check testdata/sources/gpu-kustomize/kustomization.yaml \
   testdata/sources/gpu-kustomize/deployment.yaml
 
