@@ -4,9 +4,13 @@
 # bench/gen.py sent by wrk over TLS, one keep-alive connection; CPU from
 # /proc), its RSS once loaded and after the run, and `gpulint check --nodes`
 # CPU time over the 20 MB stream. Prints a markdown table on stdout.
+# Rows: 50 and 5000 (the mixed shapes), 5000-8 (every GPU node 8 GPUs, through
+# the device plugin) and 5000-dra (the same 8 GPUs each, through DRA:
+# DeviceClasses and a ResourceSlice per GPU node, none in allocatable).
 # Usage: bench/nodes.sh BUILD_DIR DATA_DIR   (DATA_DIR gets what is missing)
 # Env: BENCH_SECONDS (wrk seconds per row, default 10), BENCH_REPS (check runs
-# per row, the lowest CPU kept; default 3), BENCH_PORT (default 18453).
+# per row, the lowest CPU kept; default 3), BENCH_PORT (default 18453),
+# BENCH_ROWS (default "50 5000 5000-8 5000-dra").
 # CPU is user+sys of the measured process: on a shared machine wall time
 # counts what others took from the core.
 set -euo pipefail
@@ -15,6 +19,7 @@ data=${2:?usage: nodes.sh BUILD_DIR DATA_DIR}
 seconds=${BENCH_SECONDS:-10}
 reps=${BENCH_REPS:-3}
 port=${BENCH_PORT:-18453}
+read -r -a rows <<<"${BENCH_ROWS:-50 5000 5000-8 5000-dra}"
 here=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 server_pid=""
@@ -27,8 +32,14 @@ trap cleanup EXIT
 mkdir -p "$data"
 [[ -f $data/stream-20mb.yaml && -d $data/reviews ]] ||
   python3 "$here/gen.py" --out "$data" --sizes 20 --dir-files 0 --reviews 200 >&2
-for n in 50 5000; do
-  [[ -f $data/nodes-$n.yaml ]] || python3 "$here/gen_nodes.py" --count "$n" --out "$data/nodes-$n.yaml"
+for row in "${rows[@]}"; do  # ROW is COUNT, COUNT-8 or COUNT-dra
+  flags=()
+  case $row in
+    *-8) flags=(--eight) ;;
+    *-dra) flags=(--eight --dra) ;;
+  esac
+  [[ -f $data/nodes-$row.yaml ]] ||
+    python3 "$here/gen_nodes.py" --count "${row%%-*}" "${flags[@]}" --out "$data/nodes-$row.yaml"
 done
 
 openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
@@ -86,14 +97,19 @@ check() {
 }
 
 declare -A review rss0 rss1 errs checks
-for n in 50 5000; do
+for n in "${rows[@]}"; do
   read -r review[$n] rss0[$n] rss1[$n] errs[$n] < <(webhook "$n")
   checks[$n]=$(check "$n")
 done
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN{ printf "%.2f", (b > 0 ? a / b : 0) }'; }
 echo "| nodes | webhook CPU µs/review | webhook RSS MB (loaded / after) | review errors | check --nodes, 20 MB stream: CPU s |"
 echo "|---|---|---|---|---|"
-for n in 50 5000; do
+for n in "${rows[@]}"; do
   echo "| $n | ${review[$n]} | ${rss0[$n]} / ${rss1[$n]} | ${errs[$n]} | ${checks[$n]} |"
 done
-echo "| 5000 / 50 | $(ratio "${review[5000]}" "${review[50]}")× | | | $(ratio "${checks[5000]}" "${checks[50]}")× |"
+for pair in 5000/50 5000-dra/5000-8 5000-dra/5000; do
+  a=${pair%/*} b=${pair#*/}
+  [[ -n ${review[$a]:-} && -n ${review[$b]:-} ]] || continue
+  echo "| $a / $b | $(ratio "${review[$a]}" "${review[$b]}")× | | |" \
+    "$(ratio "${checks[$a]}" "${checks[$b]}")× |"
+done
