@@ -172,10 +172,15 @@ void Check(const ObjectContext& ctx, Reporter& out) {
   // A DaemonSet puts a pod on each node that can run one, and none where
   // none can: nothing stays Pending. Worth knowing, not a fault.
   bool daemon_set = ctx.ref.kind == "DaemonSet";
-  std::set<std::string> keys = LabelKeys(ctx.inventory);
+  // Every label key of the inventory: read only for a pod no node can run,
+  // never for the others (at 5,000 nodes, reading them for every object made
+  // `check --nodes` ten times slower).
+  std::optional<std::set<std::string>> all_keys;
   for (const PodInfo& pod : ctx.pods) {
     if (pod.partial) continue;  // a runtime's defaults, never run as written
     if (!pod.candidates.empty()) continue;
+    if (!all_keys) all_keys = LabelKeys(ctx.inventory);
+    const std::set<std::string>& keys = *all_keys;
     size_t n = ctx.inventory.size();
     std::string head = "0/" + std::to_string(n) + " node" + (n == 1 ? "" : "s") +
                        " in the inventory can run the pod: ";

@@ -85,15 +85,18 @@ bool ReadCluster(const KubeEndpoint& endpoint, const Policy& policy, const ListO
            "policy's node classes only",
            [&](const Value& node) { audit->AddNode(node, "api-server"); });
 
-  // DRA's devices: where the cluster serves none, there are none.
+  // DRA's devices: where the cluster serves none, there are none. Without
+  // the nodes there is no node to hold them: not asked for (an account that
+  // may list one namespace alone is refused one cluster-wide list, not three).
   const ApiResource* classes = discovery.Find("resource.k8s.io", "DeviceClass");
   const ApiResource* slices = discovery.Find("resource.k8s.io", "ResourceSlice");
   const std::string dra_lacks =
       "extended resources that DRA DeviceClasses may back are not fitted (a warning says so), "
       "and claims are judged by GPU Feature Discovery's labels";
   auto add_dra = [&](const Value& object) { audit->AddDraObject(object, "api-server"); };
-  if (!classes || !slices ||
-      (list(*classes, options, dra_lacks, add_dra) && list(*slices, options, dra_lacks, add_dra)))
+  if (read->nodes_listed &&
+      (!classes || !slices ||
+       (list(*classes, options, dra_lacks, add_dra) && list(*slices, options, dra_lacks, add_dra))))
     audit->DraComplete();
 
   std::set<std::string> listed;  // resource paths

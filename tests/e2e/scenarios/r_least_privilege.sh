@@ -264,12 +264,12 @@ grep -q 'ClusterPolicyReport gpulint-audit written' <<<"$out" ||
 # Forbidden: a report without its label, another name, someone else's deleted.
 unlabelled
 expect_refused_by gpulint-webhook-audit-reports "a report forged without the audit's label" \
-  "gpulint audit's service account writes and deletes only the PolicyReports it labels as its own"
+  "gpulint audit's service account writes and deletes only the reports it labels as its own"
 as_audit_apply "$(report "$NS" kyverno-polr '{"app.kubernetes.io/managed-by":"gpulint"}')"
 if ((RC == 0)) || ! grep -q 'is forbidden: User "'"$AUDIT_SA"'" cannot patch resource "policyreports"' <<<"$OUT"; then
   fail "the audit's service account wrote a report of another name" "forbidden by RBAC (its role names gpulint-audit)" "$OUT"
 fi
 kc --as="$AUDIT_SA" delete policyreport gpulint-audit -n e2e-r-other --dry-run=server
 expect_refused_by gpulint-webhook-audit-reports "someone else's report deleted" \
-  "gpulint audit's service account writes and deletes only the PolicyReports it labels as its own"
+  "gpulint audit's service account writes and deletes only the reports it labels as its own"
 note "audit: its reports written; an unlabelled one, another name and someone else's deletion refused"
