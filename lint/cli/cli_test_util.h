@@ -109,6 +109,14 @@ inline Result Run(const std::vector<std::string>& args, const std::string& stdin
   return r;
 }
 
+// The lines of a command's output, without their newlines.
+inline std::vector<std::string> Lines(const std::string& text) {
+  std::vector<std::string> out;
+  std::istringstream in(text);
+  for (std::string line; std::getline(in, line);) out.push_back(line);
+  return out;
+}
+
 }  // namespace gpulint::testing
 
 #endif  // GPULINT_LINT_CLI_CLI_TEST_UTIL_H_

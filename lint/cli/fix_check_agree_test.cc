@@ -18,16 +18,10 @@
 namespace gpulint {
 namespace {
 
+using testing::Lines;
 using testing::Result;
 using testing::Run;
 using testing::TempDir;
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 // The findings fix -q says it left: each is followed by its note. A document
 // fix cannot read is said as an error of its own, which check says as a

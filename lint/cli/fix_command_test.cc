@@ -12,16 +12,10 @@
 namespace gpulint {
 namespace {
 
+using testing::Lines;
 using testing::Result;
 using testing::Run;
 using testing::TempDir;
-
-std::vector<std::string> Lines(const std::string& text) {
-  std::vector<std::string> out;
-  std::istringstream in(text);
-  for (std::string line; std::getline(in, line);) out.push_back(line);
-  return out;
-}
 
 // The repository's examples/, copied: fix --write changes them.
 std::string CopyExamples(const TempDir& dir) {
