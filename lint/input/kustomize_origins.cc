@@ -184,13 +184,14 @@ struct KustomizedDocument::Kustomization {
   // longest name that the output's holds (a prefix or suffix adds to it).
   const Value* SourceObject(const std::string& file, const Value& out) {
     auto [it, inserted] = sources.try_emplace(file);
+    std::vector<Value>& objects = it->second;
     if (inserted) {
       Error error;
       LoadYamlFile(
           file, LoadLimits{},
           [&](Document&& doc) {
             if (doc.ok && doc.root.is_mapping())
-              ForEachObject(doc.root, [&](const Value& o) { it->second.push_back(o); });
+              ForEachObject(doc.root, [&](const Value& o) { objects.push_back(o); });
             return true;
           },
           &error);
