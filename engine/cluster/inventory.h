@@ -93,6 +93,9 @@ bool Before(const NodeMember& a, const NodeMember& b);  // inventory order
 struct NodeGroup {
   NodeClass shape;  // what they all have; its labels leave out per-node ones
   std::vector<std::shared_ptr<const NodeMember>> members;  // in inventory order
+  // Each per-node label key its members have, with how many have it: the
+  // group's label keys without reading thousands of members.
+  std::map<std::string, size_t> own_label_keys;
 };
 
 // Where pods can land: the policy's node classes and real nodes, in groups of

@@ -158,11 +158,13 @@ void NodeGroups::Insert(const std::string& key, NodeClass shape,
   if (it == by_key_.end()) {
     auto group = std::make_shared<NodeGroup>();
     group->shape = std::move(shape);
+    for (const auto& [k, v] : member->own_labels) ++group->own_label_keys[k];
     group->members.push_back(std::move(member));
     by_key_[key] = inventory_.groups.size();
     inventory_.groups.push_back(std::move(group));
   } else {
     NodeGroup* group = Writable(it->second);
+    for (const auto& [k, v] : member->own_labels) ++group->own_label_keys[k];
     auto at = std::upper_bound(group->members.begin(), group->members.end(), member,
                                [](const auto& a, const auto& b) { return Before(*a, *b); });
     group->members.insert(at, std::move(member));
@@ -182,6 +184,8 @@ void NodeGroups::Erase(const std::string& key, const NodeMember& member) {
   if (old.members.size() > 1) {
     size_t offset = at - old.members.begin();
     NodeGroup* group = Writable(index);
+    for (const auto& [k, v] : group->members[offset]->own_labels)
+      if (--group->own_label_keys[k] == 0) group->own_label_keys.erase(k);
     group->members.erase(group->members.begin() + offset);
     return;
   }

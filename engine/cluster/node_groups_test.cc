@@ -1,6 +1,7 @@
 // Groups of alike nodes: a pod gets what it got node by node, and a node
 // watch's changes move nodes between groups.
 #include <algorithm>
+#include <map>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -158,6 +159,45 @@ spec:
         "[5% of allocatable + 8 GPUs × 1Gi] = 1011464798208 B = 1 TB = 942 GiB (and 3 more); "
         "1 insufficient nvidia.com/gpu: node \"cpu-2\": nvidia.com/gpu request 8 > allocatable "
         "0; 5 node(s) didn't match Pod's node affinity/selector");
+}
+
+// Each group's count of its members' per-node label keys, counted again from
+// the members themselves.
+void CheckOwnLabelKeys(const Inventory& inv) {
+  for (const auto& group : inv.groups) {
+    std::map<std::string, size_t> counted;
+    for (const auto& m : group->members)
+      for (const auto& [key, value] : m->own_labels) ++counted[key];
+    CHECK(group->own_label_keys == counted);
+  }
+}
+
+TEST_CASE("a group counts its members' per-node label keys through a node watch", "[inventory]") {
+  NodeGroups groups;
+  for (NodeClass& n : Cluster()) groups.Put(std::move(n), kWatchedNodeOrder);
+  CheckOwnLabelKeys(groups.inventory());
+  Inventory before = groups.inventory();
+  // gpu-3 loses its GFD timestamp (a per-node label) and stays in its group,
+  // with gpu-1 and gpu-5, which keep theirs.
+  NodeClass changed = Node("gpu-3", "b", true);
+  changed.labels.erase("nvidia.com/gfd.timestamp");
+  CHECK(groups.Put(changed, kWatchedNodeOrder));
+  CheckOwnLabelKeys(groups.inventory());
+  auto zone_b_gpus = [&]() -> const NodeGroup& {
+    for (const auto& g : groups.inventory().groups)
+      if (g->shape.has_gpu() && g->shape.labels.at("topology.kubernetes.io/zone") == "b") return *g;
+    FAIL("no group of zone b's GPU nodes");
+    throw;
+  };
+  CHECK(zone_b_gpus().own_label_keys ==
+        std::map<std::string, size_t>{{"kubernetes.io/hostname", 3}, {"nvidia.com/gfd.timestamp", 2}});
+  CHECK(groups.Remove("gpu-1"));
+  CHECK(groups.Remove("gpu-5"));
+  CheckOwnLabelKeys(groups.inventory());
+  // Only gpu-3 is left of the group, without the timestamp.
+  CHECK(zone_b_gpus().own_label_keys == std::map<std::string, size_t>{{"kubernetes.io/hostname", 1}});
+  // The inventory published before keeps its own counts.
+  CheckOwnLabelKeys(before);
 }
 
 TEST_CASE("NodeGroups follows a node watch: add, modify, delete", "[inventory]") {

@@ -54,8 +54,7 @@ std::set<std::string> LabelKeys(const Inventory& inventory) {
   std::set<std::string> keys;
   for (const auto& group : inventory.groups) {
     for (const auto& [key, value] : group->shape.labels) keys.insert(key);
-    for (const auto& member : group->members)
-      for (const auto& [key, value] : member->own_labels) keys.insert(key);
+    for (const auto& [key, count] : group->own_label_keys) keys.insert(key);
   }
   return keys;
 }
