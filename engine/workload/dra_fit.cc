@@ -106,8 +106,13 @@ bool LeftToDra(std::string_view resource, const NodeClass& shape, const Inventor
   if (!inventory.dra) return false;
   if (!IsExtendedResource(resource) && !resource.starts_with(kDeviceClassResourcePrefix))
     return false;
-  return !shape.allocatable.count(std::string(resource)) &&
-         inventory.dra->ClassForResource(resource) >= 0;
+  // A device plugin serves it only where it lists some: kube-scheduler 1.36
+  // leaves a resource listed as 0 to DRA too (a kubelet keeps the resource of
+  // a device plugin that went away in allocatable, at 0, as when a node moves
+  // from NVIDIA's device plugin to its DRA driver).
+  auto listed = shape.allocatable.find(std::string(resource));
+  if (listed != shape.allocatable.end() && listed->second.sign() > 0) return false;
+  return inventory.dra->ClassForResource(resource) >= 0;
 }
 
 std::vector<DeviceDemand> DeviceDemandsOf(const PodInfo& pod, const NodeClass& shape,

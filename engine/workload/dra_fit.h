@@ -81,7 +81,7 @@ RequestOnDevices JudgeRequestOnDevices(const DeviceRequest& request, const Inven
 std::string DevicePlace(const PublishedDevice& device);
 
 // The extended resources of `pod` that DRA may serve on `shape` (a class of
-// the inventory backs them, the node lists none in allocatable): the
+// the inventory backs them, the node lists none in allocatable, or 0): the
 // scheduler's NodeResourcesFit leaves these to DynamicResources.
 bool LeftToDra(std::string_view resource, const NodeClass& shape, const Inventory& inventory);
 

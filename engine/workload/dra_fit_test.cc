@@ -156,13 +156,16 @@ TEST_CASE("DRA fit: a shared device's request policy rounds what a claim consume
   CHECK(Fit({Demand(1, {{"memory", Q("41Gi")}})}, *values).rfind("no: ", 0) == 0);
 }
 
-TEST_CASE("DRA fit: an extended resource is DRA's only where no allocatable lists it", "[dra-fit]") {
+TEST_CASE("DRA fit: an extended resource is DRA's only where no allocatable lists some", "[dra-fit]") {
   Inventory inv;
-  NodeClass plugin, dra_node;
-  plugin.allocatable["nvidia.com/gpu"] = Q("0");
+  NodeClass plugin, gone, dra_node;
+  plugin.allocatable["nvidia.com/gpu"] = Q("1");
+  gone.allocatable["nvidia.com/gpu"] = Q("0");  // a device plugin that went away
   CHECK_FALSE(LeftToDra("nvidia.com/gpu", plugin, inv));  // no DRA objects known
+  CHECK_FALSE(LeftToDra("nvidia.com/gpu", gone, inv));
   inv.dra = Dra("n", {Gpu("gpu-0", "80Gi")});
-  CHECK_FALSE(LeftToDra("nvidia.com/gpu", plugin, inv));  // listed, even as 0: the device plugin's
+  CHECK_FALSE(LeftToDra("nvidia.com/gpu", plugin, inv));  // the device plugin's
+  CHECK(LeftToDra("nvidia.com/gpu", gone, inv));  // listed as 0: DRA's, as kube-scheduler 1.36 has it
   CHECK(LeftToDra("nvidia.com/gpu", dra_node, inv));
   CHECK(LeftToDra("deviceclass.resource.kubernetes.io/gpu.nvidia.com", dra_node, inv));
   CHECK_FALSE(LeftToDra("amd.com/gpu", dra_node, inv));  // no class backs it

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """gpulint's fit arithmetic against the real kube-scheduler, on random pods.
 
-    fit.py nodes SEED                   the hollow nodes to make: one JSON per
+    fit.py nodes SEED MINOR             the hollow nodes to make: one JSON per
                                         line {"name", "capacity"}
     fit.py dra SEED                     the DeviceClass, each node's
                                         ResourceSlice and the claim templates,
@@ -20,203 +20,36 @@ that check is not what is compared. On a server of minor version MINOR 1.34
 or later (1.36 here), pods also have what 1.28 did not take: native sidecars
 (init containers with restartPolicy Always, beta and on since 1.29) among
 their init containers, pod-level requests and limits (spec.resources, beta
-since 1.34), and DRA claims from a ResourceClaimTemplate (resource.k8s.io/v1,
-GA in 1.34) for GPUs each node publishes in a ResourceSlice. These are drawn
-from a random source of their own, so 1.28's pods stay as they were for a
-seed. Every node publishes more devices than a claim asks for, and each
-pod's claims are gone before the next pod is made: DRA never decides a pod's
-fit here (gpulint does not read ResourceSlices), and what is compared is
-that a pod with claims is fit like any other.
+since 1.34), DRA claims from ResourceClaimTemplates (resource.k8s.io/v1, GA
+in 1.34), and GPUs through DRA's extended resources (DRAExtendedResource,
+beta and on in 1.36): a DeviceClass backs nvidia.com/gpu, the name the
+nodes' device plugins list, its CEL selector keeps some of the devices each
+node publishes in a ResourceSlice and drops others, and pods ask
+nvidia.com/gpu or the class's implicit name, as many as some node holds,
+one more, or more than any. Three more nodes make sure of a node with both a
+device plugin's GPUs and devices (kube-scheduler 1.36 fits nvidia.com/gpu on
+it by its allocatable when that is more than 0, by its devices otherwise).
+All of this is drawn from random sources of their own, so 1.28's nodes and
+pods stay as they were for a seed, byte for byte. Each pod's claims, and
+the one the scheduler makes for its extended resources, are gone before the
+next pod is made: no device is taken when the next is judged.
 
 For each pod: the same verdict (bound, or unschedulable), and when
-unschedulable the same count of nodes under each Insufficient resource.
-Exit 1 with every disagreement printed. Needs KUBECTL and NS in the
-environment, as lib.sh sets them.
+unschedulable the same count of nodes under each Insufficient resource and
+under "cannot allocate all claims". Exit 1 with every disagreement printed,
+or when a run on 1.36 of 24 pods or more misses a DRA case it is meant to
+cover. Needs KUBECTL and NS in the environment, as lib.sh sets them.
 """
 import json
 import os
-import random
 import re
 import subprocess
 import sys
 import tempfile
 import time
 
-from fractions import Fraction
-
-FIT_LABEL = "gpulint-fit"
-FIT_TAINT = {"key": "gpulint-fit", "value": "only", "effect": "NoSchedule"}
-RUNTIME_CLASS = "gpulint-fit-kata"
-OVERHEAD = {"cpu": "250m", "memory": "120Mi"}
-
-MEMORY = ["1Gi", "1073741824", "1073741823", "1G", "1024Mi", "1025Mi", "1048576Ki", "2G",
-          "1536Mi", "2Gi", "1610612736", "1500M", "3000M", "2861Mi", "512Mi", "536870912"]
-CPU = ["100m", "250m", "500m", "1", "1500m", "2", "0.5", "1.25", "3500m", "4"]
-NODE_CPU = ["1", "2", "3500m", "4", "1.5"]
-NODE_MEMORY = ["1Gi", "2G", "1536Mi", "2Gi", "3000M", "1073741824", "4Gi"]
-
-
-def nodes(seed):
-    rnd = random.Random(seed)
-    out = []
-    for i in range(6):
-        cap = {"cpu": rnd.choice(NODE_CPU), "memory": rnd.choice(NODE_MEMORY), "pods": "110"}
-        if rnd.random() < 0.6:
-            cap["ephemeral-storage"] = rnd.choice(["10Gi", "5G", "2Gi"])
-        if rnd.random() < 0.5:
-            cap["hugepages-2Mi"] = rnd.choice(["256Mi", "512Mi"])
-        if rnd.random() < 0.6:
-            cap["nvidia.com/gpu"] = rnd.choice(["1", "2", "4"])
-        out.append({"name": "fit-%d" % i, "capacity": cap})
-    return out
-
-
-def container(rnd, name):
-    res = {"requests": {}, "limits": {}}
-    cpu = rnd.choice(CPU)
-    if rnd.random() < 0.5:
-        res["requests"]["cpu"] = cpu
-        if rnd.random() < 0.3:
-            res["limits"]["cpu"] = rnd.choice(["4", "8"])  # at least any request
-    else:
-        res["limits"]["cpu"] = cpu  # the request defaults to the limit
-    memory = rnd.choice(MEMORY)
-    mode = rnd.choice(["request", "limit", "both"])
-    if mode in ("request", "both"):
-        res["requests"]["memory"] = memory
-    if mode in ("limit", "both"):
-        res["limits"]["memory"] = memory
-    if rnd.random() < 0.35:
-        gpus = str(rnd.choice([1, 1, 2, 3, 4]))
-        res["limits"]["nvidia.com/gpu"] = gpus
-    if rnd.random() < 0.2:
-        huge = rnd.choice(["128Mi", "256Mi", "512Mi"])
-        res["requests"]["hugepages-2Mi"] = huge
-        res["limits"]["hugepages-2Mi"] = huge
-    if rnd.random() < 0.25:
-        res["requests"]["ephemeral-storage"] = rnd.choice(["1Gi", "5G", "6Gi", "10Gi"])
-    res = {k: v for k, v in res.items() if v}
-    return {"name": name, "image": "busybox:1.36", "resources": res}
-
-
-def pods(seed, count, minor):
-    rnd = random.Random(seed * 7919 + 1)
-    extra = random.Random(seed * 7919 + 2)  # newer(): 1.28's pods stay as they were
-    out = []
-    for i in range(count):
-        spec = {
-            "restartPolicy": "Never",
-            "nodeSelector": {FIT_LABEL: "true"},
-            "tolerations": [dict(FIT_TAINT, operator="Equal")],
-            "containers": [container(rnd, "app-%d" % j) for j in range(rnd.choice([1, 1, 2]))],
-        }
-        if rnd.random() < 0.35:
-            spec["initContainers"] = [container(rnd, "init-%d" % j)
-                                      for j in range(rnd.choice([1, 2]))]
-        if rnd.random() < 0.25:
-            # What the RuntimeClass admission plugin would set; written here
-            # too, so that gpulint's CLI sees it (the API server accepts it
-            # when it equals the class's).
-            spec["runtimeClassName"] = RUNTIME_CLASS
-            spec["overhead"] = dict(OVERHEAD)
-        if minor >= 34:
-            newer(extra, spec, i)
-        out.append({"apiVersion": "v1", "kind": "Pod",
-                    "metadata": {"name": "fit-%03d" % i, "labels": {"app": "gpulint-fit"}},
-                    "spec": spec})
-    return out
-
-
-# DRA: a class of the policy's GPU device classes, DEVICES devices on every
-# node, and claim templates asking 1 or 2 of them.
-DEVICE_CLASS = "gpu.nvidia.com"
-DEVICES = 4
-CLAIM_TEMPLATES = {"gpulint-fit-gpu-%d" % n: n for n in (1, 2)}
-
-
-def dra(seed):
-    """The DeviceClass, each fit node's ResourceSlice and the templates."""
-    items = [{"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
-              "metadata": {"name": DEVICE_CLASS},
-              "spec": {"selectors": [{"cel": {"expression": "device.driver == '%s'" % DEVICE_CLASS}}]}}]
-    for n in nodes(seed):
-        items.append({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
-                      "metadata": {"name": n["name"] + "-gpu"},
-                      "spec": {"driver": DEVICE_CLASS, "nodeName": n["name"],
-                               "pool": {"name": n["name"], "generation": 1, "resourceSliceCount": 1},
-                               "devices": [{"name": "gpu-%d" % i,
-                                            "capacity": {"memory": {"value": "80Gi"}}}
-                                           for i in range(DEVICES)]}})
-    return items + templates()
-
-
-def templates():
-    return [{"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
-             "metadata": {"name": name},
-             "spec": {"spec": {"devices": {"requests": [
-                 {"name": "gpu", "exactly": {"deviceClassName": DEVICE_CLASS, "count": count}}]}}}}
-            for name, count in CLAIM_TEMPLATES.items()]
-
-
-def quantity(text):
-    """A Kubernetes quantity as an exact Fraction (bytes, cores)."""
-    m = re.fullmatch(r"([0-9.]+)(Ki|Mi|Gi|Ti|m|k|M|G|T)?", text)
-    binary = {"Ki": 1, "Mi": 2, "Gi": 3, "Ti": 4}
-    decimal = {"m": -3, None: 0, "k": 3, "M": 6, "G": 9, "T": 12}
-    n, suffix = Fraction(m.group(1)), m.group(2)
-    return n * 1024 ** binary[suffix] if suffix in binary else n * Fraction(10) ** decimal[suffix]
-
-
-def effective(c, resource):
-    """A container's request as the API server defaults it: else its limit."""
-    res = c.get("resources", {})
-    q = res.get("requests", {}).get(resource) or res.get("limits", {}).get(resource)
-    return quantity(q) if q else Fraction(0)
-
-
-def text_of(value, resource):
-    return "%dm" % (value * 1000) if resource == "cpu" else str(int(value))
-
-
-def add_pod_level(rnd, spec):
-    """spec.resources for cpu and/or memory that the API server accepts: the
-    request at least every container's requests together (at least what
-    Kubernetes aggregates, sidecars or not), the limit at least the request
-    and any container's limit; memory's limit is its request."""
-    containers = spec["containers"] + spec.get("initContainers", [])
-    requests, limits = {}, {}
-    for resource, choices in (("cpu", CPU), ("memory", MEMORY)):
-        if rnd.random() < 0.4:
-            continue
-        floor = sum(effective(c, resource) for c in containers)
-        pick = rnd.choice(choices)
-        requests[resource] = pick if quantity(pick) >= floor else text_of(floor, resource)
-        biggest = max([quantity(requests[resource])] +
-                      [quantity(c["resources"]["limits"][resource]) for c in containers
-                       if resource in c.get("resources", {}).get("limits", {})])
-        if resource == "memory" or rnd.random() < 0.5:
-            limits[resource] = requests[resource] if biggest == quantity(requests[resource]) \
-                else text_of(biggest, resource)
-    if requests:
-        spec["resources"] = {"requests": requests}
-        if limits:
-            spec["resources"]["limits"] = limits
-
-
-def newer(rnd, spec, i):
-    """What 1.28 does not take, drawn from `rnd` alone."""
-    if rnd.random() < 0.35:
-        inits = spec.setdefault("initContainers", [])
-        for j in range(rnd.choice([1, 1, 2])):
-            sidecar = container(rnd, "sidecar-%d" % j)
-            sidecar["restartPolicy"] = "Always"
-            inits.insert(rnd.randint(0, len(inits)), sidecar)
-    if rnd.random() < 0.3:
-        add_pod_level(rnd, spec)
-    if rnd.random() < 0.3:
-        template = rnd.choice(sorted(CLAIM_TEMPLATES))
-        spec["resourceClaims"] = [{"name": "gpu", "resourceClaimTemplateName": template}]
-        rnd.choice(spec["containers"])["resources"]["claims"] = [{"name": "gpu"}]
+from fit_cases import (EXTENDED, FIT_LABEL, FIT_TAINT, IMPLICIT, asks_dra, dra, fit_nodes, pod_request,
+                       pods, templates, two_rules)
 
 
 def kubectl(*args, stdin=None, check=True):
@@ -230,27 +63,48 @@ def kubectl(*args, stdin=None, check=True):
 INSUFFICIENT_SCHED = re.compile(r"(\d+) Insufficient ([\w./-]*\w)")
 INSUFFICIENT_GPULINT = re.compile(r"(\d+) insufficient ([\w./-]*\w)( \(limit\))?:")
 CANDIDATES = re.compile(r"fits on none of its (\d+) candidate")
+# The DynamicResources filter's word for a node whose devices cannot serve
+# the pod's claims (the scheduler's) or its DRA-backed extended resources.
+CLAIMS = "cannot allocate all claims"
+CLAIMS_COUNT = re.compile(r"(\d+) cannot allocate all claims")
+
+
+# kube-scheduler 1.36.2 picks a node for a pod with a ResourceClaim and an
+# extended resource the class backs where the node's device plugin lists
+# that resource, and then fails its PreBind every time: DynamicResources
+# makes the claim for the pod's extended resources with nothing in it. The
+# pod fits (every filter passed on the node it picked); it is never bound.
+PREBIND_BUG = re.compile(r'running PreBind plugin "DynamicResources": nil or empty request mappings')
 
 
 def scheduler_verdict(ns, name, limit=20):
-    """('bound', {}) or ('unschedulable', {resource: nodes})."""
+    """('bound', {}, how) or ('unschedulable', {resource or CLAIMS: nodes},
+    None); `how` names the claim made for its extended resources, or is
+    PREBIND_BUG when a node was picked but the binding failed so."""
     deadline = time.time() + limit
     while time.time() < deadline:
         pod = json.loads(kubectl("get", "pod", name, "-n", ns, "-o", "json").stdout)
         if pod["spec"].get("nodeName"):
-            return "bound", {}
+            claim = (pod.get("status", {}).get("extendedResourceClaimStatus") or {}).get("resourceClaimName")
+            return "bound", {}, claim
         events = json.loads(kubectl("get", "events", "-n", ns, "-o", "json",
                                     "--field-selector", "involvedObject.name=" + name).stdout)
         for e in events["items"]:
+            if e.get("reason") == "FailedScheduling" and PREBIND_BUG.match(e["message"]):
+                return "bound", {}, PREBIND_BUG
             # A pod with claims may first wait for them to be made: not a verdict.
             if e.get("reason") == "FailedScheduling" and re.match(r"0/\d+ nodes are available", e["message"]):
                 msg = e["message"].split("preemption:")[0]
-                return "unschedulable", {r: int(n) for n, r in INSUFFICIENT_SCHED.findall(msg)}
+                counts = {r: int(n) for n, r in INSUFFICIENT_SCHED.findall(msg)}
+                counts.update({CLAIMS: int(n) for n in CLAIMS_COUNT.findall(msg)})
+                return "unschedulable", counts, None
         time.sleep(0.2)
-    return "undecided", {}
+    return "undecided", {}, None
 
 
-def gpulint_verdicts(gpulint, all_pods, fit_nodes, tmp):
+def gpulint_verdicts(gpulint, all_pods, fit, dra_objects, tmp):
+    """gpulint check --nodes of the fit nodes and their DRA objects, as
+    `kubectl get nodes,deviceclasses,resourceslices` gives them."""
     nodes_file = os.path.join(tmp, "nodes.json")
     with open(nodes_file, "w") as f:
         json.dump({"apiVersion": "v1", "kind": "List", "items": [
@@ -259,7 +113,7 @@ def gpulint_verdicts(gpulint, all_pods, fit_nodes, tmp):
                                                          "kubernetes.io/hostname": n["name"]}},
              "spec": {"taints": [FIT_TAINT]},
              "status": {"capacity": n["capacity"], "allocatable": n["capacity"]}}
-            for n in fit_nodes]}, f)
+            for n in fit] + dra_objects}, f)
     policy = os.path.join(tmp, "policy.yaml")
     with open(policy, "w") as f:
         # The scheduler keeps nothing free beyond allocatable: no reserve.
@@ -281,14 +135,18 @@ def gpulint_verdicts(gpulint, all_pods, fit_nodes, tmp):
         if f["rule"] == "exceeds-allocatable":
             groups = {res: int(n) for n, res, limit in INSUFFICIENT_GPULINT.findall(f["message"])
                       if not limit}
+            groups.update({CLAIMS: int(n) for n in CLAIMS_COUNT.findall(f["message"])})
             out[name][1].update(groups)
             if groups:
                 out[name][0] = "unschedulable"
+        elif f["rule"] == "dra-cannot-tell":
+            # Every device here is one gpulint can judge: never expected.
+            out[name][0] = "cannot tell"
         elif f["rule"] == "unknown-resource":
             # No node offers it: the scheduler counts it insufficient on every
             # node the pod may go to, all the fit nodes here.
             res = re.search(r"asks for ([\w./-]+), which no node", f["message"]).group(1)
-            out[name][1][res] = len(fit_nodes)
+            out[name][1][res] = len(fit)
             out[name][0] = "unschedulable"
     return out
 
@@ -306,21 +164,31 @@ def claims_gone(ns, limit=30):
 
 def run(seed, count, gpulint, minor):
     ns = os.environ["NS"]
-    fit_nodes = nodes(seed)
+    fit = fit_nodes(seed, minor)
     all_pods = pods(seed, count, minor)
     with tempfile.TemporaryDirectory() as tmp:
-        ours = gpulint_verdicts(gpulint, all_pods, fit_nodes, tmp)
+        ours = gpulint_verdicts(gpulint, all_pods, fit, dra(seed) if minor >= 34 else [], tmp)
     disagreements, rejected, tally = [], [], {"bound": 0, "unschedulable": 0}
+    through_claims, short_of_devices, prebind, problems = 0, 0, [], []
     for pod in all_pods:
         name = pod["metadata"]["name"]
         r = kubectl("create", "-n", ns, "-f", "-", stdin=json.dumps(pod), check=False)
         if r.returncode != 0:
             rejected.append("%s: %s" % (name, r.stderr.strip()))
             continue
-        theirs = scheduler_verdict(ns, name)
+        *theirs, how = scheduler_verdict(ns, name)
         kubectl("delete", "pod", name, "-n", ns, "--force", "--grace-period=0", check=False)
-        if pod["spec"].get("resourceClaims") and not claims_gone(ns):
-            rejected.append("%s: its ResourceClaims were not deleted within 30 s" % name)
+        # Its claims, and the one the scheduler made for its extended
+        # resources (<pod>-extended-resources-*), hold devices until deleted.
+        if minor >= 34 and asks_dra(pod["spec"]) and not claims_gone(ns):
+            problems.append("%s: its ResourceClaims were not deleted within 30 s" % name)
+        if how is PREBIND_BUG:
+            prebind.append(name)
+        elif how:
+            through_claims += 1
+            if not how.startswith(name + "-extended-resources-"):
+                problems.append("%s: bound through claim %s, not %s-extended-resources-*" % (name, how, name))
+        short_of_devices += 1 if theirs[1].get(CLAIMS) else 0
         tally[theirs[0]] = tally.get(theirs[0], 0) + 1
         if list(theirs) != ours[name]:
             disagreements.append("%s: scheduler %s %s, gpulint %s %s\n      %s" % (
@@ -331,22 +199,37 @@ def run(seed, count, gpulint, minor):
         ("pod-level", lambda s: "resources" in s), ("DRA claims", lambda s: "resourceClaims" in s))}
     print("fit: seed %d, %d pods on %d nodes: %d bound, %d unschedulable by the scheduler; "
           "%d refused by the API server; %d disagreements%s" % (
-              seed, count, len(fit_nodes), tally["bound"], tally["unschedulable"], len(rejected),
+              seed, count, len(fit), tally["bound"], tally["unschedulable"], len(rejected),
               len(disagreements), "" if minor < 34 else "; with %s" % ", ".join(
                   "%s %d" % (k, n) for k, n in newer_pods.items())))
+    if minor >= 34:
+        asking = sum(1 for p in all_pods if any(pod_request(p["spec"], r) > 0 for r in (EXTENDED, IMPLICIT)))
+        by_plugin, by_devices = two_rules(seed, all_pods, False), two_rules(seed, all_pods, True)
+        print("  DRA: %d slices; %d pods ask nvidia.com/gpu or %s, %d bound through a claim the "
+              "scheduler made, %d with nodes that cannot allocate all claims; on a node with "
+              "both, %d decided by allocatable, not devices, %d by devices, allocatable 0" % (
+                  len(dra(seed)) - 1, asking, IMPLICIT, through_claims, short_of_devices,
+                  by_plugin, by_devices))
+        if prebind:
+            print("  %d given a node, never bound (kube-scheduler's PreBind fails: a claim and a "
+                  "device plugin's nvidia.com/gpu): %s" % (len(prebind), " ".join(prebind)))
+        if count >= 24 and not (through_claims and short_of_devices and by_plugin and by_devices):
+            problems.append("seed %d covers not every DRA case above: pick another" % seed)
     for line in rejected:
         print("  refused: " + line)
+    for line in problems:
+        print("  problem: " + line)
     for line in disagreements:
         print("  DISAGREE " + line)
-    return 1 if disagreements or rejected or tally.get("undecided") else 0
+    return 1 if disagreements or rejected or problems or tally.get("undecided") else 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 3 and sys.argv[1] == "nodes":
-        for n in nodes(int(sys.argv[2])):
+    if len(sys.argv) == 4 and sys.argv[1] == "nodes":
+        for n in fit_nodes(int(sys.argv[2]), int(sys.argv[3])):
             print(json.dumps(n))
     elif len(sys.argv) == 3 and sys.argv[1] == "dra":
-        print(json.dumps({"apiVersion": "v1", "kind": "List", "items": dra(int(sys.argv[2]))}))
+        print(json.dumps({"apiVersion": "v1", "kind": "List", "items": dra(int(sys.argv[2])) + templates()}))
     elif len(sys.argv) == 6 and sys.argv[1] == "run":
         sys.exit(run(int(sys.argv[2]), int(sys.argv[3]), sys.argv[4], int(sys.argv[5])))
     else:

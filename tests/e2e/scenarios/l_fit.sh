@@ -3,8 +3,9 @@
 # memory, ephemeral-storage, hugepages-2Mi and GPUs in mixed units) and random
 # pods (app and init containers, limits without requests, quantities at a
 # node's boundary, a RuntimeClass's overhead; on 1.36 also native sidecars,
-# pod-level resources and DRA claims for GPUs the nodes publish in
-# ResourceSlices), each pod created alone in an audit-mode namespace so that
+# pod-level resources, DRA claims, and GPUs through DRA's extended resources:
+# nvidia.com/gpu backed by a DeviceClass, served by devices on nodes that do
+# not list it), each pod created alone in an audit-mode namespace so that
 # the scheduler decides it. For every pod, the same verdict (bound or not) and
 # the same count of nodes under each Insufficient resource as `gpulint check
 # --nodes` gives (tests/e2e/fit.py). GPULINT_E2E_FIT_SEED picks other pods;
@@ -33,13 +34,15 @@ while IFS= read -r node; do
   make_node "$name" '{"gpulint-fit":"true"}' '[{"key":"gpulint-fit","value":"only","effect":"NoSchedule"}]' \
     "$(jq -c .capacity <<<"$node")"
   at_exit "k delete node $name"
-done < <(python3 "$E2E/fit.py" nodes "$SEED")
-note "nodes: $(python3 "$E2E/fit.py" nodes "$SEED" | jq -rc '"\(.name) \(.capacity)"' | tr '\n' ' ')"
+done < <(python3 "$E2E/fit.py" nodes "$SEED" "$K8S_MINOR")
+note "nodes: $(python3 "$E2E/fit.py" nodes "$SEED" "$K8S_MINOR" | jq -rc '"\(.name) \(.capacity)"' | tr '\n' ' ')"
 if ((K8S_MINOR >= 34)); then
-  # The GPUs of DRA: a DeviceClass, each node's ResourceSlice, the claim templates.
+  # The GPUs of DRA: a DeviceClass backing nvidia.com/gpu, the ResourceSlices
+  # of the fit nodes that publish devices, the claim templates.
   python3 "$E2E/fit.py" dra "$SEED" >"$E2E_TMP/l-dra.json"
   kc apply -n "$NS" -f "$E2E_TMP/l-dra.json"
   expect_ok "the DeviceClass, ResourceSlices and ResourceClaimTemplates of the fit nodes"
+  note "devices: $(jq -rc '[.items[] | select(.kind == "ResourceSlice") | "\(.spec.nodeName) \([.spec.devices[] | "\(.attributes.type.string):\(.capacity.memory.value)"] | join(","))"] | join(" ")' "$E2E_TMP/l-dra.json")"
   at_exit "k delete -n $NS -f $E2E_TMP/l-dra.json"
 fi
 
@@ -49,4 +52,4 @@ RC=$?
 set -e
 ((RC == 0)) || fail "gpulint and kube-scheduler disagree on the fit of random pods (seed $SEED)" \
   "the same verdicts and Insufficient counts" "$OUT"
-note "$(head -n1 <<<"$OUT")"
+while IFS= read -r line; do note "$line"; done <<<"$OUT"  # the tally; on 1.36 DRA's too
