@@ -64,10 +64,11 @@ restarted=$(pods_json app=web | jq '[.items[] | select(.metadata.annotations["ku
 sets=$(k get replicasets -n "$NS" -l app=web -o name | wc -l)
 ((sets == 2)) || fail "the restart made no new ReplicaSet" "2 ReplicaSets" "$(k get replicasets -n "$NS" 2>&1)"
 
-# What the webhook logged: the UPDATE and both controller CREATEs allowed,
-# each with its existing errors and where they were.
+# What the webhook logged in deny mode: the UPDATE and both controller CREATEs
+# allowed, each with its existing errors and where they were.
 logged=$(webhook_decisions "$NS" | jq -sc '[.[] | select(.msg == "admission" and .endpoint == "validate"
-  and (.name | startswith("web")) and .existing != null) | {kind, operation, decision, existing_in}] | unique')
+  and .mode == "deny" and (.name | startswith("web")) and .existing != null)
+  | {kind, operation, decision, existing_in}] | unique')
 jq -e 'map(select(.decision == "allowed")) | length == 3 and
   (map(.kind) | sort) == ["Deployment", "Pod", "ReplicaSet"] and
   (map(select(.kind == "Deployment")) | .[0].existing_in) == "the object before this update" and
