@@ -21,6 +21,7 @@ const std::vector<OptionSpec>& Specs() {
       {"--in-cluster", "", false}, {"--advertise-vram", "", false}, {"--register", "", true},
       {"--ca-bundle", "", true},   {"--version", "", false},
       {"--watch-stale-after", "", true},
+      {"--allow-existing-violations", "", true, false, "true false"},
       // The limits (docs/webhook.md, "Limits and security").
       {"--max-body-bytes", "", true},     {"--max-buffered-bytes", "", true},
       {"--max-connections", "", true},    {"--review-workers", "", true},
@@ -142,6 +143,14 @@ bool ReadValues(const ParsedArgs& args, WebhookFlags* f, std::string* error) {
       return false;
     }
     f->server.watch_stale_after = d;
+  }
+  if (args.Has("--allow-existing-violations")) {
+    std::string value = args.Get("--allow-existing-violations");
+    if (value != "true" && value != "false") {
+      *error = "--allow-existing-violations " + value + ": expected true or false";
+      return false;
+    }
+    f->server.allow_existing_violations = value == "true";
   }
   if (!ReadLimits(args, &f->server, error)) return false;
   f->server.tls.cert = args.Get("--cert");

@@ -45,6 +45,9 @@ Each review path also takes a mode (the chart chooses it per namespace):
                                   the log, the metrics and the audit log only
 Without a valid policy (the --policy file does not load and none loaded
 before), every review is allowed with a warning that names the problem.
+In deny mode an UPDATE is denied only for errors its oldObject did not
+already have (a `kubectl rollout restart` of a Deployment that predates a
+rule goes through): see --allow-existing-violations.
   GET  /metrics   Prometheus metrics
 
 Flags:
@@ -88,6 +91,18 @@ Flags:
                       is 1, but the webhook stays ready and judges against
                       what it last read
                       (default 3m)
+  --allow-existing-violations=true|false
+                      true (default): an error the object already had does
+                      not deny. On UPDATE, one its oldObject has too (same
+                      rule, path and message); on CREATE of an object that
+                      a workload controller of kube-controller-manager
+                      (deployment, replicaset, statefulset, daemonset, job,
+                      cronjob, replication) makes for the owner controlling
+                      it, every error: the owner's template was judged when
+                      it was written, and refusing its pods only hangs a
+                      rollout or a drain. Such errors are warnings and an
+                      `existing` audit annotation. false: each request is
+                      judged alone, as `gpulint check` judges a file
   --workers N         threads serving connections, each an event loop over many
                       (default: one per CPU this process may run on)
   --drain-seconds N   after SIGTERM, serve N more seconds with /readyz at 503

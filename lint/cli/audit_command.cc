@@ -34,8 +34,9 @@ Workloads of the policy's workload table are judged with the webhook's rules
 against the cluster's nodes. A pod owned by a controller is reported once,
 under its top owner (the Deployment, not its ReplicaSets and pods); a running
 pod is judged on its own node. For each workload the report says what the
-webhook would do to its next pod in each mode (deny, warn, audit): deny,
-warn or allow, and what /mutate would change. Each node's running pods are
+webhook would do were it made again, in each mode (deny, warn, audit): deny,
+warn or allow, and what /mutate would change (the webhook's ratcheting lets
+its controllers make its next pods: docs/webhook.md). Each node's running pods are
 summed as the scheduler sums them (init containers, sidecars, pod overhead,
 pod-level resources) and held to allocatable less the policy's reserve:
 node-memory-requests, node-memory-limits; a GPU node that does not advertise
@@ -103,7 +104,7 @@ gpulint-audit, and list on them: policyreports and clusterpolicyreports
 
 Output:
   text    nodes at risk with their sums, then each workload with something
-          to say: its next pod's verdict in each mode, its findings, what
+          to say: its verdict in each mode were it made again, its findings, what
           /mutate would change, and the findings of its running pods that its
           template does not have; a summary line
   json    {"cluster", "policy", "nodes": [{"name", "pods", "requests",

@@ -110,9 +110,8 @@ void WriteText(const AuditReport& report, const ClusterRead& read, const AuditCo
   for (const WorkloadReport& w : report.workloads) {
     const NextPod& next = w.next_pod;
     text += "  " + Named(w.object) + " (" + (w.bare_pod ? "a pod of its own" : Pods(w.pods)) +
-            ")\n    " + (w.bare_pod ? "made again" : "its next pod") + ": deny mode " +
-            VerdictName(next.deny) + ", warn mode " + VerdictName(next.warn) + ", audit mode " +
-            VerdictName(next.audit) + "\n";
+            ")\n    made again: deny mode " + VerdictName(next.deny) + ", warn mode " +
+            VerdictName(next.warn) + ", audit mode " + VerdictName(next.audit) + "\n";
     for (const Finding& f : next.findings) {
       text += "    ";
       AppendFindingText(f, color, &text);

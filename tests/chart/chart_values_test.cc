@@ -291,6 +291,27 @@ TEST_CASE("serverLimits become the webhook's limit flags, numbers in full", "[ch
   }
 }
 
+TEST_CASE("webhook.allowExistingViolations becomes --allow-existing-violations, on by default",
+          "[chart]") {
+  for (const auto& [set, flag] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{}, "--allow-existing-violations=true"},
+           {{"--set", "webhook.allowExistingViolations=false"},
+            "--allow-existing-violations=false"}}) {
+    Rendered r = Render(set, "gpu-system");
+    INFO(r.helm.err);
+    REQUIRE(r.helm.status == 0);
+    CHECK(HasArg(At(*FindObject(r, "Deployment"), "/spec/template/spec/containers/0"), flag));
+  }
+  Rendered text = Render({"--set-string", "webhook.allowExistingViolations=yes"}, "gpu-system");
+  CHECK(text.helm.status != 0);
+  CHECK(text.helm.err.find("allowExistingViolations") != std::string::npos);
+  Rendered twice =
+      Render({"--set", "extraArgs[0]=--allow-existing-violations=false"}, "gpu-system");
+  CHECK(twice.helm.status != 0);
+  CHECK(twice.helm.err.find("--allow-existing-violations is set by the chart from "
+                            "webhook.allowExistingViolations") != std::string::npos);
+}
+
 TEST_CASE("extraArgs come after the chart's own flags", "[chart]") {
   Rendered r = Render({"--set", "extraArgs[0]=--nodes=/etc/nodes.yaml"}, "gpu-system");
   REQUIRE(r.helm.status == 0);

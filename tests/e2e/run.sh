@@ -8,7 +8,7 @@
 #   tests/e2e/run.sh [--k8s VERSION] [SCENARIO...]
 #
 # VERSION is 1.28 or 1.36 (or GPULINT_K8S_VERSION); without one, the suite
-# runs on each version in turn. A scenario is its letter (a..t; m..p and t need
+# runs on each version in turn. A scenario is its letter (a..u; m..p and t need
 # 1.36); the default is every scenario the version runs.
 #
 # Environment: GPULINT_K8S_ASSETS (control-plane binaries, one directory per
@@ -70,8 +70,9 @@ declare -A SCRIPTS=(
   [r]="r_least_privilege.sh"
   [s]="s_real_card.sh"
   [t]="t_dra_extended_resources.sh"
+  [u]="u_ratchet.sh"
 )
-ORDER=(a b c d e f h i j k l m n o p q r s t g-without g-with)
+ORDER=(a b c d e f h i j k l m n o p q r s t u g-without g-with)
 # What only newer servers can show: the first minor version each scenario
 # runs on (pod-level resources and their resize, DRA resource.k8s.io/v1 with
 # extended resources, and native sidecars are all on by default in 1.36;
@@ -102,7 +103,7 @@ if (($#)); then
   for want in "$@"; do
     case $want in
       g) selected+=(g-without g-with) ;;
-      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..t)" >&2; exit 2; }
+      *) [[ -n ${SCRIPTS[$want]:-} ]] || { echo "run.sh: no scenario '$want' (a..u)" >&2; exit 2; }
          [[ $K8S_MINOR =~ ^[0-9]+$ ]] && ((K8S_MINOR < ${SINCE[$want]:-0})) &&
            { echo "run.sh: scenario $want needs Kubernetes 1.${SINCE[$want]} or later, not $GPULINT_K8S_VERSION" >&2; exit 2; }
          selected+=("$want") ;;

@@ -16,6 +16,7 @@
 #include "engine/workload/workload.h"
 #include "engine/yaml/loader.h"
 #include "common/base64.h"
+#include "webhook/server/validate.h"
 
 namespace gpulint {
 namespace {
@@ -24,14 +25,6 @@ constexpr std::string_view kReviewV1 = "admission.k8s.io/v1";
 constexpr std::string_view kReviewV1beta1 = "admission.k8s.io/v1beta1";
 constexpr const char* kTextType = "text/plain; charset=utf-8";
 constexpr const char* kJsonType = "application/json";
-
-// A value the client sent, quoted and cut short for a message.
-std::string Quoted(std::string_view text) {
-  std::string out;
-  AppendJsonString(text.substr(0, 64), &out);
-  if (text.size() > 64) out.insert(out.size() - 1, "...");
-  return out;
-}
 
 ReviewResult BadRequest(std::string message, ReviewLog log) {
   ReviewResult r;
@@ -54,12 +47,12 @@ std::string ReadEnvelope(const Value& root, std::string* api_version, std::strin
     return "apiVersion is missing: expected admission.k8s.io/v1 or admission.k8s.io/v1beta1";
   if (v->text() != kReviewV1 && v->text() != kReviewV1beta1)
     return "apiVersion must be admission.k8s.io/v1 or admission.k8s.io/v1beta1, not " +
-           Quoted(v->text());
+           QuotedForReview(v->text());
   *api_version = v->text();
   const Value* kind = root.Find("kind");
   if (!kind || !kind->is_string()) return "kind is missing: expected AdmissionReview";
   if (kind->text() != "AdmissionReview")
-    return "kind must be AdmissionReview, not " + Quoted(kind->text());
+    return "kind must be AdmissionReview, not " + QuotedForReview(kind->text());
   const Value* req = root.Find("request");
   if (!req || req->is_null()) return "request is missing: an AdmissionReview must carry one";
   if (!req->is_mapping()) return "request must be an object";
@@ -91,18 +84,6 @@ void DescribeRequest(const Value& req, ReviewLog* log) {
   if (log->name.empty()) log->name = std::string(meta->StringAt("name"));
   if (log->name.empty()) log->name = std::string(meta->StringAt("generateName"));
 }
-
-struct Answer {
-  bool allowed = true;
-  int code = 0;  // status.code when denied
-  std::string reason;
-  std::string message;
-  std::vector<std::string> warnings;
-  std::string patch;  // JSONPatch text; empty for none
-  // Key and value of each audit annotation (audit and warn modes); the API
-  // server prefixes the key with the webhook's name.
-  std::vector<std::pair<std::string, std::string>> audit_annotations;
-};
 
 std::string ResponseJson(std::string_view api_version, std::string_view uid, const Answer& a) {
   std::string out = "{\"apiVersion\":";
@@ -161,11 +142,11 @@ std::string Unevaluable(Endpoint endpoint, const Value& req, std::string* skip) 
   if (!op || !op->is_string()) return "request.operation is missing";
   const std::string& o = op->text();
   if (o != "CREATE" && o != "UPDATE" && o != "DELETE" && o != "CONNECT")
-    return "request.operation must be CREATE, UPDATE, DELETE or CONNECT, not " + Quoted(o);
+    return "request.operation must be CREATE, UPDATE, DELETE or CONNECT, not " + QuotedForReview(o);
   const Value* sub = req.Find("subResource");
   if (sub && !sub->is_null() && !sub->is_string()) return "request.subResource must be a string";
   if (sub && sub->is_string() && !sub->text().empty() && !JudgedSubresource(endpoint, sub->text())) {
-    *skip = "subresource " + Quoted(sub->text()) + " is not checked";
+    *skip = "subresource " + QuotedForReview(sub->text()) + " is not checked";
     return {};
   }
   if (o == "DELETE" || o == "CONNECT") {
@@ -202,88 +183,6 @@ const Value& WithNamespace(const Value& object, std::string_view ns, Value* copy
   return *copy;
 }
 
-std::string FindingText(const Finding& f) {
-  std::string s = f.rule;
-  if (!f.path.empty()) s += " (" + f.path + ")";
-  return s + ": " + f.message;
-}
-
-// In warn mode the errors become warnings, first; in audit mode nothing
-// reaches the client but the audit annotation.
-// Each waiver the engine met goes to the log, and to the API server's audit
-// log as `waived` (honoured) and `waiver-refused` (not): no annotation
-// silences a finding unseen.
-void RecordWaivers(const std::vector<Waiver>& waivers, Answer* a, ReviewLog* log) {
-  std::string waived, refused;
-  for (const Waiver& w : waivers) {
-    std::string text = TruncateForWarning(w.annotation + ": " + Quoted(w.reason), kMaxWarningBytes);
-    std::string& into = w.honoured ? waived : refused;
-    std::string entry = text + " (" + std::to_string(w.findings) + " " +
-                        SeverityName(w.severity) + (w.findings == 1 ? "" : "s") + ")";
-    if (into.size() + entry.size() + 2 <= kMaxDenyMessageBytes)
-      into += (into.empty() ? "" : "; ") + entry;
-    log->waivers.push_back({w.rule, std::move(text), w.honoured});
-  }
-  if (!waived.empty()) a->audit_annotations.emplace_back("waived", std::move(waived));
-  if (!refused.empty()) a->audit_annotations.emplace_back("waiver-refused", std::move(refused));
-}
-
-void Validate(const Value& object, const Snapshot& snap, Mode mode, Answer* a, ReviewLog* log) {
-  std::vector<Waiver> waivers;
-  EvaluateOptions options;
-  options.waivers = &waivers;
-  std::vector<Finding> findings = Evaluate(object, "", *snap.policy, *snap.inventory, options);
-  RecordWaivers(waivers, a, log);
-  bool has_errors = false, has_others = false;
-  for (const Finding& f : findings)
-    (f.severity == Severity::kError ? has_errors : has_others) = true;
-  // The one table of modes (engine/base/verdict.h), as `gpulint audit` reports it.
-  const Verdict verdict = VerdictOf(mode, has_errors, has_others, /*changes=*/false);
-  std::string denial;
-  size_t errors = 0, cut = 0;
-  std::vector<std::string> would_deny;  // warn mode: the errors' warnings, shown first
-  for (const Finding& f : findings) {
-    log->finding_rules.push_back(f.rule);
-    log->finding_severities.push_back(SeverityName(f.severity));
-    if (f.severity != Severity::kError) {
-      if (verdict != Verdict::kAllow && a->warnings.size() < kMaxWarnings)
-        a->warnings.push_back(TruncateForWarning(FindingText(f), kMaxWarningBytes));
-      continue;
-    }
-    if (mode == Mode::kWarn && would_deny.size() < kMaxWarnings)
-      would_deny.push_back(
-          TruncateForWarning("gpulint would deny: " + FindingText(f), kMaxWarningBytes));
-    ++errors;
-    std::string part = FindingText(f);
-    if (denial.empty() && part.size() > kMaxDenyMessageBytes)
-      part = TruncateForWarning(part, kMaxDenyMessageBytes);  // the first error is always shown
-    if (denial.size() + part.size() + 2 > kMaxDenyMessageBytes) {
-      ++cut;
-      continue;
-    }
-    if (!denial.empty()) denial += "; ";
-    denial += part;
-  }
-  if (errors == 0) {
-    log->decision = "allowed";
-    return;
-  }
-  if (cut) denial += "; and " + std::to_string(cut) + " more";
-  if (verdict != Verdict::kDeny) {
-    would_deny.insert(would_deny.end(), a->warnings.begin(), a->warnings.end());
-    would_deny.resize(std::min(would_deny.size(), kMaxWarnings));
-    a->warnings = std::move(would_deny);
-    a->audit_annotations.emplace_back("would-deny", std::move(denial));
-    log->decision = "would_deny";
-    return;
-  }
-  a->allowed = false;
-  a->code = 403;
-  a->reason = "Forbidden";
-  a->message = std::move(denial);
-  log->decision = "denied";
-}
-
 std::string JoinNotes(const std::vector<std::string>& notes) {
   std::string out;
   for (const std::string& n : notes) out += (out.empty() ? "" : "; ") + n;
@@ -303,7 +202,7 @@ std::vector<PatchOp> MutateObject(const Value& object, const Snapshot& snap, Mod
                                   ReviewLog* log) {
   log->decision = "allowed";
   if (snap.policy->ExemptNamespace(log->namespace_name)) {
-    log->reason = "namespace " + Quoted(log->namespace_name) + " is exempt";
+    log->reason = "namespace " + QuotedForReview(log->namespace_name) + " is exempt";
     return {};
   }
   if (log->operation == "UPDATE" && PodSpecFrozen(object)) {
@@ -332,8 +231,8 @@ std::vector<PatchOp> MutateObject(const Value& object, const Snapshot& snap, Mod
 // The verdict is on the object as the API server will store it, which is what
 // /validate would have been sent: in deny mode with the patch applied (hiding
 // a container's GPUs repairs its gpu-limit-missing), else as it came.
-void AdmitObject(const Value& object, bool patch, const Snapshot& snap, Mode mode, Answer* a,
-                 ReviewLog* log) {
+void AdmitObject(const Value& object, bool patch, const Baseline& baseline, const Snapshot& snap,
+                 Mode mode, Answer* a, ReviewLog* log) {
   std::vector<PatchOp> applied;
   if (patch) applied = MutateObject(object, snap, mode, a, log);
   std::string patched = log->decision;
@@ -346,7 +245,7 @@ void AdmitObject(const Value& object, bool patch, const Snapshot& snap, Mode mod
     if (!ApplyPatch(applied, &stored, &error))
       throw std::logic_error("the patch does not apply to its own object: " + error.ToString());
   }
-  Validate(applied.empty() ? object : stored, snap, mode, a, log);
+  Validate(applied.empty() ? object : stored, baseline, snap, mode, a, log);
   if (!a->allowed) {
     a->patch.clear();  // a refused object is not stored
     log->patch_ops = 0;
@@ -355,20 +254,35 @@ void AdmitObject(const Value& object, bool patch, const Snapshot& snap, Mode mod
   if (log->decision == "allowed") log->decision = patched;
 }
 
-// The tree's budget for `body` (ReviewLimits).
-size_t TreeBudget(std::string_view body, const ReviewLimits& limits) {
-  if (limits.parse_budget == 0) return 0;
-  return std::max(kMinParseBudgetBytes, limits.parse_budget * body.size());
+// What the object's errors are measured against (validate.h): nothing with
+// ratcheting off, and nothing on an UPDATE whose oldObject is not an object
+// (judged alone, as before ratcheting).
+Baseline BaselineOf(const Value& req, const Value& object, std::string_view ns,
+                    const ReviewOptions& options, Value* old_copy) {
+  Baseline b;
+  if (!options.allow_existing_violations) return b;
+  std::string_view op = req.StringAt("operation");
+  if (op == "CREATE") b.made_by = MadeByWorkloadController(req, object);
+  const Value* old = req.Find("oldObject");
+  if (op == "UPDATE" && old && old->is_mapping() && !old->StringAt("kind").empty())
+    b.old_object = &WithNamespace(*old, ns, old_copy);
+  return b;
+}
+
+// The tree's budget for `body` (ReviewOptions).
+size_t TreeBudget(std::string_view body, const ReviewOptions& options) {
+  if (options.parse_budget == 0) return 0;
+  return std::max(kMinParseBudgetBytes, options.parse_budget * body.size());
 }
 
 ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& snap, Mode mode,
-                   const ReviewLimits& limits) {
+                   const ReviewOptions& options) {
   ReviewLog log;
   log.mode = mode;
   Value root;
   Error error;
   if (body.empty()) return BadRequest("request body is empty: expected an AdmissionReview", log);
-  switch (ParseJsonWithin(body, JsonLimits{kMaxReviewDepth, TreeBudget(body, limits)}, &root,
+  switch (ParseJsonWithin(body, JsonLimits{kMaxReviewDepth, TreeBudget(body, options)}, &root,
                           &error)) {
     case JsonParse::kOk: break;
     case JsonParse::kInvalid:
@@ -378,7 +292,7 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
       // is what costs (a 3 MiB array of zeros is 1.5 million values).
       ReviewResult r = BadRequest(
           "request body is too costly to judge: " + error.message + " (the budget is " +
-              std::to_string(limits.parse_budget) + " times the body's " +
+              std::to_string(options.parse_budget) + " times the body's " +
               std::to_string(body.size()) + " bytes: --parse-budget)",
           log);
       r.log.over_budget = true;
@@ -413,14 +327,18 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
     log.reason = skip;
     log.decision = "allowed";
   } else {
-    Value copy;
+    Value copy, old_copy;
     const Value& object = WithNamespace(*req->Find("object"), log.namespace_name, &copy);
-    if (endpoint == Endpoint::kValidate)
-      Validate(object, snap, mode, &answer, &log);
-    else if (endpoint == Endpoint::kMutate)
+    if (endpoint == Endpoint::kMutate) {
       MutateObject(object, snap, mode, &answer, &log);
-    else
-      AdmitObject(object, req->StringAt("subResource").empty(), snap, mode, &answer, &log);
+    } else {
+      Baseline baseline = BaselineOf(*req, object, log.namespace_name, options, &old_copy);
+      if (endpoint == Endpoint::kValidate)
+        Validate(object, baseline, snap, mode, &answer, &log);
+      else
+        AdmitObject(object, req->StringAt("subResource").empty(), baseline, snap, mode, &answer,
+                    &log);
+    }
   }
   ReviewResult r;
   r.content_type = kJsonType;
@@ -444,9 +362,9 @@ const char* EndpointName(Endpoint e) {
 }
 
 ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot,
-                          Mode mode, const ReviewLimits& limits) {
+                          Mode mode, const ReviewOptions& options) {
   try {
-    return Judge(endpoint, body, snapshot, mode, limits);
+    return Judge(endpoint, body, snapshot, mode, options);
   } catch (const std::exception& e) {
     // Out of memory or a bug: no verdict can be trusted, and an HTTP 500 makes
     // the API server apply the webhook's failurePolicy instead of admitting.

@@ -60,8 +60,15 @@ inline constexpr size_t kMaxReviewDepth = 128;
 // before its tree grows any further. 0: no limit.
 inline constexpr size_t kDefaultParseBudget = 12;
 inline constexpr size_t kMinParseBudgetBytes = 1u << 20;
-struct ReviewLimits {
+struct ReviewOptions {
   size_t parse_budget = kDefaultParseBudget;
+  // Ratcheting (--allow-existing-violations): an error the object already had
+  // does not deny. On UPDATE, one oldObject has too (same rule, path and
+  // message, judged against the same snapshot); on CREATE of an object one of
+  // kube-controller-manager's workload controllers makes for its owner, every
+  // error (validate.h, MadeByWorkloadController). Such errors are warnings and
+  // an `existing` audit annotation. false: each request is judged alone.
+  bool allow_existing_violations = true;
 };
 
 // Kubernetes uids are 36 bytes; a longer one is not from an API server.
@@ -89,10 +96,15 @@ struct ReviewLog {
   std::string decision;
   Mode mode = Mode::kDeny;
   std::string reason;  // why the engine was not asked, when it was not
-  bool over_budget = false;  // refused (400): its tree would pass ReviewLimits' budget
+  bool over_budget = false;  // refused (400): its tree would pass ReviewOptions' budget
   // Rule of each finding, in the engine's order (repeats kept for counting).
   std::vector<std::string> finding_rules;
   std::vector<std::string> finding_severities;
+  // Errors not denied because the object already had them (ReviewOptions::
+  // allow_existing_violations), and where: "the object before this update" or
+  // "its owner ReplicaSet \"web-6d4\"".
+  std::vector<std::string> existing;
+  std::string existing_in;
   size_t patch_ops = 0;
   std::string unapplied_patch;  // audit and warn: the JSONPatch deny mode would return
   // Each ignore annotation that met a finding (engine Waiver), as
@@ -121,7 +133,7 @@ struct ReviewResult {
 // Without a policy in the snapshot, every review is allowed with a warning
 // naming the snapshot's problem.
 ReviewResult HandleReview(Endpoint endpoint, std::string_view body, const Snapshot& snapshot,
-                          Mode mode = Mode::kDeny, const ReviewLimits& limits = {});
+                          Mode mode = Mode::kDeny, const ReviewOptions& options = {});
 
 // Cuts `text` to at most `max_bytes`, ending in "..." when cut, never inside a
 // UTF-8 sequence. Control characters become spaces (warnings end up in HTTP

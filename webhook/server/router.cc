@@ -205,7 +205,7 @@ HttpResponse Router::Judge(Job& job) {
       return res;
     }
     ReviewResult result = HandleReview(job.endpoint, job.body, store_.Current(), job.mode,
-                                       setup_.limits);
+                                       setup_.review);
     std::string().swap(job.body);  // let go before the answer is sent
     job.held.Release();
     double seconds =
@@ -280,6 +280,7 @@ void Router::LogDecision(Endpoint endpoint, const ReviewResult& result, double s
   if (!log.unapplied_patch.empty()) line.Add("would_patch", log.unapplied_patch);
   if (!waived.empty()) line.Add("waived", waived);
   if (!refused.empty()) line.Add("waivers_refused", refused);
+  if (!log.existing.empty()) line.Add("existing", log.existing).Add("existing_in", log.existing_in);
   if (!log.reason.empty()) line.Add("reason", log.reason);
   line.Add("http_status", int64_t{result.http_status})
       .AddNumber("latency_ms", seconds * 1000, 3)

@@ -42,7 +42,7 @@ struct RouterSetup {
   ReviewPool* pool = nullptr;
   ByteBudget* buffers = nullptr;  // a body waiting for or in a worker is held here
   LogSink log;
-  ReviewLimits limits;
+  ReviewOptions review;
   bool client_certificate = false;  // reviews need a verified one (--client-ca)
 };
 

@@ -48,7 +48,8 @@ WebhookServer::WebhookServer(ServerOptions options)
           options_.tls, [this](SslCtxPtr ctx) { http_->SetContext(std::move(ctx)); }, options_.log,
           metrics_),
       router_(store_, RouterSetup{this, &metrics_, &refusals_, &pool_, &buffers_, options_.log,
-                                  ReviewLimits{options_.parse_budget},
+                                  ReviewOptions{options_.parse_budget,
+                                                options_.allow_existing_violations},
                                   !options_.tls.client_ca.empty()}) {}
 
 WebhookServer::~WebhookServer() { Shutdown(); }

@@ -44,6 +44,7 @@ struct ServerOptions {
   int review_workers = 0;                 // threads judging reviews; 0: one per CPU
   size_t max_reviews_in_flight = 64;      // queued or being judged
   size_t parse_budget = kDefaultParseBudget;  // a review's tree, in times its body
+  bool allow_existing_violations = true;      // ratcheting (ReviewOptions)
   int read_timeout_seconds = 10;     // to read one whole request
   int write_timeout_seconds = 10;    // to send an answer, and for a worker to judge it
   int keep_alive_seconds = 30;

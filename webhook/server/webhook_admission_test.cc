@@ -7,6 +7,7 @@
 #include "engine/mutate/mutate.h"
 #include "engine/policy/policy.h"
 #include "engine/yaml/loader.h"
+#include "tests/default_snapshot.h"
 #include "tests/webhook_test_support.h"
 #include "webhook/server/admission.h"
 #include "common/base64.h"
@@ -15,12 +16,6 @@ namespace gpulint {
 namespace {
 
 using Json = nlohmann::json;
-
-Snapshot DefaultSnapshot() {
-  static const Inventory inventory = BuildInventory(DefaultPolicy(), {});
-  return Snapshot{std::shared_ptr<const Policy>(std::shared_ptr<const Policy>(), &DefaultPolicy()),
-                  std::shared_ptr<const Inventory>(std::shared_ptr<const Inventory>(), &inventory)};
-}
 
 Json Container(const std::string& name, const std::string& gpu_request,
                const std::string& gpu_limit) {

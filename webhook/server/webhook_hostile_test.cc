@@ -13,6 +13,7 @@
 #include "engine/engine.h"
 #include "engine/policy/policy.h"
 #include "engine/yaml/loader.h"
+#include "tests/default_snapshot.h"
 #include "tests/webhook_test_support.h"
 #include "webhook/server/admission.h"
 
@@ -34,12 +35,6 @@ void StillServes(TestServer& s) {
   Json answer = s.Review("validate", sent.dump());
   CHECK(answer["response"]["uid"] == sent["request"]["uid"]);
   CHECK(answer["response"]["allowed"] == false);
-}
-
-Snapshot DefaultSnapshot() {
-  static const Inventory inventory = BuildInventory(DefaultPolicy(), {});
-  return Snapshot{std::shared_ptr<const Policy>(std::shared_ptr<const Policy>(), &DefaultPolicy()),
-                  std::shared_ptr<const Inventory>(std::shared_ptr<const Inventory>(), &inventory)};
 }
 
 std::string ReviewOf(const Json& object, const std::string& operation = "CREATE") {

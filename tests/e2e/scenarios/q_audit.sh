@@ -6,7 +6,7 @@
 # admitted. The audit, as the chart's ClusterRole grants it (through a service
 # account token, and as kubectl's plugin): the node at risk with the requests'
 # sum in both unit systems, the Deployment reported once (not its ReplicaSet
-# or pod) with "deny" for its next pod in deny mode. Without list on nodes:
+# or pod) with "deny" in deny mode were it made again. Without list on nodes:
 # a message naming the verb, resource and group, exit status 2, and the
 # workloads still reported. -n: one namespace's workloads, no node's sums, as
 # a service account that may list in that namespace alone. --format sarif:
@@ -70,7 +70,7 @@ bound_pod "$NS" fluentd 1000Mi 0
 bound_pod e2e-q-other flannel 64M 0 '{name: NVIDIA_VISIBLE_DEVICES, value: all}'
 
 # A Deployment whose CUDA pods tolerate every taint and set no GPU limit: deny
-# mode would refuse its next pod (gpu-limit-missing); the scheduler binds this
+# mode would refuse it made again (gpu-limit-missing); the scheduler binds this
 # one to the node's last 2.3 GiB.
 kc create -n "$NS" -f - <<YAML
 apiVersion: apps/v1
@@ -168,7 +168,7 @@ jq -e 'length == 1 and .[0].object.kind == "Deployment" and .[0].object.name == 
     and .[0].nextPod.deny == "deny" and .[0].nextPod.warn == "warn" and .[0].nextPod.audit == "allow"
     and any(.[0].nextPod.findings[]; .rule == "gpu-limit-missing" and .severity == "error")' \
   <<<"$trainer" >/dev/null ||
-  fail "the trainer is not reported once, under its Deployment, with deny for its next pod" \
+  fail "the trainer is not reported once, under its Deployment, with deny were it made again" \
     'one workload: Deployment trainer, 1 pod, 2 owned (ReplicaSet, pod), deny/warn/allow, gpu-limit-missing' "$trainer"
 note "Deployment trainer: next pod $(jq -c '.[0].nextPod | {deny, warn, audit}' <<<"$trainer")"
 jq -e --arg ns "$NS" 'any(.workloads[]; .object.namespace == $ns and .object.name == "job-500gi"
@@ -181,7 +181,7 @@ text=$(KUBECONFIG="$AUDITOR" "$GPULINT" audit --fail-on none 2>&1) ||
   fail "gpulint audit (text) failed" "exit 0" "$text"
 printf '%s\n' "$text" >"$E2E_TMP/audit.txt"  # kept with GPULINT_E2E_KEEP=1 (docs/audit.md)
 grep -q "^  Deployment $NS/trainer (1 pod)$" <<<"$text" &&
-  grep -q '^    its next pod: deny mode deny, warn mode warn, audit mode allow$' <<<"$text" &&
+  grep -q '^    made again: deny mode deny, warn mode warn, audit mode allow$' <<<"$text" &&
   grep -q "^  Node $NODE: 4 pods; " <<<"$text" ||
   fail "the text report lacks the node or the Deployment" "Node $NODE, Deployment $NS/trainer" "$text"
 # What the docs show of it is what it prints.
