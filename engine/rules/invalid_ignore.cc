@@ -82,7 +82,10 @@ extern const Rule kInvalidIgnoreRule = {
      "not deny the object twice over.",
      "Correct the rule name (gpulint rules lists them) or the container name, and give the "
      "reason as the annotation's value; delete the annotation if nothing needs silencing.",
-     RuleExample("invalid-ignore")},
+     RuleExample("invalid-ignore"), /*gpus=*/nullptr,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/
+     "its did-you-mean measures the edit distance from a misspelt name to every rule's, which CEL "
+     "cannot"},
     Check,
 };
 
