@@ -25,6 +25,10 @@ std::string Problem(const IgnoreKey& key, const Value& value, std::string_view p
              (key.per_container ? "." + std::string(key.container) : "") + "?";
     return out;
   }
+  if (FindRule(key.rule)->info.scope == RuleScope::kNode)
+    return "names " + std::string(key.rule) +
+           ", a rule of nodes, which no object's annotation silences (the policy's spec.rules "
+           "turns it off)";
   if (key.per_container) {
     if (key.container.empty()) return "names no container after the '.'";
     if (std::find(containers.begin(), containers.end(), key.container) == containers.end()) {

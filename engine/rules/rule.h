@@ -52,6 +52,11 @@ struct RuleInfo {
   RuleScope scope = RuleScope::kObject;
 };
 
+// The reason a node's rules (RuleScope::kNode) are not CEL.
+inline constexpr char kNotCelNodeScope[] =
+    "it judges a node by the pods bound to it, which gpulint audit sums; admission sees one "
+    "object at a time";
+
 // The reason the rules that judge a pod against nodes are not CEL.
 inline constexpr char kNotCelNeedsNodes[] =
     "it judges a pod against the nodes it can run on, which only the node inventory (the "
@@ -95,12 +100,19 @@ class Reporter {
   std::vector<Finding>* out_;
 };
 
+struct NodeContext;  // engine/rules/node_rules.h
+class NodeReporter;
+
 struct Rule {
   RuleInfo info;
+  // A rule of scope object: one object (Evaluate).
   void (*check)(const ObjectContext& ctx, Reporter& out);
+  // A rule of scope node: one node by its pods (NodeFindings).
+  void (*check_node)(const NodeContext& ctx, NodeReporter& out) = nullptr;
 };
 
-// All rules, in the order the registry lists them.
+// All rules, in the order the registry lists them: those of objects, then
+// those of nodes.
 const std::vector<const Rule*>& AllRules();
 const Rule* FindRule(std::string_view name);
 // The rules that attach repairs to their findings (RuleInfo::no_fix set), in
