@@ -148,7 +148,7 @@ std::vector<Finding> Evaluate(const Value& object, const std::string& file, cons
   const Ignores ignores(ctx);
   for (const Rule* rule : AllRules()) {
     std::string_view name = rule->info.name;
-    if (!policy.RuleEnabled(name)) continue;
+    if (rule->info.scope != RuleScope::kObject || !policy.RuleEnabled(name)) continue;
     Reporter reporter(rule->info, policy.RuleSeverity(name, rule->info.severity), ctx, &findings);
     size_t first = findings.size();
     // A rule an annotation silences still runs: the policy may not honour

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "engine/engine.h"
+#include "engine/rules/rule.h"
 
 namespace gpulint::testing {
 
@@ -22,7 +23,15 @@ Inventory LoadInventory(const Policy& policy, const std::string& path);
 // Findings for every object of every document in `path` (parse errors included).
 std::vector<Finding> LintFile(const std::string& path, const Policy& policy,
                               const Inventory& inventory);
-// "LINE:COL: SEVERITY: MESSAGE" for each finding of `rule` (all when empty).
+// The node rules' findings on the Nodes of `path`, with its Pods bound to
+// them (spec.nodeName), as `gpulint audit` reads a cluster (ClusterAudit).
+std::vector<Finding> AuditNodes(const std::string& path, const Policy& policy);
+// The findings a rule's golden case is held to: LintFile for a rule of
+// objects, AuditNodes (every node rule's) for a rule of nodes.
+std::vector<Finding> CaseFindings(const Rule& rule, const std::string& path, const Policy& policy,
+                                  const Inventory& inventory);
+// "LINE:COL: SEVERITY: MESSAGE" for each finding of `rule` (all when empty);
+// "Node/NAME: SEVERITY: MESSAGE" for a finding on a node.
 std::vector<std::string> Render(const std::vector<Finding>& findings, const std::string& rule);
 std::string ReadFile(const std::string& path);
 

@@ -7,6 +7,9 @@
 //                   resourceslices -o yaml)
 //   nodes-NAME.yaml the inventory of the case pass-NAME or fail-NAME alone,
 //                   in place of nodes.yaml
+// A rule of nodes (RuleScope::kNode) has Nodes and the Pods bound to them in
+// each case, read as `gpulint audit` reads a cluster; its findings are
+// "Node/NAME: SEVERITY: MESSAGE".
 // and one directory per workload kind: testdata/workloads/<kind>/, the same
 // files judged by every rule, each expected finding with its rule and path
 //   ("LINE:COL: SEVERITY: [RULE] PATH: MESSAGE"): a finding in a CRD must point
@@ -127,7 +130,14 @@ TEST_CASE("rules have complete metadata", "[golden]") {
     CHECK(std::string(i.title).size() > 10);
     CHECK(std::string(i.rationale).size() > 40);
     CHECK(std::string(i.fix).size() > 20);
-    CHECK(rule->check != nullptr);
+    // A rule of objects or of nodes, with the check its scope calls.
+    if (i.scope == RuleScope::kObject) {
+      CHECK(rule->check != nullptr);
+      CHECK(rule->check_node == nullptr);
+    } else {
+      CHECK(rule->check == nullptr);
+      CHECK(rule->check_node != nullptr);
+    }
   }
 }
 
@@ -140,17 +150,45 @@ TEST_CASE("golden cases give the expected findings", "[golden]") {
     DirSetup setup = SetupFor(dir);
     for (const fs::path& file : Cases(dir, "pass-")) {
       INFO(Relative(file));
-      auto findings =
-          Render(LintFile(file.string(), setup.policy, InventoryFor(file, setup)), name);
+      auto findings = Render(
+          CaseFindings(*rule, file.string(), setup.policy, InventoryFor(file, setup)), name);
       CHECK(findings == std::vector<std::string>{});
     }
     for (const fs::path& file : Cases(dir, "fail-")) {
       INFO(Relative(file));
       CheckExpected(
-          file, Render(LintFile(file.string(), setup.policy, InventoryFor(file, setup)), name),
+          file,
+          Render(CaseFindings(*rule, file.string(), setup.policy, InventoryFor(file, setup)), name),
           update);
     }
   }
+}
+
+TEST_CASE("a policy turns a rule of nodes off, or sets its severity, as any rule's",
+          "[golden][node-rules]") {
+  auto load = [](const std::string& rules) {
+    Policy changed;
+    Error error;
+    INFO(error.ToString());
+    REQUIRE(LoadPolicyText("apiVersion: gpulint.io/v1alpha1\nkind: Policy\nmetadata: {name: t}\n"
+                           "spec:\n  rules:\n" + rules,
+                           "t.yaml", &changed, &error));
+    return changed;
+  };
+  std::string sharing = (RulesDir() / "node-gpu-sharing" / "fail-example.yaml").string();
+  std::vector<std::string> by_default = Render(AuditNodes(sharing, DefaultPolicy()), "");
+  REQUIRE(by_default.size() == 2);
+  CHECK(by_default[0].rfind("Node/t4-1: error: ", 0) == 0);
+  Policy warning = load("    node-gpu-sharing: {severity: warning}\n");
+  std::vector<std::string> warned = Render(AuditNodes(sharing, warning), "node-gpu-sharing");
+  REQUIRE(warned.size() == 2);
+  CHECK(warned[0].rfind("Node/t4-1: warning: ", 0) == 0);
+  Policy off = load("    node-gpu-sharing: {enabled: false}\n");
+  CHECK(Render(AuditNodes(sharing, off), "node-gpu-sharing").empty());
+  // The others still run: the memory limits here add up past the node.
+  std::string limits = (RulesDir() / "node-memory-limits" / "fail-example.yaml").string();
+  CHECK(Render(AuditNodes(limits, off), "node-memory-limits").size() == 1);
+  CHECK(Render(AuditNodes(limits, load("    node-memory-limits: {enabled: false}\n")), "").empty());
 }
 
 TEST_CASE("workload kinds give the expected findings at their own paths", "[golden][workloads]") {

@@ -4,7 +4,8 @@
 //   doc shows under it (exit status included, where it is not 0);
 // - what is generated from the binary and checked in is current: the rule
 //   reference in docs/rules.md (`gpulint rules --format markdown`), the
-//   policy's field reference in policies/README.md (`gpulint policy schema
+//   export list in docs/export.md (`gpulint export vap --list --format
+//   markdown`), the policy's field reference in policies/README.md (`gpulint policy schema
 //   --format markdown`), the chart's values schema for `policy`;
 // - the README shows the commands that set up and test a clone, docs/ci.md's
 //   jobs fail on an input error, and every relative link names a file (and a
@@ -303,6 +304,14 @@ TEST_CASE("the rule reference is generated from the rules", "[readme]") {
   std::string generated = Run(std::string(GPULINT_BINARY) + " rules --format markdown");
   INFO("regenerate with: scripts/update-readme");
   CHECK(Between("docs/rules.md", "<!-- BEGIN RULES", "<!-- END RULES -->") == generated);
+}
+
+TEST_CASE("the export list is generated from the rules' declarations", "[readme][vap]") {
+  std::string generated =
+      Run(std::string(GPULINT_BINARY) + " export vap --list --format markdown");
+  INFO("regenerate with: scripts/update-readme");
+  CHECK(Between("docs/export.md", "<!-- BEGIN EXPORT TABLES", "<!-- END EXPORT TABLES -->") ==
+        generated);
 }
 
 TEST_CASE("the policy's field reference is generated from the loader's table", "[readme][policy]") {

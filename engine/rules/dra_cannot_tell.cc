@@ -60,7 +60,8 @@ extern const Rule kDraCannotTellRule = {
      "forms docs/dra.md lists, or check the pod's placement with `kubectl describe pod` after "
      "it is created.",
      RuleExample("dra-cannot-tell"), /*gpus=*/nullptr, /*no_fix=*/nullptr,
-     /*needs_nodes=*/true},
+     /*needs_nodes=*/true,
+     /*not_cel=*/kNotCelNeedsNodes},
     Check,
 };
 

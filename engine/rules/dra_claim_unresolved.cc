@@ -32,7 +32,10 @@ extern const Rule kDraClaimUnresolvedRule = {
      "one object at a time and reports every claim this way.",
      "Lint the ResourceClaimTemplate or ResourceClaim with the workload, before it in the same "
      "file or stream (e.g. `cat claims.yaml job.yaml | gpulint check -`).",
-     RuleExample("dra-claim-unresolved")},
+     RuleExample("dra-claim-unresolved"), /*gpus=*/nullptr,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/
+     "it needs other objects: the ResourceClaims and ResourceClaimTemplates a pod's claims name, "
+     "which admission of the pod does not see"},
     Check,
 };
 

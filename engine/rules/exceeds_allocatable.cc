@@ -217,7 +217,8 @@ extern const Rule kExceedsAllocatableRule = {
      "memory is the node's memory: the VRAM a pod declares counts with its memory.",
      "Lower the request or limit below the available figure shown, or target a larger node class. "
      "Remember 500Gi is 536.9 GB: sizing in G instead of Gi frees 7%.",
-     RuleExample("exceeds-allocatable"), kWholeGpus, /*no_fix=*/nullptr, /*needs_nodes=*/true},
+     RuleExample("exceeds-allocatable"), kWholeGpus, /*no_fix=*/nullptr, /*needs_nodes=*/true,
+     /*not_cel=*/kNotCelNeedsNodes},
     Check,
 };
 

@@ -1,5 +1,6 @@
 // gpu-fractional: nvidia.com/gpu: 0.5 arrives as "500m" and is refused.
 #include "engine/rules/rule.h"
+#include "engine/rules/rule_text.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 
@@ -11,9 +12,7 @@ void CheckEntry(const ContainerInfo& c, const ResourceEntry& e, const Policy& po
   if (!e.valid || e.quantity.is_whole() || !IsGpuResource(policy, e.name)) return;
   out.Report(e.value, e.path,
              ContainerLabel(c) + ": " + e.name + " " + DescribeCount(e.quantity) +
-                 " is not a whole number; GPUs are allocated whole (share one with MPS or "
-                 "time-slicing replicas, or size memory with " +
-                 policy.vram_resource + ")");
+                 std::string(rule_text::kGpuNotWhole) + policy.vram_resource + ")");
 }
 
 void Check(const ObjectContext& ctx, Reporter& out) {

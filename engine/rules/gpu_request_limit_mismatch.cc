@@ -2,6 +2,7 @@
 // cannot be overcommitted: requests must equal limits, and limits must be set.
 #include "engine/base/path.h"
 #include "engine/rules/rule.h"
+#include "engine/rules/rule_text.h"
 #include "engine/rules/rule_util.h"
 #include "generated/rule_examples.h"
 
@@ -45,16 +46,14 @@ void CheckContainer(const ContainerInfo& c, Reporter& out) {
       Finding& f = out.Report(
           req.value, req.path,
           ContainerLabel(c) + ": " + req.name + " is requested (" + DescribeCount(req.quantity) +
-              ") with no limit; extended resources need limits equal to requests, "
-              "the API server rejects this pod");
+              std::string(rule_text::kRequestWithoutLimit));
       if (out.fixes()) f.fix = AddLimit(c, req);
     } else if (lim->valid && lim->quantity != req.quantity) {
       Finding& f = out.Report(
           req.value, req.path,
           ContainerLabel(c) + ": " + req.name + " requests " + DescribeCount(req.quantity) +
               " but limits " + DescribeCount(lim->quantity) +
-              "; extended resources cannot be overcommitted, the API server rejects this "
-              "pod");
+              std::string(rule_text::kRequestNotLimit));
       if (out.fixes()) f.fix = RequestToLimit(c, req, *lim);
     }
   }

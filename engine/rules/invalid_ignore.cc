@@ -25,6 +25,10 @@ std::string Problem(const IgnoreKey& key, const Value& value, std::string_view p
              (key.per_container ? "." + std::string(key.container) : "") + "?";
     return out;
   }
+  if (FindRule(key.rule)->info.scope == RuleScope::kNode)
+    return "names " + std::string(key.rule) +
+           ", a rule of nodes, which no object's annotation silences (the policy's spec.rules "
+           "turns it off)";
   if (key.per_container) {
     if (key.container.empty()) return "names no container after the '.'";
     if (std::find(containers.begin(), containers.end(), key.container) == containers.end()) {
@@ -82,7 +86,10 @@ extern const Rule kInvalidIgnoreRule = {
      "not deny the object twice over.",
      "Correct the rule name (gpulint rules lists them) or the container name, and give the "
      "reason as the annotation's value; delete the annotation if nothing needs silencing.",
-     RuleExample("invalid-ignore")},
+     RuleExample("invalid-ignore"), /*gpus=*/nullptr,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/
+     "its did-you-mean measures the edit distance from a misspelt name to every rule's, which CEL "
+     "cannot"},
     Check,
 };
 

@@ -60,7 +60,11 @@ extern const Rule kLimitBelowRequestRule = {
      "hugepages-2Mi limit of ...\").",
      "Raise the limit to at least the request, or lower the request; for hugepages set the "
      "request equal to the limit (or set only the limit: the request defaults to it).",
-     RuleExample("limit-below-request")},
+     RuleExample("limit-below-request"), /*gpus=*/nullptr,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/
+     "for the kinds Kubernetes knows, the API server's validation refuses a request above its "
+     "limit before admission; for custom resources, its messages quote quantities in Kubernetes' "
+     "canonical form (2048Mi as 2Gi), which CEL cannot print"},
     Check,
 };
 

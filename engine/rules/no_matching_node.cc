@@ -231,7 +231,8 @@ extern const Rule kNoMatchingNodeRule = {
      "Check nodeSelector / affinity values against the node labels, and tolerate the GPU taint "
      "(nvidia.com/gpu: NoSchedule) on GPU pods.",
      RuleExample("no-matching-node"), /*gpus=*/nullptr, /*no_fix=*/nullptr,
-     /*needs_nodes=*/true},
+     /*needs_nodes=*/true,
+     /*not_cel=*/kNotCelNeedsNodes},
     Check,
 };
 

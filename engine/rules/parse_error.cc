@@ -10,7 +10,10 @@ extern const Rule kParseErrorRule = {
      "A manifest that does not parse is not applied at all, and nothing else can be checked in "
      "it. Other documents in the same file are still checked.",
      "Fix the syntax at the position shown (indentation, a missing ':' or quote, a tab).",
-     RuleExample("parse-error")},
+     RuleExample("parse-error"), /*gpus=*/nullptr,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/
+     "a document that does not parse is refused by the API server as it decodes the request, "
+     "before any admission control"},
     [](const ObjectContext&, Reporter&) {},
 };
 

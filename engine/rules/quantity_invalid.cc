@@ -176,7 +176,14 @@ extern const Rule kQuantityInvalidRule = {
      "(powers of 1024), e.g. 500G or 465Gi. `gpulint quantity VALUE` shows the exact value.",
      RuleExample("quantity-invalid"), nullptr,
      "it can be read more than one way, or not at all; 'gpulint quantity VALUE' shows the "
-     "candidates"},
+     "candidates",
+     /*needs_nodes=*/false,
+     /*not_cel=*/
+     "for the kinds Kubernetes knows, the API server refuses such a quantity itself, when it "
+     "decodes the object (500GB) or validates it (a negative value, hugepages that are no whole "
+     "number of pages), before admission; for custom resources and the VRAM annotation, its "
+     "messages explain each refusal with gpulint's own quantity diagnosis (did you mean 500G or "
+     "500Gi, with both sizes), which the API server's CEL quantity library cannot give"},
     Check,
 };
 

@@ -49,7 +49,11 @@ extern const Rule kQuantityMixedUnitsRule = {
      "node` then shows Ki next to plain bytes (`525374500Ki (99%)` beside `538419488000 (99%)`).",
      "Pick one unit system for the whole pod; binary (Mi, Gi) matches what the kernel and "
      "`free` report.",
-     RuleExample("quantity-mixed-units")},
+     RuleExample("quantity-mixed-units"), /*gpus=*/nullptr,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/
+     "it judges the unit system a size is written in, and the API server hands admission each "
+     "quantity of a kind it knows in canonical form: 1000 becomes 1k, and the unit system as "
+     "written is gone"},
     Check,
 };
 

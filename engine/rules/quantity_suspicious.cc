@@ -57,7 +57,10 @@ extern const Rule kQuantitySuspiciousRule = {
      "and none is what its author meant.",
      "Write the value you mean, without surrounding spaces: `nvidia.com/gpu: 1`, `memory: 16Gi`; "
      "remove a resource you do not want instead of leaving it empty.",
-     RuleExample("quantity-suspicious")},
+     RuleExample("quantity-suspicious"), /*gpus=*/nullptr,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/
+     "what it reports (an empty value stored as 0, white space around a value) is undone by the "
+     "API server's decoding before admission sees the object"},
     Check,
 };
 

@@ -30,6 +30,10 @@ extern const Rule kRemovedApiVersionRule;
 extern const Rule kRemovedAnnotationRule;
 extern const Rule kInvalidIgnoreRule;
 extern const Rule kWorkloadNotCheckedRule;
+extern const Rule kNodeMemoryRequestsRule;
+extern const Rule kNodeMemoryLimitsRule;
+extern const Rule kNodeVramNotAdvertisedRule;
+extern const Rule kNodeGpuSharingRule;
 
 const std::vector<const Rule*>& AllRules() {
   static const std::vector<const Rule*> kRules = {
@@ -42,6 +46,8 @@ const std::vector<const Rule*>& AllRules() {
       &kVramExceedsGpuRule,
       &kSharedGpuMultipleReplicasRule, &kGpuVisibilityBypassRule, &kRemovedApiVersionRule,
       &kRemovedAnnotationRule,   &kInvalidIgnoreRule,      &kWorkloadNotCheckedRule,
+      &kNodeMemoryRequestsRule,  &kNodeMemoryLimitsRule,   &kNodeVramNotAdvertisedRule,
+      &kNodeGpuSharingRule,
   };
   return kRules;
 }

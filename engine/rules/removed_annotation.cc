@@ -56,7 +56,10 @@ extern const Rule kRemovedAnnotationRule = {
      "years ago; kept in a manifest they protect nothing (the device plugin is not treated as "
      "critical) while looking as if they do.",
      "Use the field shown instead and delete the annotation.",
-     RuleExample("removed-annotation")},
+     RuleExample("removed-annotation"), /*gpus=*/nullptr,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/
+     "it reads the annotations of every object, whatever its kind: a policy matching every request "
+     "in the cluster for one warning"},
     Check,
 };
 

@@ -33,7 +33,10 @@ extern const Rule kRemovedApiVersionRule = {
      "and KFServing's serving.kubeflow.org (KServe's group is serving.kserve.io).",
      "Move to the version shown (apps/v1 for workloads; add spec.selector matching the template's "
      "labels).",
-     RuleExample("removed-api-version")},
+     RuleExample("removed-api-version"), /*gpus=*/nullptr,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/
+     "an API version Kubernetes no longer serves is refused by the API server (404) before "
+     "admission"},
     Check,
 };
 

@@ -16,6 +16,10 @@
 
 namespace gpulint {
 
+// What a rule judges: one object (a manifest, an admission request), or one
+// node by the pods bound to it (`gpulint audit`, which sums them).
+enum class RuleScope { kObject, kNode };
+
 struct RuleInfo {
   const char* name;       // stable kebab-case id
   Severity severity;      // default; the policy may override it
@@ -40,7 +44,23 @@ struct RuleInfo {
   // inventory (the policy's node classes, --nodes, the webhook's node watch).
   // Its example says --nodes, and a test holds that without them it is quiet.
   bool needs_nodes = false;
+  // Whether `gpulint export vap` holds it as CEL: null when it does (its CEL
+  // is in engine/vap/cel_rules_*.cc, and vap_test holds the two together),
+  // else why the API server cannot judge it as gpulint does. The export list
+  // (`gpulint export vap --list`, docs/export.md) is generated from it.
+  const char* not_cel = nullptr;
+  RuleScope scope = RuleScope::kObject;
 };
+
+// The reason a node's rules (RuleScope::kNode) are not CEL.
+inline constexpr char kNotCelNodeScope[] =
+    "it judges a node by the pods bound to it, which gpulint audit sums; admission sees one "
+    "object at a time";
+
+// The reason the rules that judge a pod against nodes are not CEL.
+inline constexpr char kNotCelNeedsNodes[] =
+    "it judges a pod against the nodes it can run on, which only the node inventory (the "
+    "webhook's node watch, gpulint check --nodes) knows";
 
 // Everything a check may look at. Built once per object.
 struct ObjectContext {
@@ -80,12 +100,19 @@ class Reporter {
   std::vector<Finding>* out_;
 };
 
+struct NodeContext;  // engine/rules/node_rules.h
+class NodeReporter;
+
 struct Rule {
   RuleInfo info;
+  // A rule of scope object: one object (Evaluate).
   void (*check)(const ObjectContext& ctx, Reporter& out);
+  // A rule of scope node: one node by its pods (NodeFindings).
+  void (*check_node)(const NodeContext& ctx, NodeReporter& out) = nullptr;
 };
 
-// All rules, in the order the registry lists them.
+// All rules, in the order the registry lists them: those of objects, then
+// those of nodes.
 const std::vector<const Rule*>& AllRules();
 const Rule* FindRule(std::string_view name);
 // The rules that attach repairs to their findings (RuleInfo::no_fix set), in

@@ -90,7 +90,8 @@ extern const Rule kSharedGpuMultipleReplicasRule = {
      "compute or memory than one, and no isolation between them: a warning.",
      "Request one replica per container on shared nodes, or schedule multi-GPU work on nodes "
      "without sharing.",
-     RuleExample("shared-gpu-multiple-replicas"), kWholeGpus},
+     RuleExample("shared-gpu-multiple-replicas"), kWholeGpus,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/kNotCelNeedsNodes},
     Check,
 };
 

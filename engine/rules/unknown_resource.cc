@@ -159,7 +159,8 @@ extern const Rule kUnknownResourceRule = {
      "Use the name the nodes advertise (kubectl get nodes -o jsonpath='{.items[*].status."
      "allocatable}'): nvidia.com/gpu for whole NVIDIA GPUs, nvidia.com/mig-<profile> under MIG's "
      "mixed strategy.",
-     RuleExample("unknown-resource"), kWholeGpus},
+     RuleExample("unknown-resource"), kWholeGpus,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/kNotCelNeedsNodes},
     Check,
 };
 

@@ -348,7 +348,8 @@ extern const Rule kVramExceedsGpuRule = {
      "sizes) less a context; and the devices of a DRA claim of a GPU device class, whose memory "
      "the claim asks through capacity.requests.memory. A sharing plugin's share is GPU use, but "
      "not a GPU of its own.",
-     /*no_fix=*/nullptr, /*needs_nodes=*/true},
+     /*no_fix=*/nullptr, /*needs_nodes=*/true,
+     /*not_cel=*/kNotCelNeedsNodes},
     Check,
 };
 

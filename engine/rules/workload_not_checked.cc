@@ -76,7 +76,9 @@ extern const Rule kWorkloadNotCheckedRule = {
      ".gpulint.yaml or --policy file: templates for pod templates, podSpecs for pod specs, "
      "containers for single containers, containerLists for lists of them), or, if the object "
      "is not a workload, silence the rule for it with an ignore annotation and a reason.",
-     RuleExample("workload-not-checked")},
+     RuleExample("workload-not-checked"), /*gpus=*/nullptr,
+     /*no_fix=*/nullptr, /*needs_nodes=*/false, /*not_cel=*/
+     "it looks for containers at any depth of an object, and CEL has no recursion"},
     Check,
 };
 

@@ -6,63 +6,6 @@
 #include "engine/vap/cel_text.h"
 
 namespace gpulint::cel {
-namespace {
-
-constexpr std::string_view kNeedsNodes =
-    "it judges a pod against the nodes it can run on, which only the node inventory (the "
-    "webhook's node watch, gpulint check --nodes) knows";
-
-const std::vector<RuleExport> kExports = {
-    {"parse-error",
-     "a document that does not parse is refused by the API server as it decodes the request, "
-     "before any admission control"},
-    {"quantity-invalid",
-     "for the kinds Kubernetes knows, the API server refuses such a quantity itself, when it "
-     "decodes the object (500GB) or validates it (a negative value, hugepages that are no whole "
-     "number of pages), before admission; for custom resources and the VRAM annotation, its "
-     "messages explain each refusal with gpulint's own quantity diagnosis (did you mean 500G or "
-     "500Gi, with both sizes), which the API server's CEL quantity library cannot give"},
-    {"quantity-milli-memory", ""},
-    {"quantity-mixed-units",
-     "it judges the unit system a size is written in, and the API server hands admission each "
-     "quantity of a kind it knows in canonical form: 1000 becomes 1k, and the unit system as "
-     "written is gone"},
-    {"quantity-cpu-units", ""},
-    {"quantity-suspicious",
-     "what it reports (an empty value stored as 0, white space around a value) is undone by the "
-     "API server's decoding before admission sees the object"},
-    {"limit-below-request",
-     "for the kinds Kubernetes knows, the API server's validation refuses a request above its "
-     "limit before admission; for custom resources, its messages quote quantities in Kubernetes' "
-     "canonical form (2048Mi as 2Gi), which CEL cannot print"},
-    {"gpu-limit-missing", ""},
-    {"gpu-request-limit-mismatch", ""},
-    {"gpu-fractional", ""},
-    {"memory-limit-missing", ""},
-    {"limits-missing-on-gpu-node", ""},
-    {"dra-claim-unresolved",
-     "it needs other objects: the ResourceClaims and ResourceClaimTemplates a pod's claims name, "
-     "which admission of the pod does not see"},
-    {"dra-cannot-tell", kNeedsNodes},
-    {"exceeds-allocatable", kNeedsNodes},
-    {"unknown-resource", kNeedsNodes},
-    {"no-matching-node", kNeedsNodes},
-    {"vram-exceeds-gpu", kNeedsNodes},
-    {"shared-gpu-multiple-replicas", kNeedsNodes},
-    {"gpu-visibility-bypass", ""},
-    {"removed-api-version",
-     "an API version Kubernetes no longer serves is refused by the API server (404) before "
-     "admission"},
-    {"removed-annotation",
-     "it reads the annotations of every object, whatever its kind: a policy matching every "
-     "request in the cluster for one warning"},
-    {"invalid-ignore",
-     "its did-you-mean measures the edit distance from a misspelt name to every rule's, which "
-     "CEL cannot"},
-    {"workload-not-checked",
-     "it looks for containers at any depth of an object, and CEL has no recursion"},
-};
-}  // namespace
 
 std::string Builder::Find(const std::string& sev, const std::string& path, const std::string& msg) {
   return "{'s': dyn(" + sev + "), 'p': dyn(" + path + "), 'm': dyn(" + msg + ")}";
@@ -106,7 +49,20 @@ const std::vector<Exported> kBuilders = {
 
 }  // namespace
 
-const std::vector<RuleExport>& RuleExports() { return kExports; }
+std::vector<std::string_view> RulesWithCel() {
+  std::vector<std::string_view> out;
+  for (const Exported& e : kBuilders) out.push_back(e.rule);
+  return out;
+}
+
+bool HasCel(std::string_view rule, std::vector<Severity>* others) {
+  for (const Exported& e : kBuilders) {
+    if (e.rule != rule) continue;
+    if (others) *others = e.others;
+    return true;
+  }
+  return false;
+}
 
 std::string_view PolicyExcludes(const Policy& policy, std::string_view rule) {
   if (!policy.node_classes.empty() &&

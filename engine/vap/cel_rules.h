@@ -1,6 +1,7 @@
 // The rules that a ValidatingAdmissionPolicy can hold, each as a CEL
-// expression giving its findings' text ('' when it has none), and why the
-// others cannot be held. Internal to engine/vap.
+// expression giving its findings' text ('' when it has none). Why the others
+// cannot be held is in their declaration (RuleInfo::not_cel). Internal to
+// engine/vap.
 #ifndef GPULINT_ENGINE_VAP_CEL_RULES_H_
 #define GPULINT_ENGINE_VAP_CEL_RULES_H_
 
@@ -13,14 +14,12 @@
 
 namespace gpulint::cel {
 
-// One rule in the export: `why` is empty for a rule that is exported, else
-// why the API server cannot judge it as gpulint does.
-struct RuleExport {
-  std::string_view rule;
-  std::string_view why;
-};
-// Every rule of the registry, in catalogue order.
-const std::vector<RuleExport>& RuleExports();
+// Whether `rule` has CEL here. A rule declares whether it is exported
+// (RuleInfo::not_cel); vap_test holds that declaration to this. *others, when
+// given, is set to the severities its CEL reports at besides the rule's own.
+bool HasCel(std::string_view rule, std::vector<Severity>* others = nullptr);
+// The rules with CEL here, in catalogue order.
+std::vector<std::string_view> RulesWithCel();
 
 // A rule's findings of one severity class, in CEL: the findings as
 // `gpulint-webhook` words a denial ("rule (path): message", joined by "; "),

@@ -1,5 +1,6 @@
 // The rules about GPUs and limits in CEL: each as its engine/rules/ file says
 // it, with the same words.
+#include "engine/rules/rule_text.h"
 #include "engine/vap/cel_quantity.h"
 #include "engine/vap/cel_rule_builder.h"
 
@@ -262,17 +263,15 @@ std::string GpuRequestLimitMismatch(const Builder& b) {
   std::string c = ContainerOf(r);
   std::string no_limit = Builder::Find(
       b.Default(), r + ".path",
-      Label(c) + " + ': ' + " + r + ".name + ' is requested (' + " + DescribeCount(r, n) +
-          " + ') with no limit; extended resources need limits equal to requests, the API server "
-          "rejects this pod'");
+      Label(c) + " + ': ' + " + r + ".name + ' is requested (' + " + DescribeCount(r, n) + " + " +
+          Str(rule_text::kRequestWithoutLimit));
   // In statements of their own: the names they take are drawn in order.
   std::string requests = DescribeCount(r, n);
   std::string limits = DescribeCount(lim, n);
   std::string differs = Builder::Find(
       b.Default(), r + ".path",
       Label(c) + " + ': ' + " + r + ".name + ' requests ' + " + requests + " + ' but limits ' + " +
-          limits +
-          " + '; extended resources cannot be overcommitted, the API server rejects this pod'");
+          limits + " + " + Str(rule_text::kRequestNotLimit));
   std::string limit = Entry(r + ".name", c + ".lm[" + r + ".name]", "''", "true", "", n);
   std::string per_request =
       "!(" + r + ".name in " + c + ".lm) ? [" + no_limit + "] : " +
@@ -295,9 +294,8 @@ std::string GpuFractional(const Builder& b) {
       judged + ".map(" + f + ", " +
       Builder::Find(b.Default(), f + ".path",
                     Label(ContainerOf(f)) + " + ': ' + " + f + ".name + ' ' + " + count + " + " +
-                        Str(" is not a whole number; GPUs are allocated whole (share one with MPS "
-                            "or time-slicing replicas, or size memory with " +
-                            b.policy().vram_resource + ")")) +
+                        Str(std::string(rule_text::kGpuNotWhole) + b.policy().vram_resource +
+                            ")")) +
       ")");
 }
 

@@ -181,19 +181,25 @@ std::string BindingDocument(const VapOptions& options, const Class& cls) {
 
 }  // namespace
 
-bool ExportableAsCel(std::string_view rule) {
-  for (const cel::RuleExport& e : cel::RuleExports())
-    if (e.rule == rule) return e.why.empty();
-  return false;
-}
-
 std::vector<VapRule> VapRules(const Policy& policy) {
   std::vector<VapRule> out;
-  for (const cel::RuleExport& e : cel::RuleExports()) {
-    std::string why(e.why);
-    if (why.empty() && !policy.RuleEnabled(e.rule)) why = "disabled by the policy";
-    if (why.empty()) why = cel::PolicyExcludes(policy, e.rule);
-    out.push_back({std::string(e.rule), why});
+  // The rules that judge objects: a node's rules judge no admission request.
+  for (const Rule* rule : AllRules()) {
+    const RuleInfo& info = rule->info;
+    if (info.scope != RuleScope::kObject) continue;
+    VapRule r{info.name, info.not_cel ? info.not_cel : "", info.not_cel == nullptr, {}};
+    std::vector<Severity> others;
+    if (cel::HasCel(info.name, &others)) {
+      r.severities.push_back(policy.RuleSeverity(info.name, info.severity));
+      for (Severity s : others) {
+        Severity as = policy.RuleSeverity(info.name, s);
+        if (std::find(r.severities.begin(), r.severities.end(), as) == r.severities.end())
+          r.severities.push_back(as);
+      }
+    }
+    if (r.why.empty() && !policy.RuleEnabled(info.name)) r.why = "disabled by the policy";
+    if (r.why.empty()) r.why = cel::PolicyExcludes(policy, info.name);
+    out.push_back(std::move(r));
   }
   return out;
 }

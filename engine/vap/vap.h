@@ -32,10 +32,15 @@ struct VapOptions {
 struct VapRule {
   std::string rule;
   std::string why;
+  // Whether the rule can be exported at all (RuleInfo::not_cel is null): it
+  // may still be left out by this policy.
+  bool cel = false;
+  // For a rule with CEL: the severities its findings take under the policy,
+  // the rule's own first (as errors they go to NAME-errors, else to
+  // NAME-warnings).
+  std::vector<Severity> severities;
 };
-// Whether the rule `rule` can be exported at all, whatever the policy.
-bool ExportableAsCel(std::string_view rule);
-// Every rule of the registry, as `policy` exports it: the rules it disables
+// Every rule of the registry that judges objects, as `policy` exports it: the rules it disables
 // ("disabled by the policy"), those that cannot be exported at all, and those
 // this policy keeps out (node classes).
 std::vector<VapRule> VapRules(const Policy& policy);

@@ -11,6 +11,7 @@
 
 #include "engine/policies.h"
 #include "engine/rules/rule.h"
+#include "engine/vap/cel_rules.h"
 #include "tests/golden.h"
 
 namespace gpulint {
@@ -70,11 +71,35 @@ TEST_CASE("export vap: the default policy's policies are the golden file", "[vap
   CHECK(out == testing::ReadFile(kGolden));
 }
 
+TEST_CASE("export vap: a rule declared exported has CEL, and only such a rule", "[vap]") {
+  for (const Rule* rule : AllRules()) {
+    const RuleInfo& info = rule->info;
+    INFO(info.name << (info.not_cel ? " declares it is not exported (RuleInfo::not_cel)"
+                                    : " declares it is exported (RuleInfo::not_cel is null)"));
+    CHECK(cel::HasCel(info.name) == (info.not_cel == nullptr));
+    if (info.not_cel != nullptr) CHECK(std::string_view(info.not_cel).size() > 10);
+    // A node's rule judges no admission request.
+    if (info.scope == RuleScope::kNode) CHECK(info.not_cel != nullptr);
+  }
+  // And no CEL for a rule the registry does not have.
+  for (std::string_view name : cel::RulesWithCel()) {
+    INFO(name);
+    const Rule* rule = FindRule(name);
+    REQUIRE(rule != nullptr);
+    CHECK(rule->info.not_cel == nullptr);
+  }
+  CHECK_FALSE(cel::HasCel("no-such-rule"));
+}
+
 TEST_CASE("export vap: every rule of the registry is exported or says why not", "[vap]") {
   std::vector<VapRule> rules = VapRules(DefaultPolicy());
-  REQUIRE(rules.size() == AllRules().size());
+  std::vector<const Rule*> object_rules;
+  for (const Rule* rule : AllRules())
+    if (rule->info.scope == RuleScope::kObject) object_rules.push_back(rule);
+  REQUIRE(rules.size() == object_rules.size());
   for (size_t i = 0; i < rules.size(); ++i) {
-    CHECK(rules[i].rule == AllRules()[i]->info.name);
+    CHECK(rules[i].rule == object_rules[i]->info.name);
+    CHECK(rules[i].cel == (object_rules[i]->info.not_cel == nullptr));
   }
   std::vector<std::string> exported;
   for (const VapRule& r : rules)

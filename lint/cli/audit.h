@@ -9,7 +9,8 @@
 // reported once, under its top owner in the cluster (the Deployment, not its
 // ReplicaSet and pods; engine/base/owners.h); a bound pod is judged on its own
 // node (spec.nodeName), as an in-place resize is. Each node's bound pods are
-// summed as the scheduler counts them (audit_nodes.cc).
+// summed as the scheduler counts them, and judged by the node rules
+// (engine/rules/node_rules.h).
 #ifndef GPULINT_LINT_CLI_AUDIT_H_
 #define GPULINT_LINT_CLI_AUDIT_H_
 
@@ -25,6 +26,7 @@
 #include "engine/base/value.h"
 #include "engine/cluster/inventory.h"
 #include "engine/policy/policy.h"
+#include "engine/rules/node_rules.h"
 #include "engine/rules/rule.h"
 #include "engine/base/verdict.h"
 #include "engine/workload/workload.h"
@@ -64,32 +66,11 @@ struct WorkloadReport {
   }
 };
 
-// The pods bound to a node, summed as the scheduler counts them.
-struct NodeUsage {
-  size_t pods = 0;
-  ResourceList requests;  // PodInfo::FitRequest: init containers, sidecars, overhead, pod level
-  ResourceList limits;    // PodInfo::EffectiveLimit, plus overhead where a limit is set
-  size_t pods_without_memory_limit = 0;
-  int64_t gpu_replicas = 0;  // of the policy's GPU resources, requested
-  Quantity vram;             // declared (the VRAM resource or annotation), else the replica's share
-  // On a node whose GPUs use its own memory (Policy::UnifiedMemory): the GPU
-  // memory the pods declare, which the memory cgroup does not count and the
-  // node's memory must hold beside their requests.
-  Quantity gpu_memory;
-  void Add(const PodInfo& pod, const NodeClass& node, const Policy& policy);
-};
-
 struct NodeReport {
   NodeClass node;
   NodeUsage usage;
   std::vector<Finding> findings;
 };
-// The findings on a node whose pods use `usage` (audit_nodes.cc).
-std::vector<Finding> NodeFindings(const NodeClass& node, const NodeUsage& usage,
-                                  const Policy& policy);
-// The node checks' metadata, for SARIF and the help: node-memory-requests,
-// node-memory-limits, node-vram-not-advertised, node-gpu-sharing.
-const std::vector<const RuleInfo*>& NodeChecks();
 
 struct AuditReport {
   std::vector<NodeReport> nodes;          // by name

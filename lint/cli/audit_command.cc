@@ -41,7 +41,8 @@ summed as the scheduler sums them (init containers, sidecars, pod overhead,
 pod-level resources) and held to allocatable less the policy's reserve:
 node-memory-requests, node-memory-limits; a GPU node that does not advertise
 its VRAM while the VRAM mutation is on (node-vram-not-advertised); shared
-GPUs asked for more than they hold (node-gpu-sharing).
+GPUs asked for more than they hold (node-gpu-sharing). These are rules of
+nodes: the policy's spec.rules turns each off or sets its severity.
 
 Options:
   --kubeconfig FILE    use this kubeconfig only. Without it, as kubectl:

@@ -217,7 +217,7 @@ void WriteSarif(const AuditReport& report, const ClusterRead& read, const AuditC
   WriterOptions options;
   options.policy = ctx.rules;
   options.policies = {ctx.policy};
-  options.extra_rules = NodeChecks();
+  options.extra_rules = NodeRules();
   std::error_code ec;
   options.base_dir = std::filesystem::current_path(ec).string();
   std::unique_ptr<FindingWriter> writer = FindOutputFormat("sarif")->make(options, out);

@@ -4,7 +4,6 @@
 
 #include "engine/policies.h"
 #include "engine/rules/rule.h"
-#include "engine/vap/vap.h"
 #include "lint/cli/commands.h"
 #include "lint/output/rule_catalogue.h"
 
@@ -13,18 +12,21 @@ namespace {
 
 constexpr std::string_view kRulesHelp = R"(Usage: gpulint rules [--format text|json|markdown]
 
-Lists every rule with its default severity, whether the built-in policy turns
-it on (DEFAULT), whether 'gpulint fix' repairs it (FIX), whether it needs a
-node inventory to report anything (NODES: --nodes, the policy's node classes
-or the webhook's node watch), whether 'gpulint export vap' exports it as CEL
-(CEL), and its title.
+Lists every rule with its default severity, its scope (SCOPE: object, or
+node: a node by the pods bound to it, which 'gpulint audit' judges), whether
+the built-in policy turns it on (DEFAULT), whether 'gpulint fix' repairs it
+(FIX), whether it needs a node inventory to report anything (NODES: --nodes,
+the policy's node classes or the webhook's node watch), whether 'gpulint
+export vap' exports it as CEL (CEL; 'gpulint explain' says why not), and its
+title.
 
 Options:
   --format FORMAT   text (default): one rule per line
                     json: {"rules": [{"name", "severity",
                            "enabledByDefault", "fixable", "needsNodes",
-                           "exportedAsCel", "title", "rationale", "fix",
-                           "gpus", "example"}]}
+                           "exportedAsCel", "notExportedBecause",
+                           "scope", "title", "rationale", "fix", "gpus",
+                           "example"}]}
                     markdown: a table and one section per rule; docs/rules.md
                     is generated from it
   -h, --help        print this text
@@ -52,7 +54,7 @@ CatalogueRule Catalogued(const Rule& rule) {
   facts.on_by_default = DefaultPolicy().RuleEnabled(rule.info.name);
   facts.fixes = rule.info.no_fix != nullptr;
   facts.needs_nodes = rule.info.needs_nodes;
-  facts.cel = ExportableAsCel(rule.info.name);
+  facts.cel = rule.info.not_cel == nullptr;  // declared; vap_test holds it to engine/vap
   return {&rule, facts};
 }
 

@@ -121,8 +121,8 @@ struct WriterOptions {
   std::optional<Severity> fail_on = Severity::kError;
   const Policy* policy = nullptr;       // SARIF: the rules' severities; null: defaults
   std::string base_dir;                 // SARIF: URIs are relative to it (absolute)
-  // SARIF: checks beside the engine's rules whose findings the run writes
-  // (`gpulint audit`'s node checks).
+  // SARIF: rules beside those of objects whose findings the run writes
+  // (`gpulint audit`'s node rules, NodeRules()).
   std::vector<const RuleInfo*> extra_rules;
   // JSON and SARIF: the policies the inputs were checked with, each named as
   // the summary line names it ("built-in", or the file), in input order.

@@ -134,7 +134,7 @@ const Rule kFakeRule = {
 TEST_CASE("markdown catalogue escapes table cells and shows examples", "[output]") {
   std::string md;
   AppendRulesMarkdown({{&kFakeRule, {true, true, false, true}}}, &md);
-  CHECK(md.find("| [`fake-rule`](#fake-rule) | warning | yes | yes | no | yes | Pipes \\| in "
+  CHECK(md.find("| [`fake-rule`](#fake-rule) | warning | object | yes | yes | no | yes | Pipes \\| in "
                 "titles |\n") != std::string::npos);
   CHECK(md.find("\n### fake-rule\n\n**warning by default**: Pipes | in titles\n\n"
                 "`gpulint fix` repairs its findings where the manifest says how. Exported as CEL "
@@ -161,9 +161,9 @@ TEST_CASE("the catalogue says which rules are off, repaired, need nodes and are 
   std::string table;
   AppendRulesText({off, {&kFakeRule, {true, true, false, true}}}, &table);
   CHECK(table ==
-        "RULE       SEVERITY  DEFAULT  FIX  NODES  CEL  TITLE\n"
-        "fake-rule  warning   off      -    yes    -    Pipes | in titles\n"
-        "fake-rule  warning   on       yes  -      yes  Pipes | in titles\n");
+        "RULE       SEVERITY  SCOPE   DEFAULT  FIX  NODES  CEL  TITLE\n"
+        "fake-rule  warning   object  off      -    yes    -    Pipes | in titles\n"
+        "fake-rule  warning   object  on       yes  -      yes  Pipes | in titles\n");
   std::string json;
   AppendRulesJson({off}, &json);
   nlohmann::json doc = nlohmann::json::parse(json);
@@ -171,6 +171,27 @@ TEST_CASE("the catalogue says which rules are off, repaired, need nodes and are 
   CHECK(doc["rules"][0]["fixable"] == false);
   CHECK(doc["rules"][0]["needsNodes"] == true);
   CHECK(doc["rules"][0]["exportedAsCel"] == false);
+  CHECK(doc["rules"][0]["scope"] == "object");
+}
+
+TEST_CASE("the catalogue says why a rule is not CEL, and what a node's rule judges", "[output]") {
+  Rule node = kFakeRule;
+  node.info.not_cel = "it sums a node's pods";
+  node.info.scope = RuleScope::kNode;
+  std::string text;
+  AppendExplanation({&node, {}}, "ignore.example/", &text);
+  CHECK(text.find("  It judges a node by the pods bound to it, which gpulint audit sums.\n") !=
+        std::string::npos);
+  CHECK(text.find("  Not exported as CEL by gpulint export vap: it sums a node's pods.\n") !=
+        std::string::npos);
+  // A node carries no annotation to accept a finding with: the policy turns it off.
+  CHECK(text.find("annotate") == std::string::npos);
+  CHECK(text.find("spec.rules") != std::string::npos);
+  std::string json;
+  AppendRulesJson({{&node, {}}}, &json);
+  nlohmann::json doc = nlohmann::json::parse(json);
+  CHECK(doc["rules"][0]["scope"] == "node");
+  CHECK(doc["rules"][0]["notExportedBecause"] == "it sums a node's pods");
 }
 
 TEST_CASE("explain shows the example indented, not wrapped", "[output]") {

@@ -106,7 +106,8 @@ class SarifWriter : public BufferedWriter {
       : BufferedWriter(out), base_dir_(options.base_dir) {
     json rules = json::array();
     std::vector<const RuleInfo*> infos;
-    for (const Rule* rule : AllRules()) infos.push_back(&rule->info);
+    for (const Rule* rule : AllRules())
+      if (rule->info.scope == RuleScope::kObject) infos.push_back(&rule->info);
     infos.insert(infos.end(), options.extra_rules.begin(), options.extra_rules.end());
     for (const RuleInfo* info : infos) {
       rule_index_[info->name] = rules.size();

@@ -122,9 +122,15 @@ TEST_CASE("sarif: every rule, with its title, rationale and fix", "[output][sari
   json log = Sarif({});
   CheckSchema(log);
   const json& rules = log["runs"][0]["tool"]["driver"]["rules"];
-  REQUIRE(rules.size() == AllRules().size());
-  for (size_t i = 0; i < AllRules().size(); ++i) {
-    const RuleInfo& info = AllRules()[i]->info;
+  // The rules of objects: `check` reports on nothing else (the audit lists
+  // the rules of nodes after them, WriterOptions::extra_rules).
+  std::vector<const RuleInfo*> object_rules;
+  for (const Rule* rule : AllRules())
+    if (rule->info.scope == RuleScope::kObject) object_rules.push_back(&rule->info);
+  REQUIRE(object_rules.size() < AllRules().size());
+  REQUIRE(rules.size() == object_rules.size());
+  for (size_t i = 0; i < object_rules.size(); ++i) {
+    const RuleInfo& info = *object_rules[i];
     INFO(info.name);
     CHECK(rules[i]["id"] == info.name);
     CHECK(rules[i]["shortDescription"]["text"] == info.title);
