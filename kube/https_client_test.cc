@@ -176,9 +176,11 @@ bool WaitFor(const std::atomic<bool>& flag, std::chrono::seconds limit) {
 // The review's endless discovery body: GET /apis that never ends was read
 // for 649 s. A capped read now stops at the cap and closes the connection.
 TEST_CASE("https client: a capped read stops at its cap", "[kube][https]") {
-  FakeKubeApi api;
+  // Before the server, so that they outlive its threads (a handler still
+  // running as the test ends writes them).
   std::atomic<size_t> sent{0};
   std::atomic<bool> done{false};
+  FakeKubeApi api;
   Endless(api, "/apis", std::string(64 << 10, 'x'), std::chrono::milliseconds(0), &sent, &done);
   api.Listen();
   auto client = ClientOf(api);
@@ -192,9 +194,11 @@ TEST_CASE("https client: a capped read stops at its cap", "[kube][https]") {
 
 TEST_CASE("https client: a body that trickles is cut at the request timeout and the deadline",
           "[kube][https]") {
-  FakeKubeApi api;
+  // Before the server, so that they outlive its threads (a handler still
+  // running as the test ends writes them).
   std::atomic<size_t> sent{0};
   std::atomic<bool> done{false};
+  FakeKubeApi api;
   // A byte every 100 ms: no read ever waits long enough to time out.
   Endless(api, "/trickle", "x", std::chrono::milliseconds(100), &sent, &done);
   api.Listen();

@@ -231,7 +231,7 @@ std::vector<PatchOp> MutateObject(const Value& object, const Snapshot& snap, Mod
 // The verdict is on the object as the API server will store it, which is what
 // /validate would have been sent: in deny mode with the patch applied (hiding
 // a container's GPUs repairs its gpu-limit-missing), else as it came.
-void AdmitObject(const Value& object, bool patch, const Baseline& baseline, const Snapshot& snap,
+void AdmitObject(const Value& object, bool patch, const PriorState& baseline, const Snapshot& snap,
                  Mode mode, Answer* a, ReviewLog* log) {
   std::vector<PatchOp> applied;
   if (patch) applied = MutateObject(object, snap, mode, a, log);
@@ -257,9 +257,9 @@ void AdmitObject(const Value& object, bool patch, const Baseline& baseline, cons
 // What the object's errors are measured against (validate.h): nothing with
 // ratcheting off, and nothing on an UPDATE whose oldObject is not an object
 // (judged alone, as before ratcheting).
-Baseline BaselineOf(const Value& req, const Value& object, std::string_view ns,
+PriorState PriorStateOf(const Value& req, const Value& object, std::string_view ns,
                     const ReviewOptions& options, Value* old_copy) {
-  Baseline b;
+  PriorState b;
   if (!options.allow_existing_violations) return b;
   std::string_view op = req.StringAt("operation");
   if (op == "CREATE") b.made_by = MadeByWorkloadController(req, object);
@@ -332,7 +332,7 @@ ReviewResult Judge(Endpoint endpoint, std::string_view body, const Snapshot& sna
     if (endpoint == Endpoint::kMutate) {
       MutateObject(object, snap, mode, &answer, &log);
     } else {
-      Baseline baseline = BaselineOf(*req, object, log.namespace_name, options, &old_copy);
+      PriorState baseline = PriorStateOf(*req, object, log.namespace_name, options, &old_copy);
       if (endpoint == Endpoint::kValidate)
         Validate(object, baseline, snap, mode, &answer, &log);
       else

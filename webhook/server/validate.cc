@@ -39,7 +39,7 @@ void RecordWaivers(const std::vector<Waiver>& waivers, Answer* a, ReviewLog* log
 // judged only here, when the new one has an error: an UPDATE that finds
 // nothing costs no second evaluation. Each old finding stands for one new
 // one, so a second copy of an existing error is new.
-std::vector<bool> ExistingErrors(const std::vector<Finding>& findings, const Baseline& baseline,
+std::vector<bool> ExistingErrors(const std::vector<Finding>& findings, const PriorState& baseline,
                                  const Snapshot& snap) {
   std::vector<bool> existing(findings.size(), false);
   auto is_error = [](const Finding& f) { return f.severity == Severity::kError; };
@@ -94,7 +94,7 @@ std::string QuotedForReview(std::string_view text) {
 // In warn mode the new errors become warnings, first; existing errors are
 // warnings in deny and warn modes (deny mode would admit them); in audit mode
 // nothing reaches the client but the audit annotations.
-void Validate(const Value& object, const Baseline& baseline, const Snapshot& snap, Mode mode,
+void Validate(const Value& object, const PriorState& baseline, const Snapshot& snap, Mode mode,
               Answer* a, ReviewLog* log) {
   std::vector<Waiver> waivers;
   EvaluateOptions options;

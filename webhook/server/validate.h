@@ -29,7 +29,7 @@ struct Answer {
 
 // Which of an object's errors it already had, and so do not deny
 // (ReviewOptions::allow_existing_violations). Neither: each error is new.
-struct Baseline {
+struct PriorState {
   // UPDATE: the object as stored. An error of the new object is existing when
   // this one, judged against the same snapshot, has one with the same rule,
   // path and message. Judged only when the new object has an error.
@@ -44,7 +44,7 @@ struct Baseline {
 std::string QuotedForReview(std::string_view text);
 
 // Judges `object` in `mode` into `a` and `log`.
-void Validate(const Value& object, const Baseline& baseline, const Snapshot& snap, Mode mode,
+void Validate(const Value& object, const PriorState& baseline, const Snapshot& snap, Mode mode,
               Answer* a, ReviewLog* log);
 
 // Who made this CREATE, when it is a workload controller of
