@@ -20,6 +20,11 @@ Tests (*_test.cc and test support) may include any header a front end may.
 And the size every source file keeps: none of C++, Python or shell anywhere in
 the tree (tests, scripts and benchmarks included; testdata and build trees
 not) is over 500 lines.
+
+And one type per name: no two files define a class or struct of the same name
+in the same named namespace. The test binary links every layer, and the
+linker keeps one of two inline constructors of that name whatever their
+layouts (an ODR violation that only the sanitizers show, as a stack overflow).
 Prints each violation as file:line: message and exits 1 when there is one.
 """
 import os
@@ -126,6 +131,41 @@ def too_long(src):
     return problems
 
 
+NAMESPACE_OPEN = re.compile(r"^(?:inline\s+)?namespace\s*([A-Za-z_][\w:]*)?\s*\{")
+NAMESPACE_CLOSE = re.compile(r"^\}\s*//\s*namespace")
+TYPE = re.compile(r"^(?:struct|class)\s+([A-Za-z_]\w*)\b(?!::)[^;]*$")  # not A::B's B
+
+
+def same_names(src, roots):
+    """Types of one name defined in two files in the same named namespace."""
+    seen = {}  # "ns::Name" -> first "file:line"
+    problems = []
+    for root in roots:
+        for dirpath, dirs, files in os.walk(os.path.join(src, root)):
+            dirs[:] = sorted(d for d in dirs if d not in NOT_SOURCES)
+            for f in sorted(files):
+                if not f.endswith((".cc", ".h")):
+                    continue
+                path = os.path.relpath(os.path.join(dirpath, f), src)
+                stack = []
+                with open(os.path.join(src, path), errors="replace") as text:
+                    for n, line in enumerate(text, 1):
+                        opened = NAMESPACE_OPEN.match(line)
+                        if opened:
+                            stack.append(opened.group(1) or "")
+                        elif NAMESPACE_CLOSE.match(line) and stack:
+                            stack.pop()
+                        defined = TYPE.match(line)
+                        if not defined or "" in stack:
+                            continue  # an anonymous namespace's is the file's own
+                        name = "::".join(stack + [defined.group(1)])
+                        first = seen.setdefault(name, f"{path}:{n}")
+                        if not first.startswith(path + ":"):
+                            problems.append(f"{path}:{n}: defines {name}, as {first} does: "
+                                            "one of the two must be renamed or made the file's own")
+    return problems
+
+
 def self_test():
     """The check finds each kind of violation in a small tree made for it."""
     with tempfile.TemporaryDirectory() as src:
@@ -163,6 +203,17 @@ def self_test():
         if sorted(problems) != want:
             print("self-test: the check found", problems, "in a tree made to hold", want)
             return False
+        with open(os.path.join(src, "x/low/one.h"), "w") as f:
+            f.write("namespace g {\nstruct Same;\nstruct Same {\n};\n}  // namespace g\n")
+        with open(os.path.join(src, "x/high/two.cc"), "w") as f:
+            f.write("namespace g {\nnamespace {\nstruct Same {};\n}  // namespace\n"
+                    "class Same : public Base {\n};\n}  // namespace g\n"
+                    "namespace h {\nstruct Same {};\n}  // namespace h\n")
+        clashes = same_names(src, ["x"])
+        if clashes != ["x/low/one.h:3: defines g::Same, as x/high/two.cc:5 does: one of the two "
+                       "must be renamed or made the file's own"]:
+            print("self-test: the name check found", clashes)
+            return False
         long_files = too_long(src)
         if long_files != ["x/high/long.sh:501: 501 lines, over the 500 a source file may have"]:
             print("self-test: the size check found", long_files)
@@ -176,6 +227,8 @@ def main():
     with open(sys.argv[1]) as table:
         problems, checked, layers = check(table.readlines(), sys.argv[2])
     problems += too_long(sys.argv[2])
+    problems += same_names(sys.argv[2], ["common", "engine", "kube", "lint", "webhook", "tests",
+                                         "fuzz", "bench"])
     for p in problems:
         print(p)
     print(f"{checked} includes checked in {layers} layers, {len(problems)} problems")
