@@ -82,6 +82,17 @@ inline std::vector<std::string> CapturedReviews(const std::string& set = "") {
   return files;
 }
 
+// Captured review `number` of kube-apiserver 1.26's set (01-...json is 1).
+inline std::string Capture(int number) { return ReadFile(CapturedReviews()[number - 1]); }
+
+// A POST request's bytes, as a raw connection sends them: `headers` is whole
+// lines, each ending in CRLF; the Content-Length is the body's.
+inline std::string Post(const std::string& path, const std::string& headers,
+                        const std::string& body) {
+  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers +
+         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
 class TempDir {
  public:
   TempDir() {

@@ -10,13 +10,6 @@
 namespace gpulint::webhook_test {
 namespace {
 
-std::string Capture(int number) { return ReadFile(CapturedReviews()[number - 1]); }
-
-std::string Post(const std::string& path, const std::string& headers, const std::string& body) {
-  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers +
-         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-}
-
 // The server still answers a real review correctly.
 void StillServes(TestServer& s) {
   Json sent = Json::parse(Capture(16));

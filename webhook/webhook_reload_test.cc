@@ -10,8 +10,6 @@
 namespace gpulint::webhook_test {
 namespace {
 
-std::string Capture(int number) { return ReadFile(CapturedReviews()[number - 1]); }
-
 // A Secret volume as kubelet lays it out: files are symlinks through `..data`,
 // which is swapped atomically to a new timestamped directory.
 class SecretVolume {

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "lint/cli/cli.h"
+#include "tests/golden.h"
 
 namespace gpulint::testing {
 
@@ -108,6 +109,9 @@ inline Result Run(const std::vector<std::string>& args, const std::string& stdin
   r.err = err.str();
   return r;
 }
+
+// A file of testdata/, by its path there.
+inline std::string Testdata(const std::string& path) { return SourceDir() + "/testdata/" + path; }
 
 // The lines of a command's output, without their newlines.
 inline std::vector<std::string> Lines(const std::string& text) {

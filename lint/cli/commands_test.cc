@@ -19,8 +19,8 @@ namespace {
 using testing::Result;
 using testing::Run;
 using testing::TempDir;
+using testing::Testdata;
 
-std::string Testdata(const std::string& path) { return testing::SourceDir() + "/testdata/" + path; }
 
 TEST_CASE("every command is in the main help and teaches with examples", "[cli]") {
   std::string main_help = Run({"--help"}).out;

@@ -16,8 +16,8 @@ namespace {
 using testing::Result;
 using testing::Run;
 using testing::TempDir;
+using testing::Testdata;
 
-std::string Testdata(const std::string& path) { return testing::SourceDir() + "/testdata/" + path; }
 
 constexpr char kPatch[] =
     R"([{"op":"add","path":"/status/capacity/gpulint.io~1vram","value":"%s"}])";

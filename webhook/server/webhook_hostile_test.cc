@@ -20,13 +20,6 @@
 namespace gpulint::webhook_test {
 namespace {
 
-std::string Capture(int number) { return ReadFile(CapturedReviews()[number - 1]); }
-
-std::string Post(const std::string& path, const std::string& headers, const std::string& body) {
-  return "POST " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\n" + headers +
-         "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-}
-
 constexpr char kJson[] = "Content-Type: application/json\r\n";
 
 // The server still judges a real review: capture 16 is denied.
